@@ -1,0 +1,36 @@
+import type { Command } from 'commander';
+import { CliError, parseId, type Runner } from './context.js';
+import type { ApiKeySummary } from '../store/api-keys.js';
+
+const view = (k: ApiKeySummary) => ({
+  id: k.id, account: k.accountId, prefix: k.prefix, last4: k.last4,
+  created_at: k.createdAt, last_used_at: k.lastUsedAt, revoked_at: k.revokedAt,
+});
+
+export function keyCommands(program: Command, run: Runner): void {
+  const key = program.command('key').description('manage API keys (shown once, stored hashed)');
+
+  key.command('create')
+    .requiredOption('--account <id>', 'account id')
+    .action(run((ctx, opts: { account: string }) => {
+      const accountId = parseId(opts.account, '--account');
+      if (!ctx.store.accounts.get(accountId)) throw new CliError(`no account ${accountId}`);
+      const { key: clear, summary } = ctx.store.apiKeys.create(accountId);
+      ctx.out({ key: clear, id: summary.id }, [clear, '(shown once: store it now; only its hash is kept)']);
+    }));
+
+  key.command('list')
+    .requiredOption('--account <id>', 'account id')
+    .action(run((ctx, opts: { account: string }) => {
+      const rows = ctx.store.apiKeys.listForAccount(parseId(opts.account, '--account')).map(view);
+      ctx.out(rows, rows.map((k) => `${k.id}\t${k.prefix}…${k.last4}\tcreated ${k.created_at}${k.revoked_at ? '\trevoked' : ''}`));
+    }));
+
+  key.command('revoke <id>')
+    .description('revoke a key by the id shown in `key list`')
+    .action(run((ctx, keyId: string) => {
+      const id = parseId(keyId, 'key id');
+      if (!ctx.store.apiKeys.revoke(id)) throw new CliError(`no active key ${id}`);
+      ctx.out({ id, revoked: true }, `revoked key ${id}`);
+    }));
+}

@@ -1,0 +1,38 @@
+import { Command } from 'commander';
+import { ConfigError } from '../config.js';
+import { CliError, openContext, type CliContext, type Runner } from './context.js';
+import { accountCommands } from './accounts.js';
+import { keyCommands } from './keys.js';
+
+const program = new Command('ringbase')
+  .description('Ringbase operator CLI: works on the data dir in RINGBASE_DATA_DIR (default ./data)')
+  .option('--json', 'machine-readable JSON output', false)
+  .showHelpAfterError();
+
+function fail(message: string, code: number, json: boolean): never {
+  process.stderr.write(json ? JSON.stringify({ error: message }) + '\n' : `ringbase: ${message}\n`);
+  process.exit(code);
+}
+
+/** Wraps an action: opens the store, runs, closes, and turns known errors into an exit code and message. */
+const run: Runner = (fn) => {
+  return (...args) => {
+    const json = Boolean(program.opts().json);
+    let ctx: CliContext | undefined;
+    try {
+      ctx = openContext(json);
+      fn(ctx, ...args);
+    } catch (err) {
+      if (err instanceof CliError) fail(err.message, err.exitCode, json);
+      if (err instanceof ConfigError) fail(`configuration error: ${err.message}`, 78, json);
+      throw err;
+    } finally {
+      ctx?.store.close();
+    }
+  };
+};
+
+accountCommands(program, run);
+keyCommands(program, run);
+
+await program.parseAsync(process.argv);

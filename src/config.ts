@@ -1,0 +1,150 @@
+// The only module that reads environment variables and configuration files.
+import { readFileSync, existsSync, mkdirSync, writeFileSync, chmodSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type EngineKind = 'sandbox' | 'drachtio';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  publicBaseUrl: string | null;
+  logLevel: string;
+  sip: { host: string; udpPort: number; tcpPort: number; tlsPort: number; wssPort: number; wssPath: string };
+  turn: { host: string | null; stunPort: number; turnPort: number; turnsPort: number; secret: string | null; ttlSeconds: number };
+  tls: { certFile: string | null; keyFile: string | null };
+  accounts: { defaultTrunkCapacity: number };
+  engine: {
+    kind: EngineKind;
+    drachtio: { host: string; port: number; secret: string };
+    freeswitch: { host: string; port: number; password: string };
+  };
+  devAllowLocalTargets: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+// Found by walking up, because this file runs both from src/ (tests, tsx) and from dist/src/ (npm start).
+function findProjectRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'config', 'default.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new ConfigError('config/default.json not found above ' + fileURLToPath(import.meta.url));
+    dir = parent;
+  }
+  return dir;
+}
+const projectRoot = findProjectRoot();
+
+type Env = Record<string, string | undefined>;
+
+function readDefaults(): Config {
+  const raw = JSON.parse(readFileSync(path.join(projectRoot, 'config', 'default.json'), 'utf8')) as Config;
+  return raw;
+}
+
+function int(env: Env, name: string, fallback: number): number {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  if (!/^\d+$/.test(v)) throw new ConfigError(`${name} must be a whole number, got "${v}"`);
+  return Number(v);
+}
+
+function str(env: Env, name: string, fallback: string): string;
+function str(env: Env, name: string, fallback: string | null): string | null;
+function str(env: Env, name: string, fallback: string | null): string | null {
+  const v = env[name];
+  return v === undefined || v === '' ? fallback : v;
+}
+
+function engineKind(env: Env, fallback: EngineKind | null): EngineKind {
+  const v = env.RINGBASE_ENGINE;
+  if (v === 'sandbox' || v === 'drachtio') return v;
+  if (v !== undefined && v !== '') throw new ConfigError(`RINGBASE_ENGINE must be "sandbox" or "drachtio", got "${v}"`);
+  if (fallback) return fallback;
+  return env.DRACHTIO_HOST ? 'drachtio' : 'sandbox';
+}
+
+/** Environment variables override config/default.json; nothing else in the code reads process.env. */
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const d = readDefaults();
+  const c: Config = {
+    host: str(env, 'HOST', d.host),
+    port: int(env, 'PORT', d.port),
+    dataDir: path.resolve(str(env, 'RINGBASE_DATA_DIR', d.dataDir)),
+    publicBaseUrl: str(env, 'RINGBASE_PUBLIC_URL', d.publicBaseUrl),
+    logLevel: str(env, 'LOG_LEVEL', d.logLevel),
+    sip: {
+      host: str(env, 'RINGBASE_SIP_HOST', d.sip.host),
+      udpPort: int(env, 'RINGBASE_SIP_UDP_PORT', d.sip.udpPort),
+      tcpPort: int(env, 'RINGBASE_SIP_TCP_PORT', d.sip.tcpPort),
+      tlsPort: int(env, 'RINGBASE_SIP_TLS_PORT', d.sip.tlsPort),
+      wssPort: int(env, 'RINGBASE_SIP_WSS_PORT', d.sip.wssPort),
+      wssPath: str(env, 'RINGBASE_SIP_WSS_PATH', d.sip.wssPath),
+    },
+    turn: {
+      host: str(env, 'RINGBASE_TURN_HOST', d.turn.host),
+      stunPort: int(env, 'RINGBASE_STUN_PORT', d.turn.stunPort),
+      turnPort: int(env, 'RINGBASE_TURN_PORT', d.turn.turnPort),
+      turnsPort: int(env, 'RINGBASE_TURNS_PORT', d.turn.turnsPort),
+      secret: str(env, 'RINGBASE_TURN_SECRET', d.turn.secret),
+      ttlSeconds: int(env, 'RINGBASE_TURN_TTL', d.turn.ttlSeconds),
+    },
+    tls: {
+      certFile: str(env, 'RINGBASE_TLS_CERT', d.tls.certFile),
+      keyFile: str(env, 'RINGBASE_TLS_KEY', d.tls.keyFile),
+    },
+    accounts: { defaultTrunkCapacity: int(env, 'RINGBASE_DEFAULT_TRUNK_CAPACITY', d.accounts.defaultTrunkCapacity) },
+    engine: {
+      kind: engineKind(env, d.engine.kind),
+      drachtio: {
+        host: str(env, 'DRACHTIO_HOST', d.engine.drachtio.host),
+        port: int(env, 'DRACHTIO_PORT', d.engine.drachtio.port),
+        secret: str(env, 'DRACHTIO_SECRET', d.engine.drachtio.secret),
+      },
+      freeswitch: {
+        host: str(env, 'FREESWITCH_HOST', d.engine.freeswitch.host),
+        port: int(env, 'FREESWITCH_PORT', d.engine.freeswitch.port),
+        password: str(env, 'FREESWITCH_PASSWORD', d.engine.freeswitch.password),
+      },
+    },
+    devAllowLocalTargets: env.RINGBASE_DEV_ALLOW_LOCAL_TARGETS === '1' || d.devAllowLocalTargets,
+    ...overrides,
+  };
+  if ((c.tls.certFile === null) !== (c.tls.keyFile === null)) {
+    throw new ConfigError('RINGBASE_TLS_CERT and RINGBASE_TLS_KEY must be set together');
+  }
+  return c;
+}
+
+const MASTER_KEY_FILE = 'master.key';
+
+function decodeMasterKey(text: string, source: string): Buffer {
+  const trimmed = text.trim();
+  const key = /^[0-9a-fA-F]{64}$/.test(trimmed) ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed, 'base64');
+  if (key.length !== 32 || (!/^[0-9a-fA-F]{64}$/.test(trimmed) && key.toString('base64') !== trimmed)) {
+    throw new ConfigError(`${source} must hold a 32-byte key as 64 hex characters or base64`);
+  }
+  return key;
+}
+
+/**
+ * The master key encrypts secrets at rest. It comes from RINGBASE_MASTER_KEY, or is generated once into the
+ * data dir (0600) so a fresh install works without setup; a malformed key stops the process rather than
+ * silently making every stored secret unreadable.
+ */
+export function loadMasterKey(dataDir: string, env: Env = process.env): Buffer {
+  const fromEnv = env.RINGBASE_MASTER_KEY;
+  if (fromEnv !== undefined && fromEnv !== '') return decodeMasterKey(fromEnv, 'RINGBASE_MASTER_KEY');
+  const file = path.join(dataDir, MASTER_KEY_FILE);
+  if (existsSync(file)) return decodeMasterKey(readFileSync(file, 'utf8'), file);
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32);
+  writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+  chmodSync(file, 0o600);
+  return key;
+}

@@ -1,0 +1,34 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+const VERSION = 'v1';
+
+/** AES-256-GCM encryption of secrets at rest (SIP passwords, signing secrets), keyed by the master key. */
+export interface SecretBox {
+  seal(plain: string): string;
+  /** null when the value cannot be decrypted (wrong master key, corrupted row): callers degrade, never crash. */
+  open(sealed: string | null): string | null;
+}
+
+export function createSecretBox(masterKey: Buffer): SecretBox {
+  if (masterKey.length !== 32) throw new Error('master key must be 32 bytes');
+  return {
+    seal(plain) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', masterKey, iv);
+      const ct = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return [VERSION, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');
+    },
+    open(sealed) {
+      if (!sealed) return null;
+      const [version, iv, tag, ct] = sealed.split('.');
+      if (version !== VERSION || iv === undefined || tag === undefined || ct === undefined) return null;
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', masterKey, Buffer.from(iv, 'base64url'));
+        decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+        return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString('utf8');
+      } catch {
+        return null;
+      }
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { readFileSync } from 'node:fs';
+import type { Config } from '../config.js';
+import type { Clock } from '../clock.js';
+import type { Store } from '../store/index.js';
+import type { EnginePort } from '../engine/port.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import { randomToken } from '../crypto/tokens.js';
+import { TrunkService } from '../trunks/service.js';
+import { installErrorHandling } from './error-handler.js';
+import { validatorCompiler } from './validation.js';
+import { bearerAuth } from './auth.js';
+import { installMetrics } from './metrics.js';
+import { installOpenApi } from './openapi.js';
+import { installHealth } from './health.js';
+import { trunkRoutes } from './live/trunks.js';
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  engine: EnginePort;
+  clock: Clock;
+  logger: Logger;
+  secrets: SecretBox;
+}
+
+export interface App {
+  http: FastifyInstance;
+  trunks: TrunkService;
+}
+
+function tlsOptions(config: Config) {
+  if (!config.tls.certFile || !config.tls.keyFile) return null;
+  return { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) };
+}
+
+/** Builds the whole control plane from its parts; no module-level state, so tests wire their own. */
+export async function createApp(deps: AppDeps): Promise<App> {
+  const { config, store, engine, clock, logger, secrets } = deps;
+  const https = tlsOptions(config);
+  const http = Fastify({
+    loggerInstance: logger,
+    ...(https ? { https } : {}),
+    genReqId: () => `req_${randomToken(12)}`,
+    bodyLimit: 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true },
+  }) as unknown as FastifyInstance;
+  http.setValidatorCompiler(validatorCompiler);
+  installErrorHandling(http);
+  http.addHook('onSend', async (req, reply) => {
+    void reply.header('x-request-id', String(req.id));
+  });
+
+  // An empty JSON body means "no fields" (every create/update field is optional), not a parse error.
+  const jsonParser = http.getDefaultJsonParser('error', 'error');
+  http.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') return done(null, {});
+    jsonParser(req, body as string, done);
+  });
+
+  await installOpenApi(http);
+  installMetrics(http);
+  installHealth(http, store, engine);
+
+  const trunks = new TrunkService(store.trunks, engine, secrets, logger.child({ component: 'trunks' }));
+  const authenticate = bearerAuth(store);
+
+  await http.register(async (live) => {
+    live.addHook('onRequest', authenticate);
+    await live.register(async (scope) => trunkRoutes(scope, { config, store, trunks, clock }));
+  });
+
+  return { http, trunks };
+}

@@ -1,0 +1,17 @@
+import type { FastifyInstance } from 'fastify';
+import type { EnginePort } from '../engine/port.js';
+import type { Store } from '../store/index.js';
+
+export function installHealth(app: FastifyInstance, store: Store, engine: EnginePort): void {
+  app.get('/healthz', { schema: { hide: true } }, async (_req, reply) => {
+    let database = 'ok';
+    try {
+      store.db.prepare('SELECT 1').get();
+    } catch {
+      database = 'unavailable';
+    }
+    const eng = engine.health();
+    const ok = database === 'ok' && eng.ok;
+    return reply.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'degraded', database, engine: { kind: engine.kind, ...eng } });
+  });
+}

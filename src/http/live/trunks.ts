@@ -1,0 +1,124 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Config } from '../../config.js';
+import type { Clock } from '../../clock.js';
+import type { Store } from '../../store/index.js';
+import { CapacityExceededError, type Trunk, type TrunkSettings, SETTING_COLUMNS } from '../../store/trunks.js';
+import { TrunkRevokedError, type TrunkService } from '../../trunks/service.js';
+import { connectionFor, iceServersFor } from '../../trunks/connection.js';
+import { errors } from '../errors.js';
+import {
+  TrunkConnectionResponse, TrunkCreateBody, TrunkList, TrunkUpdateBody, TrunkWithConnection,
+  type TrunkCreateInput, type TrunkUpdateInput,
+} from '../schemas/trunk.js';
+
+interface Deps { config: Config; store: Store; trunks: TrunkService; clock: Clock }
+
+const IdParams = Type.Object({ id: Type.String() });
+const errorResponses = {
+  401: { $ref: 'LiveError#' }, 403: { $ref: 'LiveError#' }, 404: { $ref: 'LiveMessage#' },
+};
+const tags = ['Trunks (live)'];
+const security = [{ bearerAuth: [] }];
+
+function summary(t: Trunk) {
+  const { accountId: _a, sipPasswordSealed: _p, updated_at: _u, ...fields } = t;
+  return fields;
+}
+
+function pickSettings(body: TrunkUpdateInput): Partial<TrunkSettings> {
+  const out: Record<string, unknown> = {};
+  for (const name of SETTING_COLUMNS) if (body[name] !== undefined) out[name] = body[name];
+  return out as Partial<TrunkSettings>;
+}
+
+export async function trunkRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
+  const { store, trunks, config, clock } = deps;
+
+  app.addHook('preHandler', async (req) => {
+    if (!req.account.trunking) throw errors.trunkingDisabled();
+  });
+
+  // Non-numeric and foreign IDs answer exactly like a nonexistent trunk, so IDs leak nothing.
+  function load(req: FastifyRequest<{ Params: { id: string } }>): Trunk {
+    const id = /^\d{1,15}$/.test(req.params.id) ? Number(req.params.id) : NaN;
+    const trunk = Number.isSafeInteger(id) ? store.trunks.getForAccount(req.account.id, id) : undefined;
+    if (!trunk) throw errors.notFound('Trunk');
+    return trunk;
+  }
+
+  const withConnection = (t: Trunk) => ({ ...summary(t), connection: connectionFor(t, trunks.password(t), config.sip) });
+
+  app.get('/api/partner/trunks', {
+    schema: { tags, security, summary: 'List trunks, newest first, all in one response', response: { 200: TrunkList, ...errorResponses } },
+  }, async (req) => ({ data: store.trunks.listForAccount(req.account.id).map(summary) }));
+
+  app.post<{ Body: TrunkCreateInput }>('/api/partner/trunks', {
+    preValidation: async (req) => { req.body ??= {}; },
+    schema: {
+      tags, security, summary: 'Create a trunk (status pending)', body: TrunkCreateBody,
+      response: { 201: TrunkWithConnection, 422: { $ref: 'LiveValidationError#' }, ...errorResponses },
+    },
+  }, async (req, reply) => {
+    try {
+      const trunk = trunks.create(req.account, req.body.transport ?? 'tcp', pickSettings(req.body));
+      return reply.status(201).send(withConnection(trunk));
+    } catch (err) {
+      if (err instanceof CapacityExceededError) throw errors.trunkCapacityExceeded(err.capacity);
+      throw err;
+    }
+  });
+
+  app.get<{ Params: { id: string } }>('/api/partner/trunks/:id', {
+    schema: { tags, security, summary: 'Fetch a trunk with its connection', params: IdParams, response: { 200: TrunkWithConnection, ...errorResponses } },
+  }, async (req) => withConnection(load(req)));
+
+  const update = async (req: FastifyRequest<{ Params: { id: string }; Body: TrunkUpdateInput }>) => {
+    const trunk = load(req);
+    try {
+      return withConnection(trunks.update(trunk, pickSettings(req.body)));
+    } catch (err) {
+      if (err instanceof TrunkRevokedError) throw errors.trunkRevoked();
+      throw err;
+    }
+  };
+  for (const method of ['PUT', 'PATCH'] as const) {
+    app.route<{ Params: { id: string }; Body: TrunkUpdateInput }>({
+      method,
+      url: '/api/partner/trunks/:id',
+      preValidation: async (req) => { req.body ??= {}; },
+      schema: {
+        tags, security, params: IdParams, body: TrunkUpdateBody,
+        summary: 'Update a trunk: only the listed fields; immutable and unknown fields are ignored',
+        response: { 200: TrunkWithConnection, 409: { $ref: 'LiveError#' }, 422: { $ref: 'LiveValidationError#' }, ...errorResponses },
+      },
+      handler: update,
+    });
+  }
+
+  app.delete<{ Params: { id: string } }>('/api/partner/trunks/:id', {
+    schema: {
+      tags, security, params: IdParams, summary: 'Revoke a trunk (soft delete; history kept)',
+      response: { 200: Type.Object({ status: Type.Literal('revoked') }), ...errorResponses },
+    },
+  }, async (req) => {
+    await trunks.revoke(load(req));
+    return { status: 'revoked' as const };
+  });
+
+  app.get<{ Params: { id: string } }>('/api/partner/trunks/:id/connection', {
+    schema: {
+      tags, security, params: IdParams, summary: 'Connection details with fresh ICE servers (wss trunks only)',
+      response: { 200: TrunkConnectionResponse, ...errorResponses },
+    },
+  }, async (req) => {
+    const trunk = load(req);
+    if (trunk.transport !== 'wss') throw errors.notFound('Connection for a wss trunk');
+    const c = connectionFor(trunk, trunks.password(trunk), config.sip);
+    return {
+      wss_url: c.wss_url, sip_domain: c.sip_domain, username: c.username, password: c.password,
+      secret_available: c.secret_available,
+      ice_servers: iceServersFor(trunk, config.turn, config.sip.host, clock.now()),
+    };
+  });
+}

@@ -1,0 +1,16 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/** A nullable variant that validates as one JSON-Schema type list, so errors name the real constraint. */
+export const Nullable = <T extends TSchema>(schema: T) =>
+  Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type as string, 'null'] });
+
+export const HttpUrl = (description: string) => Type.String({ format: 'http-url', maxLength: 2048, description });
+export const SingleLine = (maxLength: number, description: string) =>
+  Type.String({ format: 'single-line', maxLength, description });
+
+export const LiveError = Type.Object({ error: Type.String(), code: Type.Optional(Type.String()) }, { $id: 'LiveError' });
+export const LiveValidationError = Type.Object(
+  { message: Type.String(), errors: Type.Record(Type.String(), Type.Array(Type.String())) },
+  { $id: 'LiveValidationError' },
+);
+export const LiveMessage = Type.Object({ message: Type.String() }, { $id: 'LiveMessage' });

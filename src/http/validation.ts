@@ -1,0 +1,96 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import { errors, type FieldErrors } from './errors.js';
+import { CALLBACK_EVENTS } from './schemas/trunk.js';
+
+const CALLBACK_EVENT_SET = new Set<string>(CALLBACK_EVENTS);
+
+// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+
+const FORMATS: Record<string, { test: (v: string) => boolean; message: string }> = {
+  'http-url': {
+    test: (v) => {
+      try {
+        const u = new URL(v);
+        return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+      } catch {
+        return false;
+      }
+    },
+    message: 'must be a valid http or https URL',
+  },
+  'single-line': { test: (v) => !/[\r\n\u2028\u2029]/.test(v), message: 'must not contain line breaks' },
+  'callback-events': {
+    test: (v) => v.trim() !== '' && v.trim().split(/\s+/).every((e) => CALLBACK_EVENT_SET.has(e)),
+    message: `must be a space-separated list of: ${CALLBACK_EVENTS.join(', ')}`,
+  },
+  'sip-host': {
+    test: (v) => /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?)$/.test(v) && v.length <= 253,
+    message: 'must be a host name or IP address',
+  },
+};
+
+function makeAjv(coerce: boolean): Ajv {
+  // Bodies are validated strictly (a "true" string is not a boolean); query strings and params arrive as text.
+  const ajv = new Ajv({ allErrors: true, coerceTypes: coerce, useDefaults: false, removeAdditional: false, allowUnionTypes: true, strict: false });
+  addFormats(ajv);
+  for (const [name, f] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: f.test });
+  return ajv;
+}
+
+const bodyAjv = makeAjv(false);
+const textAjv = makeAjv(true);
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+  return ajv.compile(schema as object) as ValidateFunction;
+};
+
+function fieldOf(err: ErrorObject): string {
+  const parts = err.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (err.keyword === 'required') parts.push(String(err.params.missingProperty));
+  return parts.length === 0 ? 'body' : parts.join('.');
+}
+
+function describe(err: ErrorObject, field: string): string | null {
+  const p = err.params as Record<string, unknown>;
+  switch (err.keyword) {
+    case 'required': return `The ${field} field is required.`;
+    case 'type': {
+      const t = Array.isArray(p.type) ? p.type.filter((x) => x !== 'null').join(' or ') : String(p.type);
+      return field === 'body' ? 'The request body must be a JSON object.' : `The ${field} field must be ${t === 'integer' ? 'an integer' : `a ${t}`}.`;
+    }
+    case 'maxLength': return `The ${field} field must not be greater than ${String(p.limit)} characters.`;
+    case 'minLength': return Number(p.limit) === 1 ? `The ${field} field must not be empty.` : `The ${field} field must be at least ${String(p.limit)} characters.`;
+    case 'maxItems': return `The ${field} field must not have more than ${String(p.limit)} items.`;
+    case 'minimum': return `The ${field} field must be at least ${String(p.limit)}.`;
+    case 'maximum': return `The ${field} field must not be greater than ${String(p.limit)}.`;
+    case 'enum': return `The ${field} field must be one of: ${(p.allowedValues as unknown[]).join(', ')}.`;
+    case 'format': {
+      const f = FORMATS[String(p.format)];
+      return `The ${field} field ${f ? f.message : `must be a valid ${String(p.format)}`}.`;
+    }
+    case 'pattern': return `The ${field} field format is invalid.`;
+    case 'additionalProperties': return null;
+    default: return `The ${field} field is invalid.`;
+  }
+}
+
+/** Turns ajv's errors into the live API's `{field: [messages]}`, Laravel style (`allowed_caller_ids.0`). */
+export function fieldErrorsFromAjv(list: ErrorObject[]): FieldErrors {
+  const out: FieldErrors = {};
+  for (const err of list) {
+    const field = fieldOf(err);
+    const message = describe(err, field);
+    if (message === null) continue;
+    const bucket = (out[field] ??= []);
+    if (!bucket.includes(message)) bucket.push(message);
+  }
+  return out;
+}
+
+export function schemaErrorHandler(list: ErrorObject[]) {
+  return errors.validation(fieldErrorsFromAjv(list));
+}

@@ -1,0 +1,50 @@
+import { loadConfig, loadMasterKey, ConfigError } from './config.js';
+import { systemClock } from './clock.js';
+import { createLogger } from './logger.js';
+import { openStore } from './store/index.js';
+import { createSecretBox } from './crypto/secret-box.js';
+import { createEngine } from './engine/factory.js';
+import { createApp } from './http/app.js';
+
+async function main(): Promise<void> {
+  let config;
+  let masterKey;
+  try {
+    config = loadConfig();
+    masterKey = loadMasterKey(config.dataDir);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`ringbase: configuration error: ${err.message}\n`);
+      process.exit(78);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel);
+  const clock = systemClock();
+  const store = openStore(config.dataDir, clock);
+  const engine = createEngine(config, clock, logger);
+  await engine.start();
+  const app = await createApp({ config, store, engine, clock, logger, secrets: createSecretBox(masterKey) });
+  if (config.devAllowLocalTargets) {
+    logger.warn('RINGBASE_DEV_ALLOW_LOCAL_TARGETS=1: customer URLs may point at loopback; never use this in production');
+  }
+  app.trunks.resumePending();
+  await app.http.listen({ host: config.host, port: config.port });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: draining requests');
+    await app.http.close();
+    await app.trunks.settled();
+    await engine.stop();
+    store.close();
+    logger.flush();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+await main();

@@ -1,0 +1,46 @@
+import type { Db } from './db.js';
+import type { Clock } from '../clock.js';
+
+export interface Account {
+  id: number;
+  name: string;
+  trunking: boolean;
+  trunkCapacity: number;
+  createdAt: string;
+}
+
+interface Row { id: number; name: string; trunking: number; trunk_capacity: number; created_at: string }
+
+const toAccount = (r: Row): Account => ({
+  id: r.id, name: r.name, trunking: r.trunking === 1, trunkCapacity: r.trunk_capacity, createdAt: r.created_at,
+});
+
+export class AccountRepo {
+  constructor(private readonly db: Db, private readonly clock: Clock) {}
+
+  create(input: { name: string; trunking: boolean; trunkCapacity: number }): Account {
+    const info = this.db
+      .prepare('INSERT INTO accounts (name, trunking, trunk_capacity, created_at) VALUES (?, ?, ?, ?)')
+      .run(input.name, input.trunking ? 1 : 0, input.trunkCapacity, new Date(this.clock.now()).toISOString());
+    return this.get(Number(info.lastInsertRowid))!;
+  }
+
+  get(id: number): Account | undefined {
+    const row = this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as Row | undefined;
+    return row && toAccount(row);
+  }
+
+  list(): Account[] {
+    return (this.db.prepare('SELECT * FROM accounts ORDER BY id').all() as Row[]).map(toAccount);
+  }
+
+  update(id: number, changes: { trunking?: boolean; trunkCapacity?: number; name?: string }): Account | undefined {
+    const current = this.get(id);
+    if (!current) return undefined;
+    const next = { ...current, ...changes };
+    this.db
+      .prepare('UPDATE accounts SET name = ?, trunking = ?, trunk_capacity = ? WHERE id = ?')
+      .run(next.name, next.trunking ? 1 : 0, next.trunkCapacity, id);
+    return this.get(id);
+  }
+}

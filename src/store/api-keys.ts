@@ -1,0 +1,73 @@
+import type { Db } from './db.js';
+import type { Clock } from '../clock.js';
+import { randomToken, sha256Hex } from '../crypto/tokens.js';
+
+export const API_KEY_PREFIX = 'sk_live_';
+
+export interface ApiKeySummary {
+  id: number;
+  accountId: number;
+  prefix: string;
+  last4: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+interface Row {
+  id: number; account_id: number; prefix: string; last4: string;
+  created_at: string; last_used_at: string | null; revoked_at: string | null;
+}
+
+const toSummary = (r: Row): ApiKeySummary => ({
+  id: r.id, accountId: r.account_id, prefix: r.prefix, last4: r.last4,
+  createdAt: r.created_at, lastUsedAt: r.last_used_at, revokedAt: r.revoked_at,
+});
+
+// Touching last_used_at on every request would turn each read into a write; once a minute is precise enough.
+const LAST_USED_GRANULARITY_MS = 60_000;
+
+/** Keys are stored only as SHA-256 hashes: the clear key exists once, in the create response. */
+export class ApiKeyRepo {
+  constructor(private readonly db: Db, private readonly clock: Clock) {}
+
+  create(accountId: number): { key: string; summary: ApiKeySummary } {
+    const key = API_KEY_PREFIX + randomToken(32);
+    const info = this.db
+      .prepare('INSERT INTO api_keys (account_id, key_hash, prefix, last4, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run(accountId, sha256Hex(key), key.slice(0, API_KEY_PREFIX.length + 4), key.slice(-4), this.#now());
+    return { key, summary: this.get(Number(info.lastInsertRowid))! };
+  }
+
+  get(id: number): ApiKeySummary | undefined {
+    const row = this.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as Row | undefined;
+    return row && toSummary(row);
+  }
+
+  listForAccount(accountId: number): ApiKeySummary[] {
+    return (this.db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY id DESC').all(accountId) as Row[]).map(toSummary);
+  }
+
+  /** Looks the key up by its hash; the equality test happens inside SQLite on hashes, never on clear keys. */
+  authenticate(key: string): ApiKeySummary | undefined {
+    if (!key.startsWith(API_KEY_PREFIX)) return undefined;
+    const row = this.db
+      .prepare('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL')
+      .get(sha256Hex(key)) as Row | undefined;
+    if (!row) return undefined;
+    const now = this.clock.now();
+    if (!row.last_used_at || now - Date.parse(row.last_used_at) > LAST_USED_GRANULARITY_MS) {
+      this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(this.#now(), row.id);
+    }
+    return toSummary(row);
+  }
+
+  revoke(id: number, accountId?: number): boolean {
+    const info = this.db
+      .prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND (? IS NULL OR account_id = ?)')
+      .run(this.#now(), id, accountId ?? null, accountId ?? null);
+    return info.changes === 1;
+  }
+
+  #now(): string { return new Date(this.clock.now()).toISOString(); }
+}

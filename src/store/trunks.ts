@@ -1,0 +1,137 @@
+import type { Db } from './db.js';
+import type { Clock } from '../clock.js';
+
+export type TrunkStatus = 'pending' | 'active' | 'suspended' | 'revoked';
+export type Transport = 'tcp' | 'tls' | 'udp' | 'wss';
+export type HttpMethod = 'POST' | 'GET';
+
+/** The fields an account holder may set (create and update). */
+export interface TrunkSettings {
+  label: string | null;
+  client_ref: string | null;
+  sip_domain: string | null;
+  voice_webhook_url: string | null;
+  voice_webhook_method: HttpMethod;
+  cli_lookup_url: string | null;
+  cli_lookup_method: HttpMethod;
+  default_caller_id: string | null;
+  status_callback_url: string | null;
+  status_callback_events: string;
+  hangup_url: string | null;
+  dual_channel_recording: boolean;
+  allowed_caller_ids: string[] | null;
+}
+
+export interface Trunk extends TrunkSettings {
+  id: number;
+  accountId: number;
+  status: TrunkStatus;
+  endpoint_name: string;
+  transport: Transport;
+  status_callback_format: string | null;
+  sipPasswordSealed: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export const SETTING_COLUMNS = [
+  'label', 'client_ref', 'sip_domain', 'voice_webhook_url', 'voice_webhook_method', 'cli_lookup_url',
+  'cli_lookup_method', 'default_caller_id', 'status_callback_url', 'status_callback_events', 'hangup_url',
+  'dual_channel_recording', 'allowed_caller_ids',
+] as const satisfies readonly (keyof TrunkSettings)[];
+
+type Row = Omit<Trunk, 'accountId' | 'sipPasswordSealed' | 'dual_channel_recording' | 'allowed_caller_ids'> & {
+  account_id: number; sip_password_enc: string; dual_channel_recording: number; allowed_caller_ids: string | null;
+};
+
+function toTrunk(r: Row): Trunk {
+  const { account_id, sip_password_enc, dual_channel_recording, allowed_caller_ids, ...rest } = r;
+  return {
+    ...rest,
+    accountId: account_id,
+    sipPasswordSealed: sip_password_enc,
+    dual_channel_recording: dual_channel_recording === 1,
+    allowed_caller_ids: allowed_caller_ids === null ? null : (JSON.parse(allowed_caller_ids) as string[]),
+  };
+}
+
+function toColumn(name: (typeof SETTING_COLUMNS)[number], value: unknown): unknown {
+  if (name === 'dual_channel_recording') return value ? 1 : 0;
+  if (name === 'allowed_caller_ids') return value === null ? null : JSON.stringify(value);
+  return value;
+}
+
+export class CapacityExceededError extends Error {
+  constructor(readonly capacity: number) { super(`trunk capacity of ${capacity} reached`); }
+}
+
+export class TrunkRepo {
+  constructor(private readonly db: Db, private readonly clock: Clock) {}
+
+  /** Counts and inserts in one immediate transaction so concurrent creates cannot overshoot the capacity. */
+  create(input: {
+    accountId: number; capacity: number; endpointName: string; sipPasswordSealed: string;
+    transport: Transport; settings: TrunkSettings;
+  }): Trunk {
+    const now = this.#now();
+    const columns = ['account_id', 'status', 'endpoint_name', 'sip_password_enc', 'transport', 'created_at', 'updated_at', ...SETTING_COLUMNS];
+    const values = [
+      input.accountId, 'pending', input.endpointName, input.sipPasswordSealed, input.transport, now, now,
+      ...SETTING_COLUMNS.map((c) => toColumn(c, input.settings[c])),
+    ];
+    const insert = this.db.prepare(`INSERT INTO trunks (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
+    return this.db.transaction(() => {
+      if (this.countHeld(input.accountId) >= input.capacity) throw new CapacityExceededError(input.capacity);
+      return this.getById(Number(insert.run(...values).lastInsertRowid))!;
+    }).immediate();
+  }
+
+  /** Trunks that occupy capacity: every one not revoked. */
+  countHeld(accountId: number): number {
+    return (this.db.prepare("SELECT count(*) AS n FROM trunks WHERE account_id = ? AND status != 'revoked'").get(accountId) as { n: number }).n;
+  }
+
+  getById(id: number): Trunk | undefined {
+    const row = this.db.prepare('SELECT * FROM trunks WHERE id = ?').get(id) as Row | undefined;
+    return row && toTrunk(row);
+  }
+
+  getForAccount(accountId: number, id: number): Trunk | undefined {
+    const row = this.db.prepare('SELECT * FROM trunks WHERE id = ? AND account_id = ?').get(id, accountId) as Row | undefined;
+    return row && toTrunk(row);
+  }
+
+  getByEndpointName(endpointName: string): Trunk | undefined {
+    const row = this.db.prepare('SELECT * FROM trunks WHERE endpoint_name = ?').get(endpointName) as Row | undefined;
+    return row && toTrunk(row);
+  }
+
+  listForAccount(accountId: number): Trunk[] {
+    return (this.db.prepare('SELECT * FROM trunks WHERE account_id = ? ORDER BY id DESC').all(accountId) as Row[]).map(toTrunk);
+  }
+
+  listByStatus(status: TrunkStatus): Trunk[] {
+    return (this.db.prepare('SELECT * FROM trunks WHERE status = ? ORDER BY id').all(status) as Row[]).map(toTrunk);
+  }
+
+  updateSettings(id: number, changes: Partial<TrunkSettings>): Trunk {
+    const names = SETTING_COLUMNS.filter((c) => c in changes);
+    if (names.length > 0) {
+      this.db
+        .prepare(`UPDATE trunks SET ${names.map((c) => `${c} = ?`).join(', ')}, updated_at = ? WHERE id = ?`)
+        .run(...names.map((c) => toColumn(c, changes[c])), this.#now(), id);
+    }
+    return this.getById(id)!;
+  }
+
+  /** Moves status only from one of `from`, so a late provisioning result cannot resurrect a revoked trunk. */
+  transition(id: number, from: TrunkStatus[], to: TrunkStatus): boolean {
+    const info = this.db
+      .prepare(`UPDATE trunks SET status = ?, updated_at = ?, revoked_at = CASE WHEN ? = 'revoked' THEN ? ELSE revoked_at END
+                WHERE id = ? AND status IN (${from.map(() => '?').join(', ')})`)
+      .run(to, this.#now(), to, this.#now(), id, ...from);
+    return info.changes === 1;
+  }
+
+  #now(): string { return new Date(this.clock.now()).toISOString(); }
+}

@@ -1,0 +1,93 @@
+import type { Logger } from 'pino';
+import type { EnginePort } from '../engine/port.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import { randomLowerAlnum, randomToken } from '../crypto/tokens.js';
+import type { Account } from '../store/accounts.js';
+import type { Transport, Trunk, TrunkRepo, TrunkSettings } from '../store/trunks.js';
+
+export const TRUNK_SETTING_DEFAULTS: TrunkSettings = {
+  label: null,
+  client_ref: null,
+  sip_domain: null,
+  voice_webhook_url: null,
+  voice_webhook_method: 'POST',
+  cli_lookup_url: null,
+  cli_lookup_method: 'POST',
+  default_caller_id: null,
+  status_callback_url: null,
+  status_callback_events: 'completed',
+  hangup_url: null,
+  dual_channel_recording: false,
+  allowed_caller_ids: null,
+};
+
+export class TrunkRevokedError extends Error {
+  constructor() { super('trunk is revoked'); }
+}
+
+/** Trunk lifecycle: creation with generated SIP credentials, provisioning on the engine, updates, revocation. */
+export class TrunkService {
+  readonly #inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly repo: TrunkRepo,
+    private readonly engine: EnginePort,
+    private readonly secrets: SecretBox,
+    private readonly log: Logger,
+  ) {}
+
+  create(account: Account, transport: Transport, settings: Partial<TrunkSettings>): Trunk {
+    const password = randomToken(24);
+    const trunk = this.repo.create({
+      accountId: account.id,
+      capacity: account.trunkCapacity,
+      endpointName: `tk-${randomLowerAlnum(12)}`,
+      sipPasswordSealed: this.secrets.seal(password),
+      transport,
+      settings: { ...TRUNK_SETTING_DEFAULTS, ...settings },
+    });
+    this.#provision(trunk);
+    return trunk;
+  }
+
+  /** Revoked trunks are frozen: their history is kept as it was when revoked. */
+  update(trunk: Trunk, changes: Partial<TrunkSettings>): Trunk {
+    if (trunk.status === 'revoked') throw new TrunkRevokedError();
+    return this.repo.updateSettings(trunk.id, changes);
+  }
+
+  async revoke(trunk: Trunk): Promise<void> {
+    if (!this.repo.transition(trunk.id, ['pending', 'active', 'suspended'], 'revoked')) return;
+    await this.engine.deprovisionTrunk(trunk.endpoint_name);
+  }
+
+  password(trunk: Trunk): string | null {
+    return this.secrets.open(trunk.sipPasswordSealed);
+  }
+
+  /** After a restart, trunks whose provisioning never completed are provisioned again. */
+  resumePending(): void {
+    for (const trunk of this.repo.listByStatus('pending')) this.#provision(trunk);
+  }
+
+  /** Resolves when every provisioning started so far has finished (tests, graceful shutdown). */
+  async settled(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  }
+
+  #provision(trunk: Trunk): void {
+    const job = this.engine
+      .provisionTrunk({ endpointName: trunk.endpoint_name, password: this.password(trunk), transport: trunk.transport })
+      .then(async () => {
+        if (this.repo.transition(trunk.id, ['pending'], 'active')) return;
+        // Revoked or suspended while the engine was busy: take back the credentials it just accepted.
+        const now = this.repo.getById(trunk.id);
+        if (now && (now.status === 'revoked' || now.status === 'suspended')) await this.engine.deprovisionTrunk(trunk.endpoint_name);
+      })
+      .catch((err: unknown) => {
+        this.log.warn({ trunkId: trunk.id, err }, 'trunk provisioning failed; trunk stays pending');
+      })
+      .finally(() => this.#inFlight.delete(job));
+    this.#inFlight.add(job);
+  }
+}

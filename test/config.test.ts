@@ -1,0 +1,50 @@
+import t from 'tap';
+import { statSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig, loadMasterKey, ConfigError } from '../src/config.js';
+import { tempDir } from './helpers/harness.js';
+
+t.test('environment overrides config/default.json', async (t) => {
+  const d = loadConfig({});
+  t.equal(d.host, '127.0.0.1');
+  t.equal(d.port, 8080);
+  t.equal(d.engine.kind, 'sandbox', 'sandbox when no drachtio is configured');
+  t.equal(d.turn.secret, null);
+  const c = loadConfig({
+    HOST: '0.0.0.0', PORT: '9000', RINGBASE_DATA_DIR: '/tmp/x', RINGBASE_SIP_HOST: 'sip.example.com', RINGBASE_SIP_WSS_PORT: '7443',
+    RINGBASE_TURN_SECRET: 's', RINGBASE_TURN_TTL: '60', DRACHTIO_HOST: '127.0.0.1', RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1',
+  });
+  t.equal(c.host, '0.0.0.0');
+  t.equal(c.port, 9000);
+  t.equal(c.dataDir, '/tmp/x');
+  t.equal(c.sip.host, 'sip.example.com');
+  t.equal(c.sip.wssPort, 7443);
+  t.equal(c.turn.ttlSeconds, 60);
+  t.equal(c.engine.kind, 'drachtio', 'a configured drachtio host selects the real engine');
+  t.equal(c.devAllowLocalTargets, true);
+  t.equal(loadConfig({ DRACHTIO_HOST: 'x', RINGBASE_ENGINE: 'sandbox' }).engine.kind, 'sandbox', 'explicit choice wins');
+});
+
+t.test('bad configuration values are refused with a clear message', async (t) => {
+  t.throws(() => loadConfig({ PORT: 'eighty' }), new ConfigError('PORT must be a whole number, got "eighty"'));
+  t.throws(() => loadConfig({ RINGBASE_ENGINE: 'asterisk' }), ConfigError);
+  t.throws(() => loadConfig({ RINGBASE_TLS_CERT: '/x.pem' }), /must be set together/);
+});
+
+t.test('master key: generated once with 0600, or from the environment, never malformed', async (t) => {
+  const dir = tempDir(t);
+  const k1 = loadMasterKey(dir, {});
+  t.equal(k1.length, 32);
+  t.equal(statSync(path.join(dir, 'master.key')).mode & 0o777, 0o600);
+  t.same(loadMasterKey(dir, {}), k1, 'the same key on the next start');
+  const hex = 'ab'.repeat(32);
+  t.same(loadMasterKey(dir, { RINGBASE_MASTER_KEY: hex }), Buffer.from(hex, 'hex'), 'environment wins');
+  const b64 = Buffer.alloc(32, 7).toString('base64');
+  t.same(loadMasterKey(dir, { RINGBASE_MASTER_KEY: b64 }), Buffer.alloc(32, 7), 'base64 accepted');
+  for (const bad of ['short', 'ab'.repeat(31), Buffer.alloc(31).toString('base64'), 'zz'.repeat(32)]) {
+    t.throws(() => loadMasterKey(dir, { RINGBASE_MASTER_KEY: bad }), ConfigError, `refuses ${bad.slice(0, 12)}…`);
+  }
+  writeFileSync(path.join(dir, 'master.key'), 'garbage\n');
+  t.throws(() => loadMasterKey(dir, {}), ConfigError, 'a corrupted key file stops the start');
+  t.equal(readFileSync(path.join(dir, 'master.key'), 'utf8'), 'garbage\n', 'and is never overwritten');
+});

@@ -1,0 +1,26 @@
+import t from 'tap';
+import { randomBytes } from 'node:crypto';
+import { createSecretBox } from '../../src/crypto/secret-box.js';
+import { constantTimeEqual, newSid, randomLowerAlnum } from '../../src/crypto/tokens.js';
+
+t.test('seal and open', async (t) => {
+  const box = createSecretBox(randomBytes(32));
+  const sealed = box.seal('hunter2');
+  t.notMatch(sealed, /hunter2/);
+  t.not(box.seal('hunter2'), sealed, 'a fresh IV each time');
+  t.equal(box.open(sealed), 'hunter2');
+  t.equal(createSecretBox(randomBytes(32)).open(sealed), null, 'another key cannot open it');
+  const parts = sealed.split('.');
+  parts[3] = Buffer.from('tampered').toString('base64url');
+  t.equal(box.open(parts.join('.')), null, 'tampering is detected');
+  for (const junk of [null, '', 'v1', 'v2.a.b.c', 'v1.!!.??.**']) t.equal(box.open(junk), null, `junk ${String(junk)}`);
+  t.throws(() => createSecretBox(randomBytes(16)));
+});
+
+t.test('tokens', async (t) => {
+  t.match(randomLowerAlnum(40), /^[a-z0-9]{40}$/);
+  t.match(newSid('CA'), /^CA[0-9a-f]{32}$/);
+  t.ok(constantTimeEqual('abc', 'abc'));
+  t.notOk(constantTimeEqual('abc', 'abd'));
+  t.notOk(constantTimeEqual('abc', 'abcd'));
+});

@@ -1,0 +1,84 @@
+// Builds a real app on a real SQLite file in a temp dir, listening on 127.0.0.1, for one tap test.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { loadConfig, type Config } from '../../src/config.js';
+import { FakeClock, systemClock, type Clock } from '../../src/clock.js';
+import { createLogger } from '../../src/logger.js';
+import { openStore, type Store } from '../../src/store/index.js';
+import { createSecretBox } from '../../src/crypto/secret-box.js';
+import { SandboxEngine } from '../../src/engine/sandbox/index.js';
+import { createApp, type App } from '../../src/http/app.js';
+import { randomBytes } from 'node:crypto';
+
+interface Tap { teardown(fn: () => unknown): void }
+
+export interface Harness {
+  url: string;
+  dataDir: string;
+  config: Config;
+  store: Store;
+  app: App;
+  engine: SandboxEngine;
+  clock: Clock;
+  masterKey: Buffer;
+  logs: string[];
+  account(opts?: { trunking?: boolean; trunkCapacity?: number }): { id: number; key: string };
+  request(method: string, urlPath: string, opts?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any; text: string }>;
+}
+
+export function tempDir(t: Tap, prefix = 'ringbase-test-'): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export async function startHarness(t: Tap, opts: { env?: Record<string, string>; fakeClock?: boolean } = {}): Promise<Harness> {
+  const dataDir = tempDir(t);
+  const config = loadConfig({ RINGBASE_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', RINGBASE_SIP_HOST: 'sip.test.example', ...opts.env });
+  const clock = opts.fakeClock ? new FakeClock(Date.now()) : systemClock();
+  const logs: string[] = [];
+  const logger = createLogger('debug', new Writable({ write(chunk, _enc, cb) { logs.push(String(chunk)); cb(); } }));
+  const store = openStore(dataDir, clock);
+  const engine = new SandboxEngine(clock);
+  await engine.start();
+  const masterKey = randomBytes(32);
+  const app = await createApp({ config, store, engine, clock, logger, secrets: createSecretBox(masterKey) });
+  await app.http.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.http.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  t.teardown(async () => {
+    await app.http.close();
+    await app.trunks.settled();
+    await engine.stop();
+    store.close();
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const defaultKey: { current: string | null } = { current: null };
+
+  return {
+    url, dataDir, config, store, app, engine, clock, masterKey, logs,
+    account({ trunking = true, trunkCapacity = 10 } = {}) {
+      const a = store.accounts.create({ name: `acct-${randomBytes(3).toString('hex')}`, trunking, trunkCapacity });
+      const key = store.apiKeys.create(a.id).key;
+      defaultKey.current ??= key;
+      return { id: a.id, key };
+    },
+    async request(method, urlPath, { key, body, headers = {} } = {}) {
+      const h: Record<string, string> = { accept: 'application/json', ...headers };
+      const k = key === undefined ? defaultKey.current : key;
+      if (k) h.authorization = `Bearer ${k}`;
+      let payload: string | undefined;
+      if (body !== undefined) {
+        payload = typeof body === 'string' ? body : JSON.stringify(body);
+        h['content-type'] ??= 'application/json';
+      }
+      const res = await fetch(url + urlPath, { method, headers: h, body: payload, redirect: 'manual' });
+      const text = await res.text();
+      let parsed: unknown = undefined;
+      try { parsed = text ? JSON.parse(text) : undefined; } catch { /* non-JSON bodies stay in text */ }
+      return { status: res.status, headers: res.headers, body: parsed, text };
+    },
+  };
+}

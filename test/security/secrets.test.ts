@@ -1,0 +1,29 @@
+import t from 'tap';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { startHarness } from '../helpers/harness.js';
+
+t.test('no API key, SIP password or TURN secret in logs or in the database in clear', async (t) => {
+  const turnSecret = 'turn-secret-' + 'z'.repeat(20);
+  const h = await startHarness(t, { env: { RINGBASE_TURN_SECRET: turnSecret } });
+  const a = h.account();
+  const created = await h.request('POST', '/api/partner/trunks', { body: { transport: 'wss' } });
+  const password = created.body.connection.password;
+  await h.request('GET', `/api/partner/trunks/${created.body.id}`);
+  await h.request('GET', `/api/partner/trunks/${created.body.id}/connection`);
+  await h.request('GET', '/api/partner/trunks', { key: null, headers: { authorization: `Bearer ${a.key}x` } });
+  // Log an object the way careless code might; redaction must still hide it.
+  h.app.http.log.info({ password, apiKey: a.key, headers: { authorization: `Bearer ${a.key}` } }, 'careless log line');
+  h.store.db.pragma('wal_checkpoint(TRUNCATE)');
+
+  const logs = h.logs.join('');
+  t.ok(logs.length > 0, 'something was logged');
+  const files = readdirSync(h.dataDir).map((f) => path.join(h.dataDir, f));
+  const db = Buffer.concat(files.map((f) => readFileSync(f)));
+  for (const [name, secret] of [['API key', a.key], ['SIP password', password], ['TURN secret', turnSecret]] as const) {
+    t.notOk(logs.includes(secret), `${name} not in logs`);
+    t.notOk(db.includes(Buffer.from(secret)), `${name} not in the database files`);
+    t.notOk(db.includes(Buffer.from(secret.slice(8, 30))), `no fragment of the ${name} in the database files`);
+  }
+  t.match(logs, /\[redacted\]/, 'redaction visible');
+});
