@@ -6,6 +6,8 @@ import { createSecretBox } from './crypto/secret-box.js';
 import { createEngine } from './engine/factory.js';
 import { createApp } from './http/app.js';
 
+const DRAIN_MS = 30_000;
+
 async function main(): Promise<void> {
   let config;
   let masterKey;
@@ -35,10 +37,13 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down: draining requests');
+    logger.info({ signal }, 'shutting down: draining requests and calls');
     await app.http.close();
-    await app.trunks.settled();
+    // Calls in progress get a grace period to finish; then the engine hangs up whatever is left.
+    const drained = await Promise.race([app.close().then(() => true), new Promise<false>((r) => setTimeout(() => r(false), DRAIN_MS).unref())]);
+    if (!drained) logger.warn('calls still up after the drain period; hanging them up');
     await engine.stop();
+    await app.close();
     store.close();
     logger.flush();
     process.exit(0);

@@ -31,7 +31,7 @@ export function openContext(json: boolean): CliContext {
 }
 
 /** Wraps a command action with an opened context and error-to-exit-code handling (see main.ts). */
-export type Runner = <A extends unknown[]>(fn: (ctx: CliContext, ...args: A) => void) => (...args: A) => void;
+export type Runner = <A extends unknown[]>(fn: (ctx: CliContext, ...args: A) => void | Promise<void>) => (...args: A) => Promise<void>;
 
 export function parseId(value: string, what: string): number {
   if (!/^\d+$/.test(value)) throw new CliError(`${what} must be a whole number, got "${value}"`);

@@ -3,6 +3,9 @@ import { ConfigError } from '../config.js';
 import { CliError, openContext, type CliContext, type Runner } from './context.js';
 import { accountCommands } from './accounts.js';
 import { keyCommands } from './keys.js';
+import { numberCommands } from './numbers.js';
+import { simulateCommands } from './simulate.js';
+import { markupCommands } from './markup.js';
 
 const program = new Command('ringbase')
   .description('Ringbase operator CLI: works on the data dir in RINGBASE_DATA_DIR (default ./data)')
@@ -16,12 +19,12 @@ function fail(message: string, code: number, json: boolean): never {
 
 /** Wraps an action: opens the store, runs, closes, and turns known errors into an exit code and message. */
 const run: Runner = (fn) => {
-  return (...args) => {
+  return async (...args) => {
     const json = Boolean(program.opts().json);
     let ctx: CliContext | undefined;
     try {
       ctx = openContext(json);
-      fn(ctx, ...args);
+      await fn(ctx, ...args);
     } catch (err) {
       if (err instanceof CliError) fail(err.message, err.exitCode, json);
       if (err instanceof ConfigError) fail(`configuration error: ${err.message}`, 78, json);
@@ -32,7 +35,16 @@ const run: Runner = (fn) => {
   };
 };
 
+// Piping into `head` closes stdout early; that is the reader's choice, not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
 accountCommands(program, run);
 keyCommands(program, run);
+numberCommands(program, run);
+simulateCommands(program, run);
+markupCommands(program, run);
 
 await program.parseAsync(process.argv);

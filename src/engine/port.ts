@@ -1,5 +1,7 @@
 // The telephony engine interface. The control plane never imports drachtio or FreeSWITCH outside
-// src/engine/drachtio/; everything else speaks to an engine through these types.
+// src/engine/drachtio/; everything else speaks to an engine through these types. Operations map one-to-one
+// onto drachtio-fsmrf endpoint calls (connectCaller → answer, speak → say, play, playCollect → collectDigits,
+// record, bridge, conference join) so the real adapter stays thin.
 import type { Transport } from '../store/trunks.js';
 
 export interface TrunkCredentials {
@@ -14,6 +16,158 @@ export interface EngineHealth {
   detail: string;
 }
 
+/** Where an incoming call came from: a trusted carrier (DID calls), an authenticated trunk, or a WSS client. */
+export type CallSource =
+  | { kind: 'carrier'; name: string }
+  | { kind: 'trunk'; endpointName: string }
+  | { kind: 'client'; identity: string };
+
+/** Why a leg ended, normalised from SIP/Q.850 causes. */
+export type HangupCause =
+  | 'normal' // one side hung up after answer
+  | 'caller-hangup' // the caller gave up before answer (CANCEL)
+  | 'busy'
+  | 'no-answer'
+  | 'rejected'
+  | 'failed'
+  | 'canceled'; // we withdrew an outbound attempt
+
+export interface HangupInfo {
+  cause: HangupCause;
+  /** Who ended it, when known. */
+  by: 'local' | 'remote';
+  sipStatus?: number;
+}
+
+export interface SayOptions { voice: string; language: string }
+
+/** A media prompt inside a digit collection. */
+export type Prompt =
+  | { kind: 'say'; text: string; voice: string; language: string }
+  | { kind: 'play'; url: string }
+  | { kind: 'pause'; seconds: number };
+
+export interface CollectOptions {
+  prompts: Prompt[];
+  /** Stop after this many digits; undefined = until finishOnKey or timeout. */
+  numDigits?: number;
+  /** Inter-digit and first-digit timeout. */
+  timeoutMs: number;
+  /** Any one of these keys ends the input ('' disables it); the key is not part of the returned digits. */
+  finishOnKey: string;
+}
+
+/** A hang-up during collection returns the digits so far with reason 'timeout'; check the leg's isEnded. */
+export interface CollectResult {
+  digits: string;
+  reason: 'num-digits' | 'finish-key' | 'timeout';
+}
+
+export interface RecordOptions {
+  /** Absolute path of the WAV file to write. */
+  file: string;
+  /** 0 or less: no limit. */
+  maxLengthMs: number;
+  /** Stop after this much silence; 0 or less: no limit. */
+  silenceTimeoutMs: number;
+  /** Keys that end the recording ('' = none). */
+  finishOnKey: string;
+  beep: boolean;
+}
+
+export interface RecordResult {
+  file: string;
+  durationMs: number;
+  reason: 'max-length' | 'silence' | 'finish-key' | 'hangup';
+  finishKey?: string;
+}
+
+export type RecordingTracks = 'inbound' | 'outbound' | 'both';
+
+export interface CallRecordingOptions {
+  file: string;
+  tracks: RecordingTracks;
+  /** With tracks 'both': each side on its own channel (2 channels) instead of mixed (1 channel). */
+  dualChannel: boolean;
+}
+
+/** A recording of a whole call, controllable while the call lasts. */
+export interface CallRecording {
+  readonly file: string;
+  readonly channels: 1 | 2;
+  pause(): Promise<void>;
+  resume(): Promise<void>;
+  /** Finishes the file; resolves with the recorded duration (paused time excluded). Idempotent. */
+  stop(): Promise<{ durationMs: number }>;
+}
+
+export interface LegEvents {
+  dtmf: (digit: string) => void;
+  hangup: (info: HangupInfo) => void;
+}
+
+/** An answered (or answering) call leg with media. */
+export interface CallLeg {
+  readonly id: string;
+  readonly from: string;
+  readonly to: string;
+  /** Resolves once, when the leg ends for any reason. */
+  readonly ended: Promise<HangupInfo>;
+  readonly isEnded: boolean;
+  on<E extends keyof LegEvents>(event: E, listener: LegEvents[E]): void;
+  off<E extends keyof LegEvents>(event: E, listener: LegEvents[E]): void;
+  /** Media operations resolve early (never reject) when the leg hangs up meanwhile. */
+  say(text: string, opts: SayOptions): Promise<void>;
+  play(url: string): Promise<void>;
+  pause(ms: number): Promise<void>;
+  collectDigits(opts: CollectOptions): Promise<CollectResult>;
+  record(opts: RecordOptions): Promise<RecordResult>;
+  startCallRecording(opts: CallRecordingOptions): Promise<CallRecording>;
+  /** Connects audio both ways; resolves when either leg ends (the other is left up) or a later bridge replaces this one. */
+  bridge(other: CallLeg): Promise<void>;
+  /** Ends the leg and frees everything it holds (recordings stopped, bridges broken). Idempotent. */
+  hangup(): Promise<void>;
+}
+
+/** An incoming call before it is answered. */
+export interface IncomingCall {
+  readonly id: string;
+  readonly from: string;
+  readonly to: string;
+  readonly source: CallSource;
+  /** Resolves when the call ends, however it ends (before answer: 'caller-hangup', rejected, ...). */
+  readonly ended: Promise<HangupInfo>;
+  /** Sends 180 Ringing. */
+  ring(): Promise<void>;
+  /** Early media: starts a call recording before answer (recording policy "from ringing"). */
+  startEarlyRecording(opts: CallRecordingOptions): Promise<CallRecording>;
+  /** Rejects with EngineError when the caller has already gone. */
+  answer(): Promise<CallLeg>;
+  reject(reason: 'busy' | 'rejected' | 'unavailable'): Promise<void>;
+}
+
+export type OriginateTarget =
+  | { kind: 'number'; number: string }
+  | { kind: 'sip'; uri: string; username?: string; password?: string }
+  | { kind: 'client'; identity: string }
+  | { kind: 'trunk'; endpointName: string; number: string };
+
+export interface OriginateRequest {
+  target: OriginateTarget;
+  callerId: string;
+  timeoutMs: number;
+  /** Called once on 180/183. */
+  onRinging?: () => void;
+  /** Aborting cancels the attempt (resolves as 'canceled'). */
+  signal?: AbortSignal;
+}
+
+export type OriginateResult =
+  | { answered: true; leg: CallLeg }
+  | { answered: false; cause: Exclude<HangupCause, 'normal' | 'caller-hangup'>; sipStatus?: number };
+
+export type IncomingCallHandler = (call: IncomingCall) => void;
+
 export interface EnginePort {
   readonly kind: 'sandbox' | 'drachtio';
   start(): Promise<void>;
@@ -23,6 +177,10 @@ export interface EnginePort {
   provisionTrunk(trunk: TrunkCredentials): Promise<void>;
   /** Stops accepting the trunk's logins and ends its registrations (revoke, suspend). */
   deprovisionTrunk(endpointName: string): Promise<void>;
+  /** One handler receives every incoming call; the control plane decides what to do with it. */
+  onIncomingCall(handler: IncomingCallHandler): void;
+  /** Places an outbound leg; resolves when it is answered or has definitely failed. Never rejects. */
+  originate(req: OriginateRequest): Promise<OriginateResult>;
 }
 
 export class EngineError extends Error {

@@ -15,6 +15,17 @@ import { installMetrics } from './metrics.js';
 import { installOpenApi } from './openapi.js';
 import { installHealth } from './health.js';
 import { trunkRoutes } from './live/trunks.js';
+import path from 'node:path';
+import { createGuardedClient } from '../net/index.js';
+import { SigningSecrets } from '../accounts/signing-secret.js';
+import { CustomerHttp } from '../calls/customer-http.js';
+import { CallDispatcher } from '../calls/dispatcher.js';
+import type { CallServices } from '../calls/services.js';
+import { CallWatch } from '../calls/watch.js';
+import { SandboxEngine } from '../engine/sandbox/index.js';
+import { operatorToken } from '../operator-token.js';
+import { operatorRoutes } from './operator/simulate.js';
+import type { LifecycleEvents } from '../events/lifecycle.js';
 
 export interface AppDeps {
   config: Config;
@@ -28,6 +39,10 @@ export interface AppDeps {
 export interface App {
   http: FastifyInstance;
   trunks: TrunkService;
+  calls: CallDispatcher;
+  signingSecrets: SigningSecrets;
+  /** Stops background work and outbound connections (after http.close()). */
+  close(): Promise<void>;
 }
 
 function tlsOptions(config: Config) {
@@ -64,12 +79,44 @@ export async function createApp(deps: AppDeps): Promise<App> {
   installHealth(http, store, engine);
 
   const trunks = new TrunkService(store.trunks, engine, secrets, logger.child({ component: 'trunks' }));
+  const signingSecrets = new SigningSecrets(store.accounts, secrets);
+  // Number webhooks may be plain http (as on Twilio); every target is still SSRF-checked at connect time.
+  const outbound = createGuardedClient({ allowLoopback: config.devAllowLocalTargets, requireHttps: false });
+  const events: LifecycleEvents = { emit: (e) => logger.debug({ event: e }, 'lifecycle event') };
+  const callServices: CallServices = {
+    store, engine, clock, events,
+    log: logger.child({ component: 'calls' }),
+    http: new CustomerHttp(outbound, signingSecrets, clock),
+    recordingsDir: path.join(config.dataDir, 'recordings'),
+    publicBaseUrl: config.publicBaseUrl ?? `http://${config.host}:${config.port}`,
+    watch: new CallWatch(),
+  };
+  const calls = new CallDispatcher(callServices);
+  engine.onIncomingCall((incoming) => void calls.handle(incoming));
+  // Simulated calls (CLI simulate, dashboard test calls) always run on a sandbox, even beside a real engine.
+  const simulator = engine instanceof SandboxEngine ? engine : new SandboxEngine(clock);
+  if (simulator !== engine) {
+    await simulator.start();
+    simulator.onIncomingCall((incoming) => void calls.handle(incoming));
+  }
   const authenticate = bearerAuth(store);
 
   await http.register(async (live) => {
     live.addHook('onRequest', authenticate);
     await live.register(async (scope) => trunkRoutes(scope, { config, store, trunks, clock }));
   });
+  const token = operatorToken(config.dataDir, true)!;
+  await http.register(async (scope) => operatorRoutes(scope, { token, simulator, watch: callServices.watch }));
 
-  return { http, trunks };
+  let released: Promise<void> | undefined;
+  return {
+    http, trunks, calls, signingSecrets,
+    // Called after the drain and again after the engine stops: settles both times, releases resources once.
+    async close() {
+      await calls.settled();
+      await trunks.settled();
+      released ??= Promise.all([outbound.close(), simulator !== engine ? simulator.stop() : undefined]).then(() => undefined);
+      await released;
+    },
+  };
 }

@@ -30,6 +30,15 @@ export class AccountRepo {
     return row && toAccount(row);
   }
 
+  signingSecretSealed(id: number): string | null {
+    const row = this.db.prepare('SELECT signing_secret_enc FROM accounts WHERE id = ?').get(id) as { signing_secret_enc: string | null } | undefined;
+    return row?.signing_secret_enc ?? null;
+  }
+
+  setSigningSecretSealed(id: number, sealed: string): void {
+    this.db.prepare('UPDATE accounts SET signing_secret_enc = ? WHERE id = ?').run(sealed, id);
+  }
+
   list(): Account[] {
     return (this.db.prepare('SELECT * FROM accounts ORDER BY id').all() as Row[]).map(toAccount);
   }

@@ -4,12 +4,18 @@ import { openDb, type Db } from './db.js';
 import { AccountRepo } from './accounts.js';
 import { ApiKeyRepo } from './api-keys.js';
 import { TrunkRepo } from './trunks.js';
+import { NumberRepo } from './numbers.js';
+import { CallRepo } from './calls.js';
+import { RecordingRepo } from './recordings.js';
 
 export interface Store {
   db: Db;
   accounts: AccountRepo;
   apiKeys: ApiKeyRepo;
   trunks: TrunkRepo;
+  numbers: NumberRepo;
+  calls: CallRepo;
+  recordings: RecordingRepo;
   close(): void;
 }
 
@@ -22,6 +28,9 @@ export function openStore(dataDir: string, clock: Clock): Store {
     accounts: new AccountRepo(db, clock),
     apiKeys: new ApiKeyRepo(db, clock),
     trunks: new TrunkRepo(db, clock),
+    numbers: new NumberRepo(db, clock),
+    calls: new CallRepo(db, clock),
+    recordings: new RecordingRepo(db, clock),
     close: () => db.close(),
   };
 }

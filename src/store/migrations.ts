@@ -46,4 +46,56 @@ export const migrations: string[] = [
   );
   CREATE INDEX trunks_account ON trunks(account_id, id);
   `,
+  `
+  ALTER TABLE accounts ADD COLUMN signing_secret_enc TEXT;
+  CREATE TABLE numbers (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    e164 TEXT NOT NULL UNIQUE,
+    account_id INTEGER REFERENCES accounts(id),
+    settings TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    claimed_at TEXT
+  );
+  CREATE INDEX numbers_account ON numbers(account_id);
+  CREATE TABLE calls (
+    sid TEXT PRIMARY KEY,
+    account_id INTEGER NOT NULL REFERENCES accounts(id),
+    direction TEXT NOT NULL,
+    from_addr TEXT NOT NULL,
+    to_addr TEXT NOT NULL,
+    status TEXT NOT NULL,
+    number_id INTEGER REFERENCES numbers(id),
+    trunk_id INTEGER REFERENCES trunks(id),
+    parent_sid TEXT,
+    created_at TEXT NOT NULL,
+    answered_at TEXT,
+    ended_at TEXT,
+    duration INTEGER,
+    hangup_cause TEXT
+  );
+  CREATE INDEX calls_account ON calls(account_id, created_at);
+  CREATE TABLE call_timeline (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    call_sid TEXT NOT NULL REFERENCES calls(sid),
+    at TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    detail TEXT NOT NULL
+  );
+  CREATE INDEX call_timeline_call ON call_timeline(call_sid, id);
+  CREATE TABLE recordings (
+    sid TEXT PRIMARY KEY,
+    account_id INTEGER NOT NULL REFERENCES accounts(id),
+    call_sid TEXT NOT NULL REFERENCES calls(sid),
+    source TEXT NOT NULL,
+    status TEXT NOT NULL,
+    tracks TEXT NOT NULL,
+    channels INTEGER NOT NULL,
+    file TEXT NOT NULL,
+    duration_ms INTEGER,
+    callback_url TEXT,
+    created_at TEXT NOT NULL,
+    completed_at TEXT
+  );
+  CREATE INDEX recordings_call ON recordings(call_sid);
+  `,
 ];

@@ -34,10 +34,10 @@ export function tempDir(t: Tap, prefix = 'ringbase-test-'): string {
   return dir;
 }
 
-export async function startHarness(t: Tap, opts: { env?: Record<string, string>; fakeClock?: boolean } = {}): Promise<Harness> {
+export async function startHarness(t: Tap, opts: { env?: Record<string, string>; fakeClock?: boolean; clock?: Clock } = {}): Promise<Harness> {
   const dataDir = tempDir(t);
   const config = loadConfig({ RINGBASE_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', RINGBASE_SIP_HOST: 'sip.test.example', ...opts.env });
-  const clock = opts.fakeClock ? new FakeClock(Date.now()) : systemClock();
+  const clock = opts.clock ?? (opts.fakeClock ? new FakeClock(Date.now()) : systemClock());
   const logs: string[] = [];
   const logger = createLogger('debug', new Writable({ write(chunk, _enc, cb) { logs.push(String(chunk)); cb(); } }));
   const store = openStore(dataDir, clock);
@@ -50,7 +50,7 @@ export async function startHarness(t: Tap, opts: { env?: Record<string, string>;
   const port = typeof address === 'object' && address ? address.port : 0;
   t.teardown(async () => {
     await app.http.close();
-    await app.trunks.settled();
+    await app.close();
     await engine.stop();
     store.close();
   });

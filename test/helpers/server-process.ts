@@ -19,7 +19,8 @@ export interface ServerProcess { url: string; child: ChildProcess; output: () =>
 /** Starts src/main.ts as its own process and resolves once it logs that it is listening. */
 export async function startServerProcess(env: Record<string, string>, t: { teardown(fn: () => unknown): void }): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main.ts'], {
+  // One process (node with tsx's loader), so killing it leaves nothing behind holding the pipes.
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'main.ts')], {
     cwd: ROOT, env: cleanEnv({ HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env }), stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -1,0 +1,78 @@
+import type { CallLeg, OriginateResult, OriginateTarget } from '../engine/port.js';
+import type { CallStatus } from '../store/calls.js';
+import { newSid } from '../crypto/tokens.js';
+import { CallSession } from './session.js';
+
+export interface DialRequest {
+  targets: OriginateTarget[];
+  callerId: string;
+  timeoutMs: number;
+  record: 'do-not-record' | 'record-from-answer' | 'record-from-ringing';
+}
+
+export interface DialOutcome {
+  status: Exclude<CallStatus, 'queued' | 'ringing' | 'in-progress'>;
+  childSid: string | null;
+  duration: number;
+}
+
+const addressOf = (t: OriginateTarget): string =>
+  t.kind === 'number' ? t.number : t.kind === 'sip' ? t.uri : t.kind === 'client' ? `client:${t.identity}` : `trunk:${t.endpointName}`;
+
+// When every attempt failed, the most telling outcome wins: someone busy beats nobody answering beats errors.
+const FAILURE_RANK: Array<DialOutcome['status']> = ['busy', 'no-answer', 'failed', 'canceled'];
+
+/**
+ * Rings every target at once; the first to answer is bridged to the caller and the rest are withdrawn.
+ * Each attempt is its own child call (direction outbound-dial) so it appears in the call log.
+ */
+export async function dial(parent: CallSession, req: DialRequest): Promise<DialOutcome> {
+  const caller = await parent.answer();
+  const { store, engine } = parent.services;
+  const attempts = req.targets.map((target) => {
+    const sid = newSid('CA');
+    store.calls.create({ sid, accountId: parent.accountId, direction: 'outbound-dial', from: req.callerId, to: addressOf(target), status: 'queued', parentSid: parent.sid });
+    return { sid, target, abort: new AbortController() };
+  });
+  parent.timeline('dial', { targets: attempts.map((a) => ({ call_sid: a.sid, to: addressOf(a.target) })) });
+  const recording = req.record === 'record-from-ringing' ? await startDialRecording(parent) : undefined;
+  const cancelAll = () => attempts.forEach((a) => a.abort.abort());
+  caller.on('hangup', cancelAll);
+
+  let winner: { sid: string; leg: CallLeg } | undefined;
+  const results = await Promise.all(attempts.map(async (a) => {
+    const result: OriginateResult = await engine.originate({
+      target: a.target, callerId: req.callerId, timeoutMs: req.timeoutMs, signal: a.abort.signal,
+      onRinging: () => store.calls.setStatus(a.sid, 'ringing'),
+    });
+    if (result.answered) {
+      if (winner || caller.isEnded) { await result.leg.hangup(); return { a, status: 'canceled' as const }; }
+      winner = { sid: a.sid, leg: result.leg };
+      attempts.filter((o) => o !== a).forEach((o) => o.abort.abort());
+      return { a, status: 'completed' as const };
+    }
+    const status = result.cause === 'rejected' ? 'busy' : result.cause;
+    store.calls.finish(a.sid, status, result.cause);
+    return { a, status };
+  }));
+  caller.off('hangup', cancelAll);
+
+  if (!winner) {
+    if (recording) await parent.stopRecording(recording);
+    const status = FAILURE_RANK.find((s) => results.some((r) => r.status === s)) ?? 'failed';
+    return { status: caller.isEnded ? 'canceled' : status, childSid: null, duration: 0 };
+  }
+  const child = new CallSession(parent.services, store.calls.get(winner.sid)!, undefined, winner.leg);
+  store.calls.markAnswered(winner.sid);
+  const answerRecording = req.record === 'record-from-answer' ? await startDialRecording(parent) : recording;
+  parent.timeline('dial-answered', { call_sid: winner.sid });
+  await caller.bridge(winner.leg);
+  if (answerRecording) await parent.stopRecording(answerRecording);
+  if (!winner.leg.isEnded) await winner.leg.hangup();
+  const final = await child.finish(await winner.leg.ended);
+  return { status: 'completed', childSid: winner.sid, duration: final.duration ?? 0 };
+}
+
+function startDialRecording(parent: CallSession) {
+  return parent.startRecording({ source: 'dial', tracks: 'both', dualChannel: false, callbackUrl: null, immutable: false });
+}

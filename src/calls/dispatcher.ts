@@ -1,0 +1,47 @@
+import type { IncomingCall } from '../engine/port.js';
+import type { CallServices } from './services.js';
+import { handleNumberCall } from './inbound.js';
+import type { CallSession } from './session.js';
+
+export type TrunkCallHandler = (services: CallServices, incoming: IncomingCall) => Promise<CallSession | undefined>;
+
+/**
+ * Routes every incoming call by where it came from. Carrier calls reach numbers; trunk and WSS-client calls
+ * have their own handlers, registered by the modules that implement them.
+ */
+export class CallDispatcher {
+  readonly #active = new Set<Promise<unknown>>();
+  #trunkHandler: TrunkCallHandler | undefined;
+
+  constructor(private readonly services: CallServices) {}
+
+  setTrunkHandler(handler: TrunkCallHandler): void { this.#trunkHandler = handler; }
+
+  /** The handler given to the engine; returns the session for tests and the simulator. */
+  handle = (incoming: IncomingCall): Promise<CallSession | undefined> => {
+    const job = this.#route(incoming).catch((err: unknown) => {
+      this.services.log.error({ err, from: incoming.from, to: incoming.to }, 'incoming call could not be handled');
+      return undefined;
+    });
+    this.#active.add(job);
+    void job.finally(() => this.#active.delete(job));
+    return job;
+  };
+
+  /** Waits for every call flow in progress (graceful shutdown, tests). */
+  async settled(): Promise<void> {
+    while (this.#active.size > 0) await Promise.allSettled([...this.#active]);
+  }
+
+  async #route(incoming: IncomingCall): Promise<CallSession | undefined> {
+    switch (incoming.source.kind) {
+      case 'carrier': return handleNumberCall(this.services, incoming);
+      case 'trunk':
+      case 'client':
+        if (this.#trunkHandler) return this.#trunkHandler(this.services, incoming);
+        this.services.log.warn({ source: incoming.source }, 'no handler for trunk calls; refused');
+        await incoming.reject('unavailable');
+        return undefined;
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import type { Verb } from '../markup/index.js';
+import type { Flow, Outcome } from './flow.js';
+import { sayVerb, playVerb, pauseVerb } from './verbs/media.js';
+import { gatherVerb } from './verbs/gather.js';
+import { redirectVerb } from './verbs/redirect.js';
+import { hangupVerb, rejectVerb } from './verbs/hangup.js';
+import { recordVerb } from './verbs/record.js';
+import { dialVerb } from './verbs/dial.js';
+
+type Handlers = { [V in Verb as V['verb']]: (flow: Flow, verb: V) => Promise<Outcome> };
+
+const handlers: Handlers = {
+  say: sayVerb, play: playVerb, pause: pauseVerb, gather: gatherVerb, redirect: redirectVerb,
+  hangup: hangupVerb, reject: rejectVerb, record: recordVerb, dial: dialVerb,
+};
+
+// A document that redirects to itself forever must not hold a call (and our CPU) hostage.
+const MAX_DOCUMENTS = 50;
+const MAX_VERBS = 2_000;
+
+/** Runs verbs in order; a verb may swap in a new document. When the document runs out, the call ends. */
+export async function runMarkup(flow: Flow, verbs: Verb[]): Promise<void> {
+  const { session } = flow;
+  let queue = verbs;
+  let documents = 1;
+  let executed = 0;
+  for (let i = 0; i < queue.length && !session.ended; ) {
+    const verb = queue[i]!;
+    if (++executed > MAX_VERBS) break;
+    session.timeline('verb', { verb: verb.verb });
+    const outcome = await (handlers[verb.verb] as (f: Flow, v: Verb) => Promise<Outcome>)(flow, verb);
+    if (outcome.kind === 'end') return;
+    if (outcome.kind === 'goto') {
+      if (++documents > MAX_DOCUMENTS) {
+        session.timeline('application-error', { reason: `more than ${MAX_DOCUMENTS} documents in one call` });
+        break;
+      }
+      queue = outcome.verbs;
+      flow.docUrl = outcome.url;
+      i = 0;
+    } else {
+      i++;
+    }
+  }
+  if (!session.ended) await session.hangup('markup-finished');
+}

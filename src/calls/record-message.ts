@@ -1,0 +1,34 @@
+import type { RecordOptions } from '../engine/port.js';
+import { newSid } from '../crypto/tokens.js';
+import type { RecordingRecord } from '../store/recordings.js';
+import type { CallSession } from './session.js';
+import { sendRecordingCallback } from './recording-callback.js';
+
+export interface MessageOptions {
+  maxLengthMs: number;
+  silenceTimeoutMs: number;
+  finishOnKey: string;
+  beep: boolean;
+  source: 'record-verb' | 'voicemail';
+  callbackUrl: string | null;
+  callbackMethod?: 'POST' | 'GET';
+}
+
+/** Records what the caller says (Record verb, voicemail), stores it, and announces it: callback and event. */
+export async function recordMessage(session: CallSession, opts: MessageOptions): Promise<{ recording: RecordingRecord; finishKey?: string }> {
+  const leg = await session.answer();
+  const sid = newSid('RE');
+  const file = session.recordingFile(sid);
+  const { recordings } = session.services.store;
+  recordings.create({ sid, accountId: session.accountId, callSid: session.sid, source: opts.source, tracks: 'inbound', channels: 1, file, callbackUrl: opts.callbackUrl });
+  const spec: RecordOptions = { file, maxLengthMs: opts.maxLengthMs, silenceTimeoutMs: opts.silenceTimeoutMs, finishOnKey: opts.finishOnKey, beep: opts.beep };
+  const result = await leg.record(spec);
+  const recording = recordings.complete(sid, result.durationMs);
+  session.timeline('recording-completed', { recording_sid: sid, duration_ms: result.durationMs, reason: result.reason });
+  session.services.events.emit({
+    type: 'voicemail-left', accountId: session.accountId, callSid: session.sid,
+    data: { from: session.call.from, to: session.call.to, recording_sid: sid, duration: Math.round(result.durationMs / 1000), source: opts.source },
+  });
+  await sendRecordingCallback(session, recording, opts.callbackMethod);
+  return { recording, ...(result.finishKey ? { finishKey: result.finishKey } : {}) };
+}

@@ -1,0 +1,22 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { EnginePort } from '../engine/port.js';
+import type { Store } from '../store/index.js';
+import type { CustomerHttp } from './customer-http.js';
+import type { LifecycleEvents } from '../events/lifecycle.js';
+import type { CallWatch } from './watch.js';
+
+/** What a call needs from the rest of the platform, wired once by createApp. */
+export interface CallServices {
+  store: Store;
+  engine: EnginePort;
+  clock: Clock;
+  log: Logger;
+  http: CustomerHttp;
+  events: LifecycleEvents;
+  /** Where recordings are written (under the data dir). */
+  recordingsDir: string;
+  /** Base for URLs handed to customers (recording media links). */
+  publicBaseUrl: string;
+  watch: CallWatch;
+}

@@ -1,0 +1,158 @@
+import type { Logger } from 'pino';
+import path from 'node:path';
+import { mkdirSync } from 'node:fs';
+import type { CallLeg, CallRecording, HangupInfo, IncomingCall, RecordingTracks } from '../engine/port.js';
+import type { CallRecord, CallStatus } from '../store/calls.js';
+import type { RecordingRecord, RecordingSource } from '../store/recordings.js';
+import { newSid } from '../crypto/tokens.js';
+import type { CallServices } from './services.js';
+import { sendRecordingCallback } from './recording-callback.js';
+
+export interface ActiveRecording { record: RecordingRecord; control: CallRecording; immutable: boolean }
+
+type FinalHook = (call: CallRecord) => Promise<void> | void;
+
+/**
+ * One call from arrival to its final status. It owns the leg: answering it once, ending it, stopping its
+ * recordings, and writing the final state exactly once whichever way the call ends.
+ */
+export class CallSession {
+  readonly log: Logger;
+  readonly recordings: ActiveRecording[] = [];
+  #leg: CallLeg | undefined;
+  #answering: Promise<CallLeg> | undefined;
+  #rejectedAs: CallStatus | undefined;
+  #finalCause: string | undefined;
+  #finished: Promise<CallRecord> | undefined;
+  readonly #finalHooks: FinalHook[] = [];
+  readonly #answerHooks: Array<() => Promise<void>> = [];
+
+  constructor(
+    readonly services: CallServices,
+    public call: CallRecord,
+    private readonly incoming: IncomingCall | undefined,
+    leg?: CallLeg,
+  ) {
+    this.log = services.log.child({ callSid: call.sid });
+    if (leg) this.#adopt(leg);
+    void incoming?.ended.then((info) => { if (!this.#leg) void this.finish(info); });
+    services.watch.sessionStarted(this, incoming?.id ?? leg?.id ?? null);
+  }
+
+  get sid(): string { return this.call.sid; }
+  get accountId(): number { return this.call.accountId; }
+  get leg(): CallLeg | undefined { return this.#leg; }
+  get ended(): boolean { return this.#finished !== undefined || (this.#leg?.isEnded ?? false); }
+
+  timeline(kind: string, detail: Record<string, unknown>): void {
+    this.services.store.calls.addTimeline(this.sid, kind, detail);
+    this.services.watch.timeline(this.sid, kind, detail);
+  }
+
+  onFinal(hook: FinalHook): void { this.#finalHooks.push(hook); }
+
+  /** Runs right after the answer, before any verb uses the leg (recording policy "from answer"). */
+  onAnswered(hook: () => Promise<void>): void { this.#answerHooks.push(hook); }
+
+  /** Answers once; concurrent callers share the same answer. */
+  answer(): Promise<CallLeg> {
+    if (this.#leg) return Promise.resolve(this.#leg);
+    if (!this.incoming) throw new Error('no incoming call to answer');
+    this.#answering ??= this.incoming.answer().then(async (leg) => {
+      this.#adopt(leg);
+      this.services.store.calls.markAnswered(this.sid);
+      this.timeline('answered', {});
+      this.services.events.emit({ type: 'call-start', accountId: this.accountId, callSid: this.sid, data: { from: this.call.from, to: this.call.to, direction: this.call.direction } });
+      for (const hook of this.#answerHooks) await hook().catch((err: unknown) => this.log.warn({ err }, 'answer hook failed'));
+      return leg;
+    });
+    return this.#answering;
+  }
+
+  async reject(reason: 'busy' | 'rejected' | 'unavailable', status: CallStatus, cause: string): Promise<void> {
+    this.#rejectedAs = status;
+    this.#finalCause = cause;
+    this.timeline('rejected', { reason, cause });
+    if (this.#leg) await this.#leg.hangup();
+    else await this.incoming?.reject(reason);
+    await this.finish({ cause: reason === 'busy' ? 'busy' : 'rejected', by: 'local' });
+  }
+
+  async hangup(cause = 'hangup'): Promise<void> {
+    this.#finalCause ??= cause;
+    if (this.#leg) await this.#leg.hangup();
+    else if (this.incoming) await this.reject('unavailable', 'failed', cause);
+  }
+
+  /** Starts a recording of the call (policy, API or Dial record=...) and keeps it until the call ends. */
+  async startRecording(opts: { source: RecordingSource; tracks: RecordingTracks; dualChannel: boolean; callbackUrl: string | null; immutable: boolean; early?: boolean }): Promise<ActiveRecording> {
+    const sid = newSid('RE');
+    const file = this.recordingFile(sid);
+    const spec = { file, tracks: opts.tracks, dualChannel: opts.dualChannel };
+    const control = opts.early && !this.#leg && this.incoming
+      ? await this.incoming.startEarlyRecording(spec)
+      : await (this.#leg ?? (await this.answer())).startCallRecording(spec);
+    const record = this.services.store.recordings.create({
+      sid, accountId: this.accountId, callSid: this.sid, source: opts.source, tracks: opts.tracks,
+      channels: control.channels, file, callbackUrl: opts.callbackUrl,
+    });
+    const active = { record, control, immutable: opts.immutable };
+    this.recordings.push(active);
+    this.timeline('recording-started', { recording_sid: sid, tracks: opts.tracks, channels: control.channels });
+    return active;
+  }
+
+  async stopRecording(active: ActiveRecording): Promise<RecordingRecord> {
+    const { durationMs } = await active.control.stop();
+    const done = this.services.store.recordings.complete(active.record.sid, durationMs);
+    this.timeline('recording-completed', { recording_sid: done.sid, duration_ms: durationMs });
+    await sendRecordingCallback(this, done);
+    return done;
+  }
+
+  recordingFile(sid: string): string {
+    const dir = path.join(this.services.recordingsDir, String(this.accountId));
+    mkdirSync(dir, { recursive: true });
+    return path.join(dir, `${sid}.wav`);
+  }
+
+  /** Final state once, whoever notices the end first (leg hangup, pre-answer cancel, reject). */
+  finish(info: HangupInfo): Promise<CallRecord> {
+    this.#finished ??= this.#finalize(info);
+    return this.#finished;
+  }
+
+  async #finalize(info: HangupInfo): Promise<CallRecord> {
+    for (const active of this.recordings) {
+      if (active.record.status !== 'completed') {
+        await this.stopRecording(active).catch((err: unknown) => this.log.warn({ err }, 'recording could not be finalized'));
+      }
+    }
+    const status = this.#statusFor(info);
+    const cause = this.#finalCause ?? info.cause;
+    this.call = this.services.store.calls.finish(this.sid, status, cause);
+    this.timeline('ended', { status, cause, by: info.by });
+    this.services.events.emit({
+      type: 'hangup', accountId: this.accountId, callSid: this.sid,
+      data: { from: this.call.from, to: this.call.to, direction: this.call.direction, duration: this.call.duration, disposition: status, cause },
+    });
+    for (const hook of this.#finalHooks) {
+      await Promise.resolve(hook(this.call)).catch((err: unknown) => this.log.warn({ err }, 'final hook failed'));
+    }
+    return this.call;
+  }
+
+  #statusFor(info: HangupInfo): CallStatus {
+    if (this.#rejectedAs) return this.#rejectedAs;
+    if (this.call.answeredAt || this.#leg) return 'completed';
+    if (info.cause === 'caller-hangup') return 'canceled';
+    if (info.cause === 'busy') return 'busy';
+    if (info.cause === 'no-answer') return 'no-answer';
+    return 'failed';
+  }
+
+  #adopt(leg: CallLeg): void {
+    this.#leg = leg;
+    void leg.ended.then((info) => this.finish(info));
+  }
+}

@@ -1,0 +1,31 @@
+import type { DialTarget, DialVerb } from '../../markup/index.js';
+import type { OriginateTarget } from '../../engine/port.js';
+import { dial } from '../dial.js';
+import { failCall, gotoOrFail, requestDocument, resolveUrl, type Flow, type Outcome } from '../flow.js';
+
+function toTarget(t: DialTarget): OriginateTarget {
+  switch (t.type) {
+    case 'number': return { kind: 'number', number: t.number };
+    case 'sip': return { kind: 'sip', uri: t.uri, ...(t.username ? { username: t.username } : {}), ...(t.password ? { password: t.password } : {}) };
+    case 'client': return { kind: 'client', identity: t.identity };
+  }
+}
+
+/** Connects the caller to the first target that answers; the action URL hears how it went. */
+export async function dialVerb(flow: Flow, verb: DialVerb): Promise<Outcome> {
+  const { session } = flow;
+  const outcome = await dial(session, {
+    targets: verb.targets.map(toTarget),
+    // The caller's own number is the natural caller ID for a forwarded inbound call.
+    callerId: verb.callerId ?? session.call.from,
+    timeoutMs: verb.timeout * 1000,
+    record: verb.record,
+  });
+  session.timeline('dial-result', { ...outcome });
+  if (!verb.action || session.ended) return { kind: 'next' };
+  const url = resolveUrl(flow, verb.action);
+  if (!url) return failCall(flow, `dial action "${verb.action}" is not a URL`);
+  return gotoOrFail(flow, await requestDocument(flow, url, verb.method, {
+    dial_call_status: outcome.status, dial_call_sid: outcome.childSid, dial_call_duration: outcome.duration, call_sid: session.sid,
+  }));
+}

@@ -1,0 +1,32 @@
+import type { GatherVerb, PromptVerb } from '../../markup/index.js';
+import type { Prompt } from '../../engine/port.js';
+import { failCall, gotoOrFail, requestDocument, resolveUrl, type Flow, type Outcome } from '../flow.js';
+
+function toPrompts(prompts: PromptVerb[]): Prompt[] {
+  return prompts.flatMap((p): Prompt[] => {
+    if (p.verb === 'pause') return [{ kind: 'pause', seconds: p.length }];
+    // Inside a Gather, loop="0" repeats until a key is pressed; 10 rounds is ample before the timeout applies.
+    const times = p.loop === 0 ? 10 : p.loop;
+    const one: Prompt = p.verb === 'say' ? { kind: 'say', text: p.text, voice: p.voice, language: p.language } : { kind: 'play', url: p.url };
+    return Array.from({ length: times }, () => one);
+  });
+}
+
+/** Collects keys; with input, POSTs {digit, digits} to the action and runs the reply; without, falls through. */
+export async function gatherVerb(flow: Flow, verb: GatherVerb): Promise<Outcome> {
+  const { session } = flow;
+  const leg = await session.answer();
+  const result = await leg.collectDigits({
+    prompts: toPrompts(verb.prompts),
+    ...(verb.numDigits !== undefined ? { numDigits: verb.numDigits } : {}),
+    timeoutMs: verb.timeout * 1000,
+    finishOnKey: verb.finishOnKey,
+  });
+  session.timeline('digits', { digits: result.digits, reason: result.reason });
+  if (leg.isEnded || result.digits === '') return { kind: 'next' };
+  const target = verb.action ?? flow.docUrl;
+  if (!target) return { kind: 'next' };
+  const url = resolveUrl(flow, target);
+  if (!url) return failCall(flow, `gather action "${target}" is not a URL`);
+  return gotoOrFail(flow, await requestDocument(flow, url, verb.method, { digit: result.digits[0], digits: result.digits, call_sid: session.sid }));
+}

@@ -1,0 +1,24 @@
+import type { PauseVerb, PlayVerb, SayVerb } from '../../markup/index.js';
+import type { Flow, Outcome } from '../flow.js';
+
+// loop="0" means "until the call ends"; the cap keeps a runaway document bounded all the same.
+const MAX_LOOPS = 1_000;
+const loops = (n: number) => (n === 0 ? MAX_LOOPS : n);
+
+export async function sayVerb(flow: Flow, verb: SayVerb): Promise<Outcome> {
+  const leg = await flow.session.answer();
+  for (let i = 0; i < loops(verb.loop) && !leg.isEnded; i++) await leg.say(verb.text, { voice: verb.voice, language: verb.language });
+  return { kind: 'next' };
+}
+
+export async function playVerb(flow: Flow, verb: PlayVerb): Promise<Outcome> {
+  const leg = await flow.session.answer();
+  for (let i = 0; i < loops(verb.loop) && !leg.isEnded; i++) await leg.play(verb.url);
+  return { kind: 'next' };
+}
+
+export async function pauseVerb(flow: Flow, verb: PauseVerb): Promise<Outcome> {
+  const leg = await flow.session.answer();
+  await leg.pause(verb.length * 1000);
+  return { kind: 'next' };
+}

@@ -1,0 +1,53 @@
+import type { Command } from 'commander';
+import { CliError, type Runner } from './context.js';
+import { operatorToken } from '../operator-token.js';
+
+interface Flags { to: string; from: string; digits: string[]; maxSeconds: string; url?: string }
+
+function describe(e: Record<string, any>): string {
+  const t = `${(Number(e.at_ms) / 1000).toFixed(2).padStart(7)}s`;
+  if (e.source === 'caller') {
+    const what = e.type === 'heard-say' ? `hears: "${e.text}"` : e.type === 'heard-play' ? `hears audio ${e.url}` : e.type === 'pressed' ? `presses ${e.digit}`
+      : e.type === 'hangup' ? `call ends (${e.cause}, by ${e.by === 'local' ? 'platform' : 'caller'})` : e.type;
+    return `${t}  caller    ${what}`;
+  }
+  if (e.source === 'platform') return `${t}  platform  ${e.type} ${JSON.stringify(e.detail)}`;
+  return `          call ${e.call_sid ?? '(not created)'} done`;
+}
+
+/** Drives a sandbox call through the running server and prints each step as it happens. */
+export function simulateCommands(program: Command, run: Runner): void {
+  program.command('simulate').description('try call flows without a phone (sandbox calls through the running server)')
+    .command('inbound')
+    .requiredOption('--to <e164>', 'one of your numbers')
+    .requiredOption('--from <e164>', 'the caller')
+    .option('--digits <keys>', 'keys typed at each prompt for input (repeatable, e.g. --digits 1 --digits 42#)', (v: string, all: string[]) => [...all, v], [])
+    .option('--max-seconds <n>', 'the caller hangs up after this long', '120')
+    .option('--url <url>', 'server base URL (default http://HOST:PORT from the configuration)')
+    .action(run(async (ctx, flags: Flags) => {
+      const token = operatorToken(ctx.config.dataDir, false);
+      if (!token) throw new CliError(`no operator token in ${ctx.config.dataDir}: start the server with the same RINGBASE_DATA_DIR first`);
+      const base = flags.url ?? `http://${ctx.config.host}:${ctx.config.port}`;
+      let res: Response;
+      try {
+        res = await fetch(`${base}/operator/simulate/inbound`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/x-ndjson' },
+          body: JSON.stringify({ to: flags.to, from: flags.from, digits: flags.digits, max_seconds: Number(flags.maxSeconds) }),
+        });
+      } catch (err) {
+        throw new CliError(`cannot reach the server at ${base}: ${(err as Error).message}`);
+      }
+      if (!res.ok || !res.body) throw new CliError(`server answered ${res.status}: ${await res.text()}`);
+      let buffered = '';
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buffered += Buffer.from(chunk).toString('utf8');
+        let nl: number;
+        while ((nl = buffered.indexOf('\n')) >= 0) {
+          const text = buffered.slice(0, nl);
+          buffered = buffered.slice(nl + 1);
+          if (text.trim()) process.stdout.write((ctx.json ? text : describe(JSON.parse(text) as Record<string, unknown>)) + '\n');
+        }
+      }
+    }));
+}

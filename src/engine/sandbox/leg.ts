@@ -1,0 +1,79 @@
+// The platform's handle on an answered simulated call. Media and digit logic live in their own modules; this
+// class wires them to one Line and adds events, bridging and hangup.
+import type {
+  CallLeg, CallRecording, CallRecordingOptions, CollectOptions, CollectResult, HangupInfo, LegEvents,
+  RecordOptions, RecordResult, SayOptions,
+} from '../port.js';
+import { collectDigits } from './collect.js';
+import { DigitQueue } from './digits.js';
+import type { Line } from './line.js';
+import { pauseMedia, playMedia, sayMedia } from './media-timing.js';
+import { record } from './record.js';
+import { startCallRecording } from './recording.js';
+
+type Listeners = { [E in keyof LegEvents]: Set<LegEvents[E]> };
+
+export class SandboxLeg implements CallLeg {
+  readonly #line: Line;
+  readonly #keys: DigitQueue;
+  readonly #listeners: Listeners = { dtmf: new Set(), hangup: new Set() };
+  /** Ends the current bridge, if any (a leg is in at most one). */
+  #unbridge: (() => void) | null = null;
+
+  /** Create before the line is answered, so no key pressed at answer time is lost. */
+  constructor(line: Line) {
+    this.#line = line;
+    this.#keys = new DigitQueue(line);
+    line.on('digit', (digit) => {
+      for (const listener of [...this.#listeners.dtmf]) listener(digit);
+      this.#keys.push(digit);
+    });
+    line.on('ended', (info) => {
+      for (const listener of [...this.#listeners.hangup]) listener(info);
+    });
+  }
+
+  get id(): string { return this.#line.id; }
+  get from(): string { return this.#line.from; }
+  get to(): string { return this.#line.to; }
+  get ended(): Promise<HangupInfo> { return this.#line.ended; }
+  get isEnded(): boolean { return this.#line.isEnded; }
+
+  on<E extends keyof LegEvents>(event: E, listener: LegEvents[E]): void {
+    (this.#listeners[event] as Set<LegEvents[E]>).add(listener);
+  }
+
+  off<E extends keyof LegEvents>(event: E, listener: LegEvents[E]): void {
+    (this.#listeners[event] as Set<LegEvents[E]>).delete(listener);
+  }
+
+  async say(text: string, opts: SayOptions): Promise<void> { await this.#line.perform(sayMedia(text, opts)); }
+  async play(url: string): Promise<void> { await this.#line.perform(playMedia(url)); }
+  async pause(ms: number): Promise<void> { await this.#line.perform(pauseMedia(ms)); }
+
+  collectDigits(opts: CollectOptions): Promise<CollectResult> { return collectDigits(this.#line, this.#keys, opts); }
+  record(opts: RecordOptions): Promise<RecordResult> { return record(this.#line, this.#keys, opts); }
+
+  async startCallRecording(opts: CallRecordingOptions): Promise<CallRecording> {
+    return startCallRecording(this.#line, opts);
+  }
+
+  async bridge(other: CallLeg): Promise<void> {
+    if (this.isEnded || other.isEnded) return;
+    const peer = other instanceof SandboxLeg ? other : undefined;
+    const legs = peer ? [this, peer] : [this];
+    for (const leg of legs) leg.#unbridge?.();
+    this.#line.transcript.add({ type: 'bridged', to: other.id });
+    if (peer) peer.#line.transcript.add({ type: 'bridged', to: this.id });
+    await new Promise<void>((resolve) => {
+      const unbridge = () => {
+        for (const leg of legs) if (leg.#unbridge === unbridge) leg.#unbridge = null;
+        resolve();
+      };
+      for (const leg of legs) leg.#unbridge = unbridge;
+      void Promise.race([this.ended, other.ended]).then(unbridge);
+    });
+  }
+
+  async hangup(): Promise<void> { this.#line.end({ cause: 'normal', by: 'local' }); }
+}

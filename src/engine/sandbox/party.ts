@@ -1,0 +1,89 @@
+// The simulated far end of a call: a script of what the person does, and the SimulatedCall handle tests use
+// to watch and steer them.
+import type { HangupInfo } from '../port.js';
+import type { Line } from './line.js';
+import { GATHER_REACTION_MS, KEY_INTERVAL_MS } from './media-timing.js';
+import type { TranscriptEvent, TranscriptListener } from './transcript.js';
+
+/** What a person does once the call is connected. */
+export interface InCallScript {
+  /** Hangs up this long after answer (default: stays until the platform hangs up). */
+  hangupAfterMs?: number;
+  /** Keys typed at fixed times after answer; multi-key strings are typed 50 ms apart. */
+  digits?: Array<{ atMs: number; keys: string }>;
+  /** One entry per collectDigits: typed 100 ms after its prompts finish, 50 ms per key ('' = no answer). */
+  gatherInput?: string[];
+  /** During record(): talks this long, then goes silent (default 3000). */
+  speakMs?: number;
+}
+
+/** Someone calling in (simulateInbound). */
+export interface CallerScript extends InCallScript {
+  /** Gives up this long after the call arrives if it is still unanswered (default: hangupAfterMs, else never). */
+  hangupBeforeAnswerAfterMs?: number;
+}
+
+/** Someone the platform calls (originate). */
+export interface PartyScript extends InCallScript {
+  behavior: 'answer' | 'busy' | 'no-answer' | 'fail' | 'reject';
+  /** When the final response comes (default 1000). 'answer' and 'reject' ring first, at 100 ms. */
+  ringMs?: number;
+}
+
+/** The test's view of, and control over, the far end of one simulated call. */
+export interface SimulatedCall {
+  /** The same id as the platform's IncomingCall/CallLeg for this call. */
+  readonly id: string;
+  readonly transcript: readonly TranscriptEvent[];
+  /** Streams events as they happen; returns the unsubscribe function. */
+  onEvent(listener: TranscriptListener): () => void;
+  readonly ended: Promise<HangupInfo>;
+  readonly isEnded: boolean;
+  /** Types keys: the first now, the rest 50 ms apart. Ignored before answer and after hangup. */
+  press(keys: string): void;
+  /** Hangs up: before answer a caller abandons (caller-hangup), a called party declines (rejected). */
+  hangup(): void;
+}
+
+export class RemoteParty implements SimulatedCall {
+  #gathers = 0;
+  #giveUp: ReturnType<Line['schedule']>;
+
+  constructor(private readonly line: Line, private readonly script: InCallScript) {
+    line.on('answered', () => this.#connected());
+    line.on('awaiting-input', () => this.#answerGather());
+  }
+
+  get id(): string { return this.line.id; }
+  get transcript(): readonly TranscriptEvent[] { return this.line.transcript.events; }
+  get ended(): Promise<HangupInfo> { return this.line.ended; }
+  get isEnded(): boolean { return this.line.isEnded; }
+
+  onEvent(listener: TranscriptListener): () => void { return this.line.transcript.onEvent(listener); }
+
+  press(keys: string): void {
+    [...keys].forEach((key, i) => {
+      if (i === 0) this.line.remoteDigit(key);
+      else this.line.schedule(i * KEY_INTERVAL_MS, () => this.line.remoteDigit(key));
+    });
+  }
+
+  hangup(): void { this.line.remoteHangup(); }
+
+  /** Hangs up if nobody has answered within `ms`. */
+  giveUpAfter(ms: number | undefined): void {
+    if (ms !== undefined) this.#giveUp = this.line.schedule(ms, () => this.hangup());
+  }
+
+  #connected(): void {
+    this.line.cancel(this.#giveUp);
+    const { hangupAfterMs, digits = [] } = this.script;
+    if (hangupAfterMs !== undefined) this.line.schedule(hangupAfterMs, () => this.hangup());
+    for (const { atMs, keys } of digits) this.line.schedule(atMs, () => this.press(keys));
+  }
+
+  #answerGather(): void {
+    const input = this.script.gatherInput?.[this.#gathers++];
+    if (input) this.line.schedule(GATHER_REACTION_MS, () => this.press(input));
+  }
+}

@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import { constantTimeEqual } from '../../crypto/tokens.js';
+import { ApiError } from '../errors.js';
+import type { SandboxEngine } from '../../engine/sandbox/index.js';
+import type { CallWatch } from '../../calls/watch.js';
+import { simulateInbound } from '../../calls/simulator.js';
+
+const Body = Type.Object({
+  from: Type.String({ pattern: '^\\+[1-9]\\d{1,14}$' }),
+  to: Type.String({ pattern: '^\\+[1-9]\\d{1,14}$' }),
+  digits: Type.Optional(Type.Array(Type.String({ pattern: '^[0-9*#]{0,32}$' }), { maxItems: 20 })),
+  max_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 900 })),
+});
+
+/** Operator-only routes, authenticated with the token in the data dir (see src/operator-token.ts). */
+export async function operatorRoutes(app: FastifyInstance, deps: { token: string; simulator: SandboxEngine; watch: CallWatch }): Promise<void> {
+  app.addHook('onRequest', async (req) => {
+    const given = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    if (!constantTimeEqual(given, deps.token)) throw new ApiError(401, 'operator_token_invalid', 'Operator routes need the token from <data dir>/operator.token.');
+  });
+
+  app.post<{ Body: Static<typeof Body> }>('/operator/simulate/inbound', { schema: { hide: true, body: Body } }, async (req, reply) => {
+    reply.hijack();
+    reply.raw.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
+    const line = (o: unknown) => reply.raw.write(JSON.stringify(o) + '\n');
+    const { callSid } = await simulateInbound(deps.simulator, deps.watch, {
+      from: req.body.from, to: req.body.to, digits: req.body.digits ?? [], maxSeconds: req.body.max_seconds ?? 120,
+    }, line);
+    line({ source: 'simulator', type: 'done', call_sid: callSid });
+    reply.raw.end();
+  });
+}

@@ -1,0 +1,112 @@
+/**
+ * The parsed form of a call-control document: plain, JSON-serialisable objects with every
+ * default already applied, so the interpreter never has to know about optional attributes.
+ */
+
+export type MarkupFormat = 'xml' | 'json';
+export type HttpMethod = 'GET' | 'POST';
+
+export interface SayVerb {
+  verb: 'say';
+  text: string;
+  voice: string;
+  language: string;
+  /** 0 = repeat until the call ends (or, inside Gather, until a key is pressed). */
+  loop: number;
+}
+
+export interface PlayVerb {
+  verb: 'play';
+  /** Absolute http(s) URL of the audio file. */
+  url: string;
+  loop: number;
+}
+
+export interface PauseVerb {
+  verb: 'pause';
+  length: number;
+}
+
+export type PromptVerb = SayVerb | PlayVerb | PauseVerb;
+
+export interface GatherVerb {
+  verb: 'gather';
+  /** Absolute http(s) URL or a reference relative to the document URL (resolved by the interpreter). */
+  action?: string;
+  method: HttpMethod;
+  numDigits?: number;
+  timeout: number;
+  /** '' disables the finish key. */
+  finishOnKey: string;
+  prompts: PromptVerb[];
+}
+
+export interface RedirectVerb {
+  verb: 'redirect';
+  url: string;
+  method: HttpMethod;
+}
+
+export interface HangupVerb {
+  verb: 'hangup';
+}
+
+export interface RejectVerb {
+  verb: 'reject';
+  reason: 'rejected' | 'busy';
+}
+
+export interface RecordVerb {
+  verb: 'record';
+  action?: string;
+  method: HttpMethod;
+  maxLength: number;
+  timeout: number;
+  finishOnKey: string;
+  playBeep: boolean;
+  recordingStatusCallback?: string;
+  recordingStatusCallbackMethod: HttpMethod;
+}
+
+export interface NumberTarget {
+  type: 'number';
+  number: string;
+  sendDigits?: string;
+}
+
+export interface SipTarget {
+  type: 'sip';
+  uri: string;
+  username?: string;
+  password?: string;
+}
+
+export interface ClientTarget {
+  type: 'client';
+  identity: string;
+}
+
+export type DialTarget = NumberTarget | SipTarget | ClientTarget;
+
+export type DialRecord = 'do-not-record' | 'record-from-answer' | 'record-from-ringing';
+
+export interface DialVerb {
+  verb: 'dial';
+  callerId?: string;
+  timeout: number;
+  action?: string;
+  method: HttpMethod;
+  record: DialRecord;
+  targets: DialTarget[];
+}
+
+export type Verb =
+  | SayVerb
+  | PlayVerb
+  | GatherVerb
+  | PauseVerb
+  | RedirectVerb
+  | HangupVerb
+  | RejectVerb
+  | RecordVerb
+  | DialVerb;

@@ -1,0 +1,3 @@
+import { leafVerb } from './define.js';
+
+export const hangup = leafVerb('Hangup', 'hangup', () => ({ verb: 'hangup' }));

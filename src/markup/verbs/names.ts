@@ -1,0 +1,25 @@
+/**
+ * Element names by role, kept free of imports so every verb module can classify a child
+ * element without importing the registry (which imports them).
+ */
+
+export const VERB_NAMES = ['Say', 'Play', 'Pause', 'Gather', 'Redirect', 'Hangup', 'Reject', 'Record', 'Dial'] as const;
+
+/** Nouns that only make sense inside `<Dial>`. */
+export const DIAL_NOUNS = ['Number', 'Sip', 'Client'] as const;
+
+/** Recognised so that authors get "not available yet" rather than "unknown". */
+export const NOT_YET_XML = ['Conference', 'Queue', 'Enqueue', 'Leave'] as const;
+
+const KNOWN: readonly string[] = [...VERB_NAMES, ...DIAL_NOUNS, ...NOT_YET_XML];
+
+export function isKnownElement(name: string): boolean {
+  return KNOWN.includes(name);
+}
+
+/** TwiML is case-sensitive; a near miss like `<say>` deserves a hint rather than a bare "unknown". */
+export function suggestElement(name: string): string {
+  const lower = name.toLowerCase();
+  const near = KNOWN.find((known) => known.toLowerCase() === lower);
+  return near ? ` (did you mean <${near}>?)` : '';
+}

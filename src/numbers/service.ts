@@ -1,0 +1,50 @@
+import type { NumberRepo, PhoneNumber } from '../store/numbers.js';
+import { applySettings, DEFAULT_NUMBER_SETTINGS, E164, type FieldErrors } from './settings.js';
+
+export class NumberError extends Error {
+  constructor(message: string, readonly errors: FieldErrors = {}) { super(message); }
+}
+
+/** The operator's pool and the account holder's numbers; shared by the CLI and the dashboard. */
+export class NumberService {
+  constructor(private readonly repo: NumberRepo) {}
+
+  add(e164: string, accountId: number | null, patch: Record<string, unknown> = {}): PhoneNumber {
+    if (!E164.test(e164)) throw new NumberError(`"${e164}" is not an E.164 number such as +14155550100`, { number: ['Must be E.164.'] });
+    if (this.repo.getByE164(e164)) throw new NumberError(`${e164} is already in the pool`, { number: ['Already in the pool.'] });
+    const result = applySettings(DEFAULT_NUMBER_SETTINGS, patch);
+    if (!result.ok) throw new NumberError('invalid settings', result.errors);
+    return this.repo.add(e164, accountId, result.settings);
+  }
+
+  find(e164: string): PhoneNumber {
+    const n = this.repo.getByE164(e164);
+    if (!n) throw new NumberError(`no number ${e164}`);
+    return n;
+  }
+
+  /** For an account holder: the number only if it is theirs, so foreign numbers look nonexistent. */
+  findOwned(accountId: number, e164: string): PhoneNumber | undefined {
+    const n = this.repo.getByE164(e164);
+    return n && n.accountId === accountId ? n : undefined;
+  }
+
+  claim(e164: string, accountId: number): PhoneNumber {
+    const n = this.find(e164);
+    if (n.accountId === accountId) return n;
+    if (!this.repo.claim(n.id, accountId)) throw new NumberError(`${e164} is already claimed`);
+    return this.repo.getById(n.id)!;
+  }
+
+  release(e164: string): PhoneNumber {
+    const n = this.find(e164);
+    this.repo.release(n.id);
+    return this.repo.getById(n.id)!;
+  }
+
+  update(n: PhoneNumber, patch: unknown): PhoneNumber {
+    const result = applySettings(n.settings, patch);
+    if (!result.ok) throw new NumberError('invalid settings', result.errors);
+    return this.repo.saveSettings(n.id, result.settings);
+  }
+}

@@ -1,0 +1,90 @@
+import type { Db } from './db.js';
+import type { Clock } from '../clock.js';
+
+export type CallDirection = 'inbound' | 'outbound-api' | 'outbound-dial' | 'trunk';
+export type CallStatus = 'queued' | 'ringing' | 'in-progress' | 'completed' | 'busy' | 'failed' | 'no-answer' | 'canceled';
+export const FINAL_STATUSES: ReadonlySet<CallStatus> = new Set(['completed', 'busy', 'failed', 'no-answer', 'canceled']);
+
+export interface CallRecord {
+  sid: string;
+  accountId: number;
+  direction: CallDirection;
+  from: string;
+  to: string;
+  status: CallStatus;
+  numberId: number | null;
+  trunkId: number | null;
+  parentSid: string | null;
+  createdAt: string;
+  answeredAt: string | null;
+  endedAt: string | null;
+  duration: number | null;
+  hangupCause: string | null;
+}
+
+interface Row {
+  sid: string; account_id: number; direction: CallDirection; from_addr: string; to_addr: string; status: CallStatus;
+  number_id: number | null; trunk_id: number | null; parent_sid: string | null; created_at: string;
+  answered_at: string | null; ended_at: string | null; duration: number | null; hangup_cause: string | null;
+}
+
+const toCall = (r: Row): CallRecord => ({
+  sid: r.sid, accountId: r.account_id, direction: r.direction, from: r.from_addr, to: r.to_addr, status: r.status,
+  numberId: r.number_id, trunkId: r.trunk_id, parentSid: r.parent_sid, createdAt: r.created_at,
+  answeredAt: r.answered_at, endedAt: r.ended_at, duration: r.duration, hangupCause: r.hangup_cause,
+});
+
+export interface TimelineEntry { id: number; at: string; kind: string; detail: Record<string, unknown> }
+
+/** Calls are written from their first event, so a crash loses nothing already known about them. */
+export class CallRepo {
+  constructor(private readonly db: Db, private readonly clock: Clock) {}
+
+  create(c: Pick<CallRecord, 'sid' | 'accountId' | 'direction' | 'from' | 'to' | 'status'> & Partial<Pick<CallRecord, 'numberId' | 'trunkId' | 'parentSid'>>): CallRecord {
+    this.db.prepare(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, number_id, trunk_id, parent_sid, created_at)
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(c.sid, c.accountId, c.direction, c.from, c.to, c.status, c.numberId ?? null, c.trunkId ?? null, c.parentSid ?? null, this.#now());
+    return this.get(c.sid)!;
+  }
+
+  get(sid: string): CallRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM calls WHERE sid = ?').get(sid) as Row | undefined;
+    return row && toCall(row);
+  }
+
+  getForAccount(accountId: number, sid: string): CallRecord | undefined {
+    const c = this.get(sid);
+    return c && c.accountId === accountId ? c : undefined;
+  }
+
+  setStatus(sid: string, status: CallStatus): void {
+    this.db.prepare('UPDATE calls SET status = ? WHERE sid = ? AND status NOT IN (\'completed\',\'busy\',\'failed\',\'no-answer\',\'canceled\')').run(status, sid);
+  }
+
+  markAnswered(sid: string): void {
+    this.db.prepare("UPDATE calls SET status = 'in-progress', answered_at = ? WHERE sid = ? AND answered_at IS NULL").run(this.#now(), sid);
+  }
+
+  /** Final state, once: a second finish (e.g. a late hangup event) leaves the first one in place. */
+  finish(sid: string, status: CallStatus, hangupCause: string): CallRecord {
+    const now = this.clock.now();
+    const call = this.get(sid);
+    if (call && !call.endedAt) {
+      const duration = call.answeredAt ? Math.max(0, Math.round((now - Date.parse(call.answeredAt)) / 1000)) : 0;
+      this.db.prepare('UPDATE calls SET status = ?, ended_at = ?, duration = ?, hangup_cause = ? WHERE sid = ?')
+        .run(status, new Date(now).toISOString(), duration, hangupCause, sid);
+    }
+    return this.get(sid)!;
+  }
+
+  addTimeline(sid: string, kind: string, detail: Record<string, unknown>): void {
+    this.db.prepare('INSERT INTO call_timeline (call_sid, at, kind, detail) VALUES (?, ?, ?, ?)').run(sid, this.#now(), kind, JSON.stringify(detail));
+  }
+
+  timeline(sid: string): TimelineEntry[] {
+    return (this.db.prepare('SELECT id, at, kind, detail FROM call_timeline WHERE call_sid = ? ORDER BY id').all(sid) as Array<{ id: number; at: string; kind: string; detail: string }>)
+      .map((r) => ({ ...r, detail: JSON.parse(r.detail) as Record<string, unknown> }));
+  }
+
+  #now(): string { return new Date(this.clock.now()).toISOString(); }
+}

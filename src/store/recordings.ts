@@ -1,0 +1,66 @@
+import type { Db } from './db.js';
+import type { Clock } from '../clock.js';
+
+export type RecordingSource = 'call' | 'record-verb' | 'voicemail' | 'dial';
+export type RecordingStatus = 'in-progress' | 'paused' | 'completed' | 'failed';
+
+export interface RecordingRecord {
+  sid: string;
+  accountId: number;
+  callSid: string;
+  source: RecordingSource;
+  status: RecordingStatus;
+  tracks: 'inbound' | 'outbound' | 'both';
+  channels: number;
+  file: string;
+  durationMs: number | null;
+  callbackUrl: string | null;
+  createdAt: string;
+  completedAt: string | null;
+}
+
+interface Row {
+  sid: string; account_id: number; call_sid: string; source: RecordingSource; status: RecordingStatus; tracks: RecordingRecord['tracks'];
+  channels: number; file: string; duration_ms: number | null; callback_url: string | null; created_at: string; completed_at: string | null;
+}
+
+const toRecording = (r: Row): RecordingRecord => ({
+  sid: r.sid, accountId: r.account_id, callSid: r.call_sid, source: r.source, status: r.status, tracks: r.tracks, channels: r.channels,
+  file: r.file, durationMs: r.duration_ms, callbackUrl: r.callback_url, createdAt: r.created_at, completedAt: r.completed_at,
+});
+
+export class RecordingRepo {
+  constructor(private readonly db: Db, private readonly clock: Clock) {}
+
+  create(r: Pick<RecordingRecord, 'sid' | 'accountId' | 'callSid' | 'source' | 'tracks' | 'channels' | 'file' | 'callbackUrl'>): RecordingRecord {
+    this.db.prepare(`INSERT INTO recordings (sid, account_id, call_sid, source, status, tracks, channels, file, callback_url, created_at)
+                     VALUES (?, ?, ?, ?, 'in-progress', ?, ?, ?, ?, ?)`)
+      .run(r.sid, r.accountId, r.callSid, r.source, r.tracks, r.channels, r.file, r.callbackUrl, this.#now());
+    return this.get(r.sid)!;
+  }
+
+  get(sid: string): RecordingRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM recordings WHERE sid = ?').get(sid) as Row | undefined;
+    return row && toRecording(row);
+  }
+
+  getForAccount(accountId: number, sid: string): RecordingRecord | undefined {
+    const r = this.get(sid);
+    return r && r.accountId === accountId ? r : undefined;
+  }
+
+  listForCall(callSid: string): RecordingRecord[] {
+    return (this.db.prepare('SELECT * FROM recordings WHERE call_sid = ? ORDER BY created_at, sid').all(callSid) as Row[]).map(toRecording);
+  }
+
+  setStatus(sid: string, status: RecordingStatus): void {
+    this.db.prepare('UPDATE recordings SET status = ? WHERE sid = ?').run(status, sid);
+  }
+
+  complete(sid: string, durationMs: number): RecordingRecord {
+    this.db.prepare("UPDATE recordings SET status = 'completed', duration_ms = ?, completed_at = ? WHERE sid = ?").run(durationMs, this.#now(), sid);
+    return this.get(sid)!;
+  }
+
+  #now(): string { return new Date(this.clock.now()).toISOString(); }
+}

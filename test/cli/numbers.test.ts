@@ -1,0 +1,48 @@
+import t from 'tap';
+import { cli } from '../helpers/spawn.js';
+import { tempDir } from '../helpers/harness.js';
+
+t.test('number pool, assignment, settings and release through the CLI', async (t) => {
+  const dir = tempDir(t);
+  const rb = cli(dir);
+  await rb('account', 'create', '--name', 'A');
+  const added = await rb('--json', 'number', 'add', '+14155550100');
+  t.equal(added.code, 0, added.stderr);
+  t.same(JSON.parse(added.stdout).account, null, 'in the pool');
+  const claimed = JSON.parse((await rb('--json', 'number', 'add', '+14155550101', '--account', '1', '--webhook-url', 'https://app.example.com/voice', '--format', 'json')).stdout);
+  t.equal(claimed.account, 1);
+  t.equal(claimed.settings.webhook_url, 'https://app.example.com/voice');
+  t.equal(claimed.settings.response_format, 'json');
+  t.same(JSON.parse((await rb('--json', 'number', 'list', '--pool')).stdout).map((n: any) => n.number), ['+14155550100']);
+
+  const assigned = JSON.parse((await rb('--json', 'number', 'assign', '+14155550100', '--account', '1')).stdout);
+  t.equal(assigned.account, 1);
+  const settings = JSON.stringify({
+    schedule: { timezone: 'Europe/London', weekly: { mon: [{ start: '09:00', end: '17:00' }] } },
+    after_hours: { action: 'forward', number: '+14155550199' },
+    ivr: { enabled: true, prompt: 'Press 1', timeout_seconds: 5, keys: { 1: { action: 'queue', queue: 'sales' } } },
+    recording: { mode: 'from-ringing', tracks: 'inbound', callback_url: null, immutable: true },
+  });
+  const set = await rb('--json', 'number', 'set', '+14155550100', '--settings', settings, '--client-ref', 'crm-1', '--inactive');
+  t.equal(set.code, 0, set.stderr);
+  const s = JSON.parse(set.stdout).settings;
+  t.equal(s.active, false);
+  t.equal(s.client_ref, 'crm-1');
+  t.equal(s.after_hours.number, '+14155550199');
+  t.equal(s.recording.immutable, true);
+
+  const bad = await rb('number', 'set', '+14155550100', '--settings', JSON.stringify({
+    client_ref: 'x'.repeat(65), schedule: { timezone: 'Mars/Olympus', weekly: { mon: [{ start: '18:00', end: '09:00' }] } },
+    after_hours: { action: 'forward', number: '555' }, colour: 'red',
+  }));
+  t.equal(bad.code, 1);
+  for (const field of ['client_ref', 'schedule.timezone', 'schedule.weekly.mon.0', 'after_hours.number', 'colour']) t.match(bad.stderr, field, `reports ${field}`);
+  t.equal(JSON.parse((await rb('--json', 'number', 'show', '+14155550100')).stdout).settings.client_ref, 'crm-1', 'a refused change changes nothing');
+
+  const released = JSON.parse((await rb('--json', 'number', 'release', '+14155550100')).stdout);
+  t.equal(released.account, null);
+  t.equal(released.settings.client_ref, null, 'settings reset on release');
+  t.equal((await rb('number', 'add', '+14155550101')).code, 1, 'duplicates refused');
+  t.match((await rb('number', 'add', '4155550101')).stderr, /E\.164/);
+  t.match((await rb('number', 'assign', '+14155550101', '--account', '2')).stderr, /no account 2/);
+});

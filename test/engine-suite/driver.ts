@@ -1,0 +1,34 @@
+// What the call-flow suite needs from an engine under test. The sandbox driver implements it in-process; the
+// real-engine driver (drachtio + FreeSWITCH) implements it with sipp peers and audio checks, so the suite's
+// assertions stay on what both can observe: webhook traffic, call records, timelines, recordings.
+import type { Harness } from '../helpers/harness.js';
+
+export interface CallerPlan {
+  /** Keys typed in answer to each digit collection, in order ("1", "12#"). */
+  gatherInput?: string[];
+  /** The caller hangs up this long after answer. */
+  hangupAfterMs?: number;
+  /** How long the caller talks when recorded. */
+  speakMs?: number;
+}
+
+export interface PartyPlan {
+  behavior: 'answer' | 'busy' | 'no-answer' | 'fail';
+  hangupAfterMs?: number;
+}
+
+export interface PlacedCall {
+  /** Resolves when the caller's leg has ended. */
+  ended: Promise<unknown>;
+  /** What the caller heard, when the driver can tell (the sandbox can; a SIP peer hears only audio). */
+  heard(): string[] | null;
+}
+
+export interface EngineDriver {
+  readonly name: string;
+  readonly h: Harness;
+  /** Simulated milliseconds per real millisecond: long timeouts in flows are cheap on the sandbox. */
+  readonly speed: number;
+  inbound(from: string, to: string, plan?: CallerPlan): Promise<PlacedCall>;
+  party(address: string, plan: PartyPlan): void;
+}

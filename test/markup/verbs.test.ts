@@ -1,0 +1,117 @@
+import t from 'tap';
+import { MarkupError, parseMarkup, type MarkupIssue, type Verb } from '../../src/markup/index.js';
+
+const xml = (body: string): Verb[] => parseMarkup(`<Response>${body}</Response>`, 'xml');
+const json = (verbs: unknown[]): Verb[] => parseMarkup(JSON.stringify(verbs), 'json');
+
+function refused(run: () => unknown): MarkupIssue[] {
+  try {
+    run();
+  } catch (err) {
+    if (err instanceof MarkupError) return err.issues;
+    throw err;
+  }
+  return [];
+}
+
+t.test('defaults are filled in', async (t) => {
+  t.same(xml('<Say>Hi</Say>'), [{ verb: 'say', text: 'Hi', voice: 'default', language: 'en-US', loop: 1 }]);
+  t.same(xml('<Play>https://a.example/x.mp3</Play>'), [{ verb: 'play', url: 'https://a.example/x.mp3', loop: 1 }]);
+  t.same(xml('<Pause/>'), [{ verb: 'pause', length: 1 }]);
+  t.same(xml('<Gather/>'), [{ verb: 'gather', method: 'POST', timeout: 5, finishOnKey: '#', prompts: [] }]);
+  t.same(xml('<Redirect>next.xml</Redirect>'), [{ verb: 'redirect', url: 'next.xml', method: 'POST' }]);
+  t.same(xml('<Hangup/>'), [{ verb: 'hangup' }]);
+  t.same(xml('<Reject/>'), [{ verb: 'reject', reason: 'rejected' }]);
+  t.same(xml('<Record/>'), [
+    { verb: 'record', method: 'POST', maxLength: 3600, timeout: 5, finishOnKey: '1234567890*#', playBeep: true, recordingStatusCallbackMethod: 'POST' },
+  ]);
+  t.same(xml('<Dial>+15551234567</Dial>'), [
+    { verb: 'dial', timeout: 30, method: 'POST', record: 'do-not-record', targets: [{ type: 'number', number: '+15551234567' }] },
+  ]);
+  t.same(parseMarkup('<?xml version="1.0"?>\n<Response/>', 'xml'), []);
+  t.same(parseMarkup('  [ ]  ', 'json'), []);
+});
+
+t.test('optional values are absent, not undefined', async (t) => {
+  const [gather] = xml('<Gather/>');
+  t.notOk(gather && 'action' in gather);
+  t.notOk(gather && 'numDigits' in gather);
+});
+
+t.test('every attribute is read', async (t) => {
+  t.same(xml('<Gather action="/g" method="GET" numDigits="64" timeout="600" finishOnKey=""><Say loop="0">a</Say><Play loop="100">http://h/x</Play><Pause length="600"/></Gather>'), [
+    {
+      verb: 'gather', action: '/g', method: 'GET', numDigits: 64, timeout: 600, finishOnKey: '',
+      prompts: [
+        { verb: 'say', text: 'a', voice: 'default', language: 'en-US', loop: 0 },
+        { verb: 'play', url: 'http://h/x', loop: 100 },
+        { verb: 'pause', length: 600 },
+      ],
+    },
+  ]);
+  t.same(xml('<Record action="https://h/r" method="GET" maxLength="14400" timeout="1" finishOnKey="*#" playBeep="false" recordingStatusCallback="/cb" recordingStatusCallbackMethod="GET"/>'), [
+    { verb: 'record', action: 'https://h/r', method: 'GET', maxLength: 14400, timeout: 1, finishOnKey: '*#', playBeep: false, recordingStatusCallback: '/cb', recordingStatusCallbackMethod: 'GET' },
+  ]);
+  t.same(xml('<Dial callerId="+15550000000" timeout="5" action="../after" method="GET" record="record-from-ringing"><Number sendDigits="wW1*#">+15551234567</Number><Sip username="u" password="p w">sips:[2001:db8::1]:5061;transport=tls</Sip><Client>bob.smith@example</Client></Dial>'), [
+    {
+      verb: 'dial', callerId: '+15550000000', timeout: 5, action: '../after', method: 'GET', record: 'record-from-ringing',
+      targets: [
+        { type: 'number', number: '+15551234567', sendDigits: 'wW1*#' },
+        { type: 'sip', uri: 'sips:[2001:db8::1]:5061;transport=tls', username: 'u', password: 'p w' },
+        { type: 'client', identity: 'bob.smith@example' },
+      ],
+    },
+  ]);
+  t.same(xml('<Reject reason="busy"/><Redirect method="GET"> https://h/x?a=1&amp;b=2 </Redirect>'), [
+    { verb: 'reject', reason: 'busy' },
+    { verb: 'redirect', url: 'https://h/x?a=1&b=2', method: 'GET' },
+  ]);
+});
+
+t.test('text decoding', async (t) => {
+  const [say] = xml('<Say voice="Polly.Amy">  Caf&#233; &lt;&amp;&gt; &quot;&apos; &#x1F600;<!-- note --> <![CDATA[&amp; <raw>]]>  </Say>');
+  t.same(say, { verb: 'say', text: 'Café <&> "\' 😀 &amp; <raw>', voice: 'Polly.Amy', language: 'en-US', loop: 1 });
+  const [multi] = xml('<Say>line one\n  line two</Say>');
+  t.equal(multi?.verb === 'say' && multi.text, 'line one\n  line two');
+});
+
+t.test('names that are JavaScript prototype members are just unknown', async (t) => {
+  t.match(refused(() => xml('<constructor/>')), [{ code: 'unknown_verb' }]);
+  t.match(refused(() => xml('<__proto__/>')), [{ code: 'unknown_verb' }]);
+  t.match(refused(() => xml('<Say toString="1" __proto__="2">x</Say>')), [{ code: 'unknown_attribute' }, { code: 'unknown_attribute' }]);
+  t.match(refused(() => xml('<Gather><hasOwnProperty/></Gather>')), [{ code: 'unknown_verb' }]);
+  t.match(refused(() => xml('<Dial><constructor/></Dial>')), [{ code: 'unknown_verb' }]);
+  t.match(refused(() => json([{ verb: 'dial', targets: [{ type: 'constructor' }] }])), [{ code: 'invalid_attribute' }]);
+});
+
+t.test('case hints', async (t) => {
+  t.match(refused(() => xml('<Gather numdigits="1"/>')), [{ code: 'unknown_attribute', message: /did you mean "numDigits"/ }]);
+  t.match(refused(() => xml('<HANGUP/>')), [{ code: 'unknown_verb', message: /did you mean <Hangup>/ }]);
+});
+
+t.test('JSON subset maps to the same verbs as XML', async (t) => {
+  const fromJson = json([
+    { verb: 'say', text: 'Hi', voice: 'alice', language: 'en-GB', loop: 2 },
+    { verb: 'play', url: 'https://a.example/x.mp3' },
+    { verb: 'pause', length: 3 },
+    { verb: 'connect', number: '+15551234567', timeout: 20 },
+    { verb: 'dial', sip: 'sip:desk@pbx.example.com' },
+    { verb: 'dial', client: 'agent_1', callerId: '+15550000000', record: 'record-from-answer', action: '/done', method: 'GET' },
+    { verb: 'dial', targets: [{ type: 'number', number: '+15551234567', sendDigits: '1' }, { type: 'sip', uri: 'sip:a@b.example', username: 'u', password: 'p' }, { type: 'client', identity: 'c' }] },
+    { verb: 'hangup' },
+  ]);
+  const fromXml = xml(
+    '<Say voice="alice" language="en-GB" loop="2">Hi</Say><Play>https://a.example/x.mp3</Play><Pause length="3"/>' +
+      '<Dial timeout="20">+15551234567</Dial><Dial><Sip>sip:desk@pbx.example.com</Sip></Dial>' +
+      '<Dial callerId="+15550000000" record="record-from-answer" action="/done" method="GET"><Client>agent_1</Client></Dial>' +
+      '<Dial><Number sendDigits="1">+15551234567</Number><Sip username="u" password="p">sip:a@b.example</Sip><Client>c</Client></Dial><Hangup/>',
+  );
+  t.same(fromJson, fromXml);
+});
+
+t.test('JSON values keep their JSON types', async (t) => {
+  t.match(refused(() => json([{ verb: 'say', text: 'x', loop: '1' }])), [{ code: 'invalid_attribute', path: '$[0].loop' }]);
+  t.match(refused(() => json([{ verb: 'say', text: ' ' }])), [{ code: 'invalid_attribute' }], 'blank text');
+  t.match(refused(() => json([{ verb: 'pause', length: 1e21 }])), [{ code: 'invalid_attribute' }]);
+  t.match(refused(() => json([{ verb: 'dial', number: 15551234567 }])), [{ code: 'invalid_attribute', path: '$[0].number' }]);
+});
