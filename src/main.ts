@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   if (config.devAllowLocalTargets) {
     logger.warn('RINGBASE_DEV_ALLOW_LOCAL_TARGETS=1: customer URLs may point at loopback; never use this in production');
   }
-  app.trunks.resumePending();
+  app.trunks.provisionOnStart();
   await app.http.listen({ host: config.host, port: config.port });
 
   let stopping = false;

@@ -41,6 +41,10 @@ export interface App {
   trunks: TrunkService;
   calls: CallDispatcher;
   signingSecrets: SigningSecrets;
+  /** Everything call flows use; features built on calls (calls API, dashboard) take it from here. */
+  callServices: CallServices;
+  /** The sandbox that runs simulated calls (the main engine when it is the sandbox). */
+  simulator: SandboxEngine;
   /** Stops background work and outbound connections (after http.close()). */
   close(): Promise<void>;
 }
@@ -110,7 +114,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
 
   let released: Promise<void> | undefined;
   return {
-    http, trunks, calls, signingSecrets,
+    http, trunks, calls, signingSecrets, callServices, simulator,
     // Called after the drain and again after the engine stops: settles both times, releases resources once.
     async close() {
       await calls.settled();

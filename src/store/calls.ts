@@ -34,6 +34,21 @@ const toCall = (r: Row): CallRecord => ({
   answeredAt: r.answered_at, endedAt: r.ended_at, duration: r.duration, hangupCause: r.hangup_cause,
 });
 
+export interface CallFilter {
+  status?: CallStatus;
+  direction?: CallDirection;
+  from?: string;
+  to?: string;
+  numberId?: number;
+  trunkId?: number;
+  parentSid?: string;
+  /** ISO timestamps bounding created_at: [since, until). */
+  since?: string;
+  until?: string;
+  before?: string;
+  limit?: number;
+}
+
 export interface TimelineEntry { id: number; at: string; kind: string; detail: Record<string, unknown> }
 
 /** Calls are written from their first event, so a crash loses nothing already known about them. */
@@ -55,6 +70,32 @@ export class CallRepo {
   getForAccount(accountId: number, sid: string): CallRecord | undefined {
     const c = this.get(sid);
     return c && c.accountId === accountId ? c : undefined;
+  }
+
+  /**
+   * Newest first, keyset-paginated on (created_at, sid) so pages stay stable while new calls arrive.
+   * `before` is the cursor: the sid of the last call of the previous page.
+   */
+  list(accountId: number, f: CallFilter = {}): { calls: CallRecord[]; next: string | null } {
+    const limit = Math.min(Math.max(f.limit ?? 50, 1), 100);
+    const where = ['account_id = ?'];
+    const args: unknown[] = [accountId];
+    const eq = (column: string, value: string | number | undefined | null) => {
+      if (value !== undefined && value !== null) { where.push(`${column} = ?`); args.push(value); }
+    };
+    eq('status', f.status); eq('direction', f.direction); eq('from_addr', f.from); eq('to_addr', f.to);
+    eq('number_id', f.numberId); eq('trunk_id', f.trunkId); eq('parent_sid', f.parentSid);
+    if (f.since) { where.push('created_at >= ?'); args.push(f.since); }
+    if (f.until) { where.push('created_at < ?'); args.push(f.until); }
+    const cursor = f.before ? this.get(f.before) : undefined;
+    if (cursor && cursor.accountId === accountId) {
+      where.push('(created_at < ? OR (created_at = ? AND sid < ?))');
+      args.push(cursor.createdAt, cursor.createdAt, cursor.sid);
+    }
+    const rows = this.db.prepare(`SELECT * FROM calls WHERE ${where.join(' AND ')} ORDER BY created_at DESC, sid DESC LIMIT ?`)
+      .all(...args, limit + 1) as Row[];
+    const calls = rows.slice(0, limit).map(toCall);
+    return { calls, next: rows.length > limit ? calls[calls.length - 1]!.sid : null };
   }
 
   setStatus(sid: string, status: CallStatus): void {

@@ -65,9 +65,12 @@ export class TrunkService {
     return this.secrets.open(trunk.sipPasswordSealed);
   }
 
-  /** After a restart, trunks whose provisioning never completed are provisioned again. */
-  resumePending(): void {
-    for (const trunk of this.repo.listByStatus('pending')) this.#provision(trunk);
+  /**
+   * At start the engine knows no credentials: active trunks are handed to it again, and trunks whose
+   * provisioning never completed (a crash mid-way) are provisioned now.
+   */
+  provisionOnStart(): void {
+    for (const trunk of [...this.repo.listByStatus('active'), ...this.repo.listByStatus('pending')]) this.#provision(trunk);
   }
 
   /** Resolves when every provisioning started so far has finished (tests, graceful shutdown). */
