@@ -18,15 +18,17 @@ export class CallDispatcher {
   setTrunkHandler(handler: TrunkCallHandler): void { this.#trunkHandler = handler; }
 
   /** The handler given to the engine; returns the session for tests and the simulator. */
-  handle = (incoming: IncomingCall): Promise<CallSession | undefined> => {
-    const job = this.#route(incoming).catch((err: unknown) => {
-      this.services.log.error({ err, from: incoming.from, to: incoming.to }, 'incoming call could not be handled');
-      return undefined;
-    });
+  handle = (incoming: IncomingCall): Promise<CallSession | undefined> => this.track(this.#route(incoming).catch((err: unknown) => {
+    this.services.log.error({ err, from: incoming.from, to: incoming.to }, 'incoming call could not be handled');
+    return undefined;
+  }));
+
+  /** Counts a call flow started elsewhere (API-placed calls) so settled() and shutdown wait for it too. */
+  track<T>(job: Promise<T>): Promise<T> {
     this.#active.add(job);
     void job.finally(() => this.#active.delete(job));
     return job;
-  };
+  }
 
   /** Waits for every call flow in progress (graceful shutdown, tests). */
   async settled(): Promise<void> {

@@ -62,7 +62,7 @@ export class CallSession {
       this.#adopt(leg);
       this.services.store.calls.markAnswered(this.sid);
       this.timeline('answered', {});
-      this.services.events.emit({ type: 'call-start', accountId: this.accountId, callSid: this.sid, data: { from: this.call.from, to: this.call.to, direction: this.call.direction } });
+      this.#emitStart();
       for (const hook of this.#answerHooks) await hook().catch((err: unknown) => this.log.warn({ err }, 'answer hook failed'));
       return leg;
     });
@@ -82,6 +82,7 @@ export class CallSession {
     this.#finalCause ??= cause;
     if (this.#leg) await this.#leg.hangup();
     else if (this.incoming) await this.reject('unavailable', 'failed', cause);
+    else await this.finish({ cause: 'failed', by: 'local' });
   }
 
   /** Starts a recording of the call (policy, API or Dial record=...) and keeps it until the call ends. */
@@ -94,7 +95,7 @@ export class CallSession {
       : await (this.#leg ?? (await this.answer())).startCallRecording(spec);
     const record = this.services.store.recordings.create({
       sid, accountId: this.accountId, callSid: this.sid, source: opts.source, tracks: opts.tracks,
-      channels: control.channels, file, callbackUrl: opts.callbackUrl,
+      channels: control.channels, file, callbackUrl: opts.callbackUrl, immutable: opts.immutable,
     });
     const active = { record, control, immutable: opts.immutable };
     this.recordings.push(active);
@@ -131,6 +132,7 @@ export class CallSession {
     const status = this.#statusFor(info);
     const cause = this.#finalCause ?? info.cause;
     this.call = this.services.store.calls.finish(this.sid, status, cause);
+    this.services.watch.sessionEnded(this);
     this.timeline('ended', { status, cause, by: info.by });
     this.services.events.emit({
       type: 'hangup', accountId: this.accountId, callSid: this.sid,
@@ -146,9 +148,22 @@ export class CallSession {
     if (this.#rejectedAs) return this.#rejectedAs;
     if (this.call.answeredAt || this.#leg) return 'completed';
     if (info.cause === 'caller-hangup') return 'canceled';
-    if (info.cause === 'busy') return 'busy';
+    if (info.cause === 'busy' || info.cause === 'rejected') return 'busy';
+    if (info.cause === 'canceled') return 'canceled';
     if (info.cause === 'no-answer') return 'no-answer';
     return 'failed';
+  }
+
+  /** Takes over a leg answered elsewhere (an outbound call the engine placed) as this call's leg. */
+  adopt(leg: CallLeg): void {
+    this.#adopt(leg);
+    this.services.store.calls.markAnswered(this.sid);
+    this.timeline('answered', {});
+    this.#emitStart();
+  }
+
+  #emitStart(): void {
+    this.services.events.emit({ type: 'call-start', accountId: this.accountId, callSid: this.sid, data: { from: this.call.from, to: this.call.to, direction: this.call.direction } });
   }
 
   #adopt(leg: CallLeg): void {

@@ -23,9 +23,9 @@ export function statusFields(call: CallRecord, nowMs: number, extra: Record<stri
 }
 
 /** Sends one status callback (signed, form-encoded, 5 s) and notes the outcome on the call's timeline. */
-export async function sendStatusCallback(session: CallSession, url: string, fields: Record<string, string>): Promise<void> {
+export async function sendStatusCallback(session: CallSession, url: string, fields: Record<string, string>, method: 'POST' | 'GET' = 'POST'): Promise<void> {
   try {
-    const res = await session.services.http.send({ accountId: session.accountId, url, method: 'POST', payload: { kind: 'form', body: fields }, timeoutMs: 5_000 });
+    const res = await session.services.http.send({ accountId: session.accountId, url, method, payload: { kind: 'form', body: fields }, timeoutMs: 5_000 });
     session.timeline('status-callback', { url, event: fields.CallStatus, status: res.status, latency_ms: Math.round(res.latencyMs) });
   } catch (err) {
     session.timeline('status-callback', { url, event: fields.CallStatus, error: (err as Error).message });

@@ -1,5 +1,10 @@
 import type { Command } from 'commander';
 import { CliError, parseId, type Runner } from './context.js';
+import type { Account } from '../store/accounts.js';
+
+const view = (a: Account) => ({
+  id: a.id, name: a.name, trunking: a.trunking, trunk_capacity: a.trunkCapacity, cps: a.cpsCap, recording_controls: a.recordingControls,
+});
 
 export function accountCommands(program: Command, run: Runner): void {
   const account = program.command('account').description('manage accounts');
@@ -15,7 +20,7 @@ export function accountCommands(program: Command, run: Runner): void {
         trunking: opts.trunking,
         trunkCapacity: opts.trunkCapacity === undefined ? ctx.config.accounts.defaultTrunkCapacity : parseId(opts.trunkCapacity, '--trunk-capacity'),
       });
-      ctx.out({ id: a.id, name: a.name, trunking: a.trunking, trunk_capacity: a.trunkCapacity }, `created account ${a.id} (${a.name})`);
+      ctx.out(view(a), `created account ${a.id} (${a.name})`);
     }));
 
   account.command('update <id>')
@@ -24,22 +29,27 @@ export function accountCommands(program: Command, run: Runner): void {
     .option('--no-trunking', 'disable trunk access')
     .option('--trunk-capacity <n>', 'how many trunks the account may hold')
     .option('--name <name>', 'rename')
-    .action(run((ctx, id: string, opts: { trunking?: boolean; trunkCapacity?: string; name?: string }) => {
+    .option('--cps <n>', 'outbound calls per second the account may place')
+    .option('--recording-controls', 'allow recording control on live calls (default)')
+    .option('--no-recording-controls', 'refuse recording control requests with 503')
+    .action(run((ctx, id: string, opts: { trunking?: boolean; trunkCapacity?: string; name?: string; cps?: string; recordingControls?: boolean }) => {
       const changes = {
+        ...(opts.cps !== undefined ? { cpsCap: parseId(opts.cps, '--cps') } : {}),
+        ...(opts.recordingControls !== undefined ? { recordingControls: opts.recordingControls } : {}),
         ...(opts.trunking !== undefined ? { trunking: opts.trunking } : {}),
         ...(opts.trunkCapacity !== undefined ? { trunkCapacity: parseId(opts.trunkCapacity, '--trunk-capacity') } : {}),
         ...(opts.name !== undefined ? { name: opts.name } : {}),
       };
       const a = ctx.store.accounts.update(parseId(id, 'account id'), changes);
       if (!a) throw new CliError(`no account ${id}`);
-      ctx.out({ id: a.id, name: a.name, trunking: a.trunking, trunk_capacity: a.trunkCapacity },
-        `account ${a.id}: trunking ${a.trunking ? 'on' : 'off'}, capacity ${a.trunkCapacity}`);
+      ctx.out(view(a),
+        `account ${a.id}: trunking ${a.trunking ? 'on' : 'off'}, capacity ${a.trunkCapacity}, ${a.cpsCap} calls/s, recording controls ${a.recordingControls ? 'on' : 'off'}`);
     }));
 
   account.command('list')
     .description('list accounts')
     .action(run((ctx) => {
-      const rows = ctx.store.accounts.list().map((a) => ({ id: a.id, name: a.name, trunking: a.trunking, trunk_capacity: a.trunkCapacity }));
+      const rows = ctx.store.accounts.list().map(view);
       ctx.out(rows, rows.map((a) => `${a.id}\t${a.name}\ttrunking=${a.trunking ? 'on' : 'off'}\tcapacity=${a.trunk_capacity}`));
     }));
 }

@@ -179,6 +179,11 @@ export interface EnginePort {
   deprovisionTrunk(endpointName: string): Promise<void>;
   /** One handler receives every incoming call; the control plane decides what to do with it. */
   onIncomingCall(handler: IncomingCallHandler): void;
+  /**
+   * Why this engine cannot place a call to the target at all (no carrier route, unknown client), or null.
+   * Lets the API refuse with a clear 500 instead of accepting a call that can only fail.
+   */
+  routeProblem?(target: OriginateTarget): string | null;
   /** Places an outbound leg; resolves when it is answered or has definitely failed. Never rejects. */
   originate(req: OriginateRequest): Promise<OriginateResult>;
 }

@@ -15,6 +15,10 @@ import { installMetrics } from './metrics.js';
 import { installOpenApi } from './openapi.js';
 import { installHealth } from './health.js';
 import { trunkRoutes } from './live/trunks.js';
+import { callRoutes } from './live/calls.js';
+import { recordingRoutes } from './live/recordings.js';
+import { CpsLimiter } from '../calls/cps-limiter.js';
+import { handleTrunkCall } from '../calls/trunk-calls.js';
 import path from 'node:path';
 import { createGuardedClient } from '../net/index.js';
 import { SigningSecrets } from '../accounts/signing-secret.js';
@@ -96,6 +100,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     watch: new CallWatch(),
   };
   const calls = new CallDispatcher(callServices);
+  calls.setTrunkHandler(handleTrunkCall);
   engine.onIncomingCall((incoming) => void calls.handle(incoming));
   // Simulated calls (CLI simulate, dashboard test calls) always run on a sandbox, even beside a real engine.
   const simulator = engine instanceof SandboxEngine ? engine : new SandboxEngine(clock);
@@ -108,6 +113,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
   await http.register(async (live) => {
     live.addHook('onRequest', authenticate);
     await live.register(async (scope) => trunkRoutes(scope, { config, store, trunks, clock }));
+    const cps = new CpsLimiter(clock);
+    await live.register(async (scope) => callRoutes(scope, { services: callServices, cps, dispatcher: calls }));
+    await live.register(async (scope) => recordingRoutes(scope, { services: callServices }));
   });
   const token = operatorToken(config.dataDir, true)!;
   await http.register(async (scope) => operatorRoutes(scope, { token, simulator, watch: callServices.watch }));

@@ -49,4 +49,38 @@ export const errors = {
     new ApiError(415, 'unsupported_media_type', `Content-Type ${type} is not accepted; send application/json.`),
   payloadTooLarge: () => new ApiError(413, 'payload_too_large', 'The request body is too large.'),
   internal: () => new ApiError(500, 'internal_error', 'Internal server error.'),
+  callsPerSecondExceeded: (cap: number, retryAfterSeconds: number) =>
+    new ApiError(429, 'calls_per_second_exceeded', `This account may place at most ${cap} calls per second; retry after ${retryAfterSeconds} s.`,
+      { liveCode: true, headers: { 'retry-after': String(retryAfterSeconds) } }),
+  callNotPlaced: (reason: string) => new ApiError(500, 'call_not_placed', `The call could not be placed: ${reason}.`),
+  callNotInProgress: (status: string) =>
+    new ApiError(409, 'call_not_in_progress', `The call is ${status}; recording can only be controlled while it is in progress.`, { liveCode: true }),
+  recordingImmutable: () =>
+    new ApiError(409, 'recording_immutable', "The number's recording policy is locked (immutable): this recording cannot be paused or stopped.", { liveCode: true }),
+  recordingFinished: () => new ApiError(409, 'recording_completed', 'The recording has already finished.', { liveCode: true }),
+  recordingNotReady: () => new ApiError(409, 'recording_in_progress', 'The recording is still in progress; download it once it has completed.', { liveCode: true }),
+  recordingControlsOff: () => new ApiError(503, 'recording_controls_disabled', 'Recording controls are switched off for this account.', { liveCode: true }),
+  engineRejected: (message: string, status: number | undefined, body: string | undefined) =>
+    new ApiError(502, 'engine_rejected', `The call engine rejected the command: ${message}`, { extra: { engine_status: status ?? null, engine_body: body ?? null } }),
+};
+
+// Preview-root (/v1) errors. Rendered as the preview envelope; codes are stable (docs/preview-api.md).
+export const previewErrors = {
+  httpsRequired: () =>
+    new ApiError(400, 'https_required', 'The preview API is served over HTTPS only; resend this request to the https:// address.'),
+  parameterMissing: (param: string, message = `The ${param} parameter is required.`) =>
+    new ApiError(400, 'parameter_missing', message, { param }),
+  parameterInvalid: (param: string, message: string) => new ApiError(400, 'parameter_invalid', message, { param }),
+  parameterUnknown: (param: string) =>
+    new ApiError(400, 'parameter_unknown', `Received unknown parameter: ${param}.`, { param }),
+  rateLimited: (limit: number, retryAfterSeconds: number) =>
+    new ApiError(429, 'rate_limit_exceeded', `Too many requests: this API key may make ${limit} requests per window; retry after ${retryAfterSeconds} s.`,
+      { headers: { 'retry-after': String(retryAfterSeconds) } }),
+  subscriptionExists: (eventType: string, sid: string) =>
+    new ApiError(409, 'subscription_exists', `A subscription for ${eventType} already exists (${sid}); update or delete it instead.`, { param: 'event_type' }),
+  injectionTokenRequired: () =>
+    new ApiError(401, 'injection_token_required', 'An injection token is required. Pass it in the X-Injection-Token header.'),
+  injectionTokenInvalid: () => new ApiError(401, 'injection_token_invalid', 'The injection token is invalid or has been rotated.'),
+  ipNotAllowed: (ip: string) =>
+    new ApiError(403, 'ip_not_allowed', `Requests from ${ip} are not on this organisation's lead-injection IP allow-list.`),
 };

@@ -14,7 +14,12 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         version: '0.1.0',
         description: 'Live API under /api (v0.x) and developer-preview API under /v1. See docs/ for decisions the spec leaves open.',
       },
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key, sk_live_...' } } },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key, sk_live_...' },
+          injectionToken: { type: 'apiKey', in: 'header', name: 'X-Injection-Token', description: "The organisation's lead-injection token." },
+        },
+      },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -6,14 +6,21 @@ export interface Account {
   name: string;
   trunking: boolean;
   trunkCapacity: number;
+  /** Outbound call placements allowed in any one-second window. */
+  cpsCap: number;
+  /** Operator switch: when off, recording control requests on live calls answer 503. */
+  recordingControls: boolean;
   createdAt: string;
 }
 
-interface Row { id: number; name: string; trunking: number; trunk_capacity: number; created_at: string }
+interface Row { id: number; name: string; trunking: number; trunk_capacity: number; cps_cap: number; recording_controls: number; created_at: string }
 
 const toAccount = (r: Row): Account => ({
-  id: r.id, name: r.name, trunking: r.trunking === 1, trunkCapacity: r.trunk_capacity, createdAt: r.created_at,
+  id: r.id, name: r.name, trunking: r.trunking === 1, trunkCapacity: r.trunk_capacity, cpsCap: r.cps_cap,
+  recordingControls: r.recording_controls === 1, createdAt: r.created_at,
 });
+
+type Changes = Partial<Pick<Account, 'name' | 'trunking' | 'trunkCapacity' | 'cpsCap' | 'recordingControls'>>;
 
 export class AccountRepo {
   constructor(private readonly db: Db, private readonly clock: Clock) {}
@@ -43,13 +50,13 @@ export class AccountRepo {
     return (this.db.prepare('SELECT * FROM accounts ORDER BY id').all() as Row[]).map(toAccount);
   }
 
-  update(id: number, changes: { trunking?: boolean; trunkCapacity?: number; name?: string }): Account | undefined {
+  update(id: number, changes: Changes): Account | undefined {
     const current = this.get(id);
     if (!current) return undefined;
     const next = { ...current, ...changes };
     this.db
-      .prepare('UPDATE accounts SET name = ?, trunking = ?, trunk_capacity = ? WHERE id = ?')
-      .run(next.name, next.trunking ? 1 : 0, next.trunkCapacity, id);
+      .prepare('UPDATE accounts SET name = ?, trunking = ?, trunk_capacity = ?, cps_cap = ?, recording_controls = ? WHERE id = ?')
+      .run(next.name, next.trunking ? 1 : 0, next.trunkCapacity, next.cpsCap, next.recordingControls ? 1 : 0, id);
     return this.get(id);
   }
 }

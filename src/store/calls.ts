@@ -20,19 +20,28 @@ export interface CallRecord {
   endedAt: string | null;
   duration: number | null;
   hangupCause: string | null;
+  /** Where this call's own status callbacks go (API calls); trunks and numbers carry theirs in settings. */
+  callbackUrl: string | null;
+  callbackEvents: string[];
+  callbackMethod: 'POST' | 'GET';
 }
 
 interface Row {
   sid: string; account_id: number; direction: CallDirection; from_addr: string; to_addr: string; status: CallStatus;
   number_id: number | null; trunk_id: number | null; parent_sid: string | null; created_at: string;
   answered_at: string | null; ended_at: string | null; duration: number | null; hangup_cause: string | null;
+  callback_url: string | null; callback_events: string | null; callback_method: 'POST' | 'GET' | null;
 }
 
 const toCall = (r: Row): CallRecord => ({
   sid: r.sid, accountId: r.account_id, direction: r.direction, from: r.from_addr, to: r.to_addr, status: r.status,
   numberId: r.number_id, trunkId: r.trunk_id, parentSid: r.parent_sid, createdAt: r.created_at,
   answeredAt: r.answered_at, endedAt: r.ended_at, duration: r.duration, hangupCause: r.hangup_cause,
+  callbackUrl: r.callback_url, callbackEvents: r.callback_events ? r.callback_events.split(' ') : [], callbackMethod: r.callback_method ?? 'POST',
 });
+
+type NewCall = Pick<CallRecord, 'sid' | 'accountId' | 'direction' | 'from' | 'to' | 'status'>
+  & Partial<Pick<CallRecord, 'numberId' | 'trunkId' | 'parentSid' | 'callbackUrl' | 'callbackEvents' | 'callbackMethod'>>;
 
 export interface CallFilter {
   status?: CallStatus;
@@ -55,10 +64,12 @@ export interface TimelineEntry { id: number; at: string; kind: string; detail: R
 export class CallRepo {
   constructor(private readonly db: Db, private readonly clock: Clock) {}
 
-  create(c: Pick<CallRecord, 'sid' | 'accountId' | 'direction' | 'from' | 'to' | 'status'> & Partial<Pick<CallRecord, 'numberId' | 'trunkId' | 'parentSid'>>): CallRecord {
-    this.db.prepare(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, number_id, trunk_id, parent_sid, created_at)
-                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(c.sid, c.accountId, c.direction, c.from, c.to, c.status, c.numberId ?? null, c.trunkId ?? null, c.parentSid ?? null, this.#now());
+  create(c: NewCall): CallRecord {
+    this.db.prepare(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, number_id, trunk_id, parent_sid, created_at,
+                                        callback_url, callback_events, callback_method)
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(c.sid, c.accountId, c.direction, c.from, c.to, c.status, c.numberId ?? null, c.trunkId ?? null, c.parentSid ?? null, this.#now(),
+        c.callbackUrl ?? null, c.callbackEvents?.length ? c.callbackEvents.join(' ') : null, c.callbackMethod ?? null);
     return this.get(c.sid)!;
   }
 

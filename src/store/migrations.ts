@@ -98,4 +98,12 @@ export const migrations: string[] = [
   );
   CREATE INDEX recordings_call ON recordings(call_sid);
   `,
+  `
+  ALTER TABLE accounts ADD COLUMN cps_cap INTEGER NOT NULL DEFAULT 5;
+  ALTER TABLE accounts ADD COLUMN recording_controls INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE calls ADD COLUMN callback_url TEXT;
+  ALTER TABLE calls ADD COLUMN callback_events TEXT;
+  ALTER TABLE calls ADD COLUMN callback_method TEXT;
+  ALTER TABLE recordings ADD COLUMN immutable INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -15,6 +15,8 @@ export interface RecordingRecord {
   file: string;
   durationMs: number | null;
   callbackUrl: string | null;
+  /** The number's policy locks it: the API and markup cannot pause or stop it. */
+  immutable: boolean;
   createdAt: string;
   completedAt: string | null;
 }
@@ -22,20 +24,21 @@ export interface RecordingRecord {
 interface Row {
   sid: string; account_id: number; call_sid: string; source: RecordingSource; status: RecordingStatus; tracks: RecordingRecord['tracks'];
   channels: number; file: string; duration_ms: number | null; callback_url: string | null; created_at: string; completed_at: string | null;
+  immutable: number;
 }
 
 const toRecording = (r: Row): RecordingRecord => ({
   sid: r.sid, accountId: r.account_id, callSid: r.call_sid, source: r.source, status: r.status, tracks: r.tracks, channels: r.channels,
-  file: r.file, durationMs: r.duration_ms, callbackUrl: r.callback_url, createdAt: r.created_at, completedAt: r.completed_at,
+  file: r.file, durationMs: r.duration_ms, callbackUrl: r.callback_url, immutable: r.immutable === 1, createdAt: r.created_at, completedAt: r.completed_at,
 });
 
 export class RecordingRepo {
   constructor(private readonly db: Db, private readonly clock: Clock) {}
 
-  create(r: Pick<RecordingRecord, 'sid' | 'accountId' | 'callSid' | 'source' | 'tracks' | 'channels' | 'file' | 'callbackUrl'>): RecordingRecord {
-    this.db.prepare(`INSERT INTO recordings (sid, account_id, call_sid, source, status, tracks, channels, file, callback_url, created_at)
-                     VALUES (?, ?, ?, ?, 'in-progress', ?, ?, ?, ?, ?)`)
-      .run(r.sid, r.accountId, r.callSid, r.source, r.tracks, r.channels, r.file, r.callbackUrl, this.#now());
+  create(r: Pick<RecordingRecord, 'sid' | 'accountId' | 'callSid' | 'source' | 'tracks' | 'channels' | 'file' | 'callbackUrl'> & { immutable?: boolean }): RecordingRecord {
+    this.db.prepare(`INSERT INTO recordings (sid, account_id, call_sid, source, status, tracks, channels, file, callback_url, immutable, created_at)
+                     VALUES (?, ?, ?, ?, 'in-progress', ?, ?, ?, ?, ?, ?)`)
+      .run(r.sid, r.accountId, r.callSid, r.source, r.tracks, r.channels, r.file, r.callbackUrl, r.immutable ? 1 : 0, this.#now());
     return this.get(r.sid)!;
   }
 

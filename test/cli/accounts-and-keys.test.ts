@@ -12,16 +12,16 @@ t.test('accounts and keys through the operator CLI', async (t) => {
   const created = await rb('--json', 'account', 'create', '--name', 'Acme', '--trunking', '--trunk-capacity', '3');
   t.equal(created.code, 0, created.stderr);
   const account = JSON.parse(created.stdout);
-  t.same(account, { id: 1, name: 'Acme', trunking: true, trunk_capacity: 3 });
+  t.same(account, { id: 1, name: 'Acme', trunking: true, trunk_capacity: 3, cps: 5, recording_controls: true });
   t.equal((statSync(path.join(dir, 'master.key')).mode & 0o777), 0o600, 'master key generated once with 0600');
 
   const plain = await rb('account', 'create', '--name', 'Beta');
   t.match(plain.stdout, /created account 2 \(Beta\)/, 'human output without --json');
   const defaults = JSON.parse((await rb('--json', 'account', 'list')).stdout);
-  t.same(defaults[1], { id: 2, name: 'Beta', trunking: false, trunk_capacity: 10 }, 'defaults: no trunking, capacity 10');
+  t.same(defaults[1], { id: 2, name: 'Beta', trunking: false, trunk_capacity: 10, cps: 5, recording_controls: true }, 'defaults: no trunking, capacity 10, 5 calls/s');
 
-  const upd = await rb('--json', 'account', 'update', '1', '--no-trunking', '--trunk-capacity', '7');
-  t.same(JSON.parse(upd.stdout), { id: 1, name: 'Acme', trunking: false, trunk_capacity: 7 });
+  const upd = await rb('--json', 'account', 'update', '1', '--no-trunking', '--trunk-capacity', '7', '--cps', '2', '--no-recording-controls');
+  t.same(JSON.parse(upd.stdout), { id: 1, name: 'Acme', trunking: false, trunk_capacity: 7, cps: 2, recording_controls: false });
   const on = await rb('--json', 'account', 'update', '1', '--trunking');
   t.equal(JSON.parse(on.stdout).trunking, true);
 

@@ -22,6 +22,8 @@ export interface PlacedCall {
   ended: Promise<unknown>;
   /** What the caller heard, when the driver can tell (the sandbox can; a SIP peer hears only audio). */
   heard(): string[] | null;
+  /** The caller hangs up now. */
+  hangup(): void;
 }
 
 export interface EngineDriver {
@@ -30,5 +32,7 @@ export interface EngineDriver {
   /** Simulated milliseconds per real millisecond: long timeouts in flows are cheap on the sandbox. */
   readonly speed: number;
   inbound(from: string, to: string, plan?: CallerPlan): Promise<PlacedCall>;
+  /** A call placed by a PBX over a provisioned trunk (authenticated with the trunk's credentials). */
+  fromTrunk(trunk: { endpointName: string; password: string }, from: string, to: string, plan?: CallerPlan): Promise<PlacedCall>;
   party(address: string, plan: PartyPlan): void;
 }

@@ -1,6 +1,13 @@
 import { startHarness } from '../helpers/harness.js';
 import { scaledClock } from '../helpers/scaled-clock.js';
-import type { EngineDriver } from './driver.js';
+import type { EngineDriver, PlacedCall } from './driver.js';
+import type { SimulatedCall } from '../../src/engine/sandbox/index.js';
+
+const placed = (call: SimulatedCall): PlacedCall => ({
+  ended: call.ended,
+  heard: () => call.transcript.flatMap((e) => (e.type === 'heard-say' ? [e.text] : [])),
+  hangup: () => call.hangup(),
+});
 
 const SPEED = 50;
 
@@ -9,11 +16,11 @@ export async function sandboxDriver(t: { teardown(fn: () => unknown): void }, en
   return {
     name: 'sandbox', h, speed: SPEED,
     async inbound(from, to, plan = {}) {
-      const call = h.engine.simulateInbound({ from, to, caller: plan });
-      return {
-        ended: call.ended,
-        heard: () => call.transcript.flatMap((e) => (e.type === 'heard-say' ? [e.text] : [])),
-      };
+      return placed(h.engine.simulateInbound({ from, to, caller: plan }));
+    },
+    async fromTrunk(trunk, from, to, plan = {}) {
+      if (!h.engine.acceptsLogin(trunk.endpointName, trunk.password)) throw new Error(`sandbox: ${trunk.endpointName} would be refused`);
+      return placed(h.engine.simulateInbound({ from, to, source: { kind: 'trunk', endpointName: trunk.endpointName }, caller: plan }));
     },
     party(address, plan) { h.engine.setParty(address, plan); },
   };

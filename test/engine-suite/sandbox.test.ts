@@ -1,5 +1,7 @@
 import t from 'tap';
 import { callFlowSuite } from './suite.js';
 import { sandboxDriver } from './sandbox-driver.js';
+import { callsApiSuite } from './calls-suite.js';
 
 callFlowSuite(t, (tt) => sandboxDriver(tt));
+callsApiSuite(t, (tt) => sandboxDriver(tt));

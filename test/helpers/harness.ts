@@ -26,6 +26,8 @@ export interface Harness {
   logs: string[];
   account(opts?: { trunking?: boolean; trunkCapacity?: number }): { id: number; key: string };
   request(method: string, urlPath: string, opts?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any; text: string }>;
+  /** GET as bytes (recordings), with the default key unless another is given. */
+  download(urlPath: string, key?: string): Promise<{ status: number; headers: Headers; bytes: Buffer }>;
 }
 
 export function tempDir(t: Tap, prefix = 'ringbase-test-'): string {
@@ -50,8 +52,9 @@ export async function startHarness(t: Tap, opts: { env?: Record<string, string>;
   const port = typeof address === 'object' && address ? address.port : 0;
   t.teardown(async () => {
     await app.http.close();
-    await app.close();
+    // The engine ends whatever calls are still up (a frozen fake clock never would), then the flows settle.
     await engine.stop();
+    await app.close();
     store.close();
   });
   const url = `http://127.0.0.1:${port}`;
@@ -64,6 +67,11 @@ export async function startHarness(t: Tap, opts: { env?: Record<string, string>;
       const key = store.apiKeys.create(a.id).key;
       defaultKey.current ??= key;
       return { id: a.id, key };
+    },
+    async download(urlPath, key) {
+      const k = key ?? defaultKey.current;
+      const res = await fetch(url + urlPath, { headers: k ? { authorization: `Bearer ${k}` } : {} });
+      return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
     },
     async request(method, urlPath, { key, body, headers = {} } = {}) {
       const h: Record<string, string> = { accept: 'application/json', ...headers };

@@ -6,7 +6,7 @@ import {
   type OriginateResult, type OriginateTarget, type TrunkCredentials,
 } from '../port.js';
 import { SandboxIncomingCall } from './incoming.js';
-import { Line, type Direction } from './line.js';
+import { Line, type Direction, type SandboxFaults } from './line.js';
 import { DEFAULT_SPEAK_MS } from './media-timing.js';
 import { dial } from './outbound.js';
 import { RemoteParty, type CallerScript, type InCallScript, type PartyScript, type SimulatedCall } from './party.js';
@@ -39,6 +39,8 @@ export class SandboxEngine implements EnginePort {
   readonly #partyCalls = new Map<string, RemoteParty[]>();
   readonly #lines = new Set<Line>();
   #handler: IncomingCallHandler | null = null;
+  /** Test-controlled failures; see SandboxFaults. */
+  readonly faults: SandboxFaults = { recordingCommand: null };
   #nextId = 1;
   #running = false;
 
@@ -121,7 +123,7 @@ export class SandboxEngine implements EnginePort {
   activeLegs(): number { return this.#lines.size; }
 
   #open(direction: Direction, from: string, to: string, script: InCallScript): Line {
-    const line = new Line(this.clock, { id: `sbx-${this.#nextId++}`, from, to, direction, speakMs: script.speakMs ?? DEFAULT_SPEAK_MS });
+    const line = new Line(this.clock, { id: `sbx-${this.#nextId++}`, from, to, direction, speakMs: script.speakMs ?? DEFAULT_SPEAK_MS }, this.faults);
     this.#lines.add(line);
     line.onEnd(() => this.#lines.delete(line));
     return line;

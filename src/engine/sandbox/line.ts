@@ -8,6 +8,12 @@ import type { Media } from './media-timing.js';
 
 export type Direction = 'inbound' | 'outbound';
 
+/** Failures a test asks the sandbox to produce, shared by every call of one engine. */
+export interface SandboxFaults {
+  /** When set, recording pause/resume/stop are refused the way FreeSWITCH refuses a command. */
+  recordingCommand: { status: number; body: string } | null;
+}
+
 export interface LineInit {
   id: string;
   from: string;
@@ -43,7 +49,7 @@ export class Line {
   #rang = false;
   #resolveEnded!: (info: HangupInfo) => void;
 
-  constructor(readonly clock: Clock, init: LineInit) {
+  constructor(readonly clock: Clock, init: LineInit, readonly faults: SandboxFaults = { recordingCommand: null }) {
     ({ id: this.id, from: this.from, to: this.to, direction: this.direction, speakMs: this.speakMs } = init);
     this.#startedAt = clock.now();
     this.transcript = new Transcript(() => clock.now() - this.#startedAt);

@@ -4,6 +4,7 @@ import type { CallRecording, CallRecordingOptions } from '../port.js';
 import { callAudio } from './audio.js';
 import type { Line } from './line.js';
 import { writeWav } from './wav.js';
+import { EngineError } from '../port.js';
 
 class SandboxCallRecording implements CallRecording {
   readonly file: string;
@@ -29,16 +30,26 @@ class SandboxCallRecording implements CallRecording {
     this.#releaseEnd = line.onEnd(() => this.#finish());
   }
 
-  async pause(): Promise<void> { this.#bank(); }
+  async pause(): Promise<void> {
+    this.#refuseIfFaulted('pause');
+    this.#bank();
+  }
 
   async resume(): Promise<void> {
+    this.#refuseIfFaulted('resume');
     if (this.#since === null && this.#outcome === undefined) this.#since = this.line.clock.now();
   }
 
   async stop(): Promise<{ durationMs: number }> {
+    this.#refuseIfFaulted('stop');
     this.#finish();
     if (this.#outcome instanceof Error) throw this.#outcome;
     return this.#outcome!;
+  }
+
+  #refuseIfFaulted(command: string): void {
+    const fault = this.line.faults.recordingCommand;
+    if (fault) throw new EngineError(`sandbox: recording ${command} refused`, fault.status, fault.body);
   }
 
   /** Never throws: it also runs inside a hangup, which must complete; stop() reports a failed write. */

@@ -4,6 +4,10 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 export const Nullable = <T extends TSchema>(schema: T) =>
   Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type as string, 'null'] });
 
+/** A string enum that validates as plain `enum` (clear error messages) yet types as the literal union. */
+export const StringEnum = <T extends string>(values: readonly T[], opts: { description?: string } = {}) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...opts });
+
 export const HttpUrl = (description: string) => Type.String({ format: 'http-url', maxLength: 2048, description });
 export const SingleLine = (maxLength: number, description: string) =>
   Type.String({ format: 'single-line', maxLength, description });

@@ -1,0 +1,76 @@
+import type { OriginateTarget } from '../engine/port.js';
+import type { MarkupFormat, Verb } from '../markup/index.js';
+import type { CallRecord } from '../store/calls.js';
+import { newSid } from '../crypto/tokens.js';
+import type { CallServices } from './services.js';
+import { CallSession } from './session.js';
+import { trackStatusCallbacks, type StatusCallbackTarget } from './call-status-events.js';
+import { fetchMarkup } from './markup-fetch.js';
+import { failCall, type Flow } from './flow.js';
+import { runMarkup } from './interpreter.js';
+
+export type MarkupSource =
+  | { kind: 'url'; url: string; method: 'POST' | 'GET'; format: MarkupFormat }
+  | { kind: 'inline'; verbs: Verb[]; format: MarkupFormat };
+
+export interface PlaceCall {
+  accountId: number;
+  from: string;
+  to: string;
+  target: OriginateTarget;
+  numberId: number | null;
+  trunkId: number | null;
+  markup: MarkupSource;
+  callback: StatusCallbackTarget | null;
+  timeoutMs: number;
+  record: { tracks: 'inbound' | 'outbound' | 'both'; dualChannel: boolean; immutable: boolean; callbackUrl: string | null } | null;
+}
+
+/**
+ * Places an API call: the call is stored (queued) before anything else, so it exists even if the process dies
+ * right after; the engine then dials, and once answered the markup runs on it. Returns at once.
+ */
+export function placeCall(services: CallServices, req: PlaceCall): { call: CallRecord; done: Promise<void> } {
+  const call = services.store.calls.create({
+    sid: newSid('CA'), accountId: req.accountId, direction: 'outbound-api', from: req.from, to: req.to, status: 'queued',
+    numberId: req.numberId, trunkId: req.trunkId,
+    ...(req.callback ? { callbackUrl: req.callback.url, callbackEvents: [...req.callback.events], callbackMethod: req.callback.method } : {}),
+  });
+  const session = new CallSession(services, call, undefined);
+  const progress = req.callback ? trackStatusCallbacks(session, req.callback) : () => undefined;
+  progress('initiated');
+  const done = run(session, req, progress).catch(async (err: unknown) => {
+    session.log.error({ err }, 'outbound call flow failed');
+    await session.hangup('internal-error').catch(() => undefined);
+  });
+  return { call, done };
+}
+
+async function run(session: CallSession, req: PlaceCall, progress: (e: 'ringing' | 'in-progress') => void): Promise<void> {
+  const { engine, store } = session.services;
+  session.timeline('originate', { to: req.to, timeout_ms: req.timeoutMs });
+  const result = await engine.originate({
+    target: req.target, callerId: req.from, timeoutMs: req.timeoutMs,
+    onRinging: () => { store.calls.setStatus(session.sid, 'ringing'); progress('ringing'); },
+  });
+  if (!result.answered) {
+    session.timeline('originate-failed', { cause: result.cause, sip_status: result.sipStatus ?? null });
+    await session.finish({ cause: result.cause, by: 'remote', ...(result.sipStatus ? { sipStatus: result.sipStatus } : {}) });
+    return;
+  }
+  session.adopt(result.leg);
+  progress('in-progress');
+  if (req.record) await session.startRecording({ source: 'call', ...req.record });
+  const flow: Flow = { session, docUrl: null, format: req.markup.format };
+  if (req.markup.kind === 'inline') return runMarkup(flow, req.markup.verbs);
+  const fetched = await fetchMarkup(session.services.http, {
+    accountId: session.accountId, callSid: session.sid, url: req.markup.url, method: req.markup.method, format: req.markup.format,
+    payload: { kind: 'json', body: { from: req.from, to: req.to, direction: 'outbound-api', call_sid: session.sid } },
+  }, (kind, detail) => session.timeline(kind, detail));
+  if (!fetched.ok) {
+    await failCall(flow, fetched.reason);
+    return;
+  }
+  flow.docUrl = fetched.url;
+  await runMarkup(flow, fetched.verbs);
+}

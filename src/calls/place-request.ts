@@ -1,0 +1,69 @@
+import type { OriginateTarget } from '../engine/port.js';
+import { detectFormat, formatIssues, MarkupError, parseMarkup } from '../markup/index.js';
+import { E164 } from '../numbers/settings.js';
+import type { Store } from '../store/index.js';
+import type { FieldErrors } from '../http/errors.js';
+import type { CallCreateInput } from '../http/schemas/call.js';
+import type { PlaceCall } from './outbound.js';
+
+const SIP_URI = /^sips?:[^\s@]+@[^\s]+$|^sips?:[^\s@]+$/;
+const CLIENT = /^client:[A-Za-z0-9_.@-]{1,128}$/;
+
+function targetFor(to: string, trunkEndpoint: string | null): OriginateTarget | null {
+  if (trunkEndpoint) return E164.test(to) || /^[0-9*#+]{1,32}$/.test(to) ? { kind: 'trunk', endpointName: trunkEndpoint, number: to } : null;
+  if (E164.test(to)) return { kind: 'number', number: to };
+  if (SIP_URI.test(to)) return { kind: 'sip', uri: to };
+  if (CLIENT.test(to)) return { kind: 'client', identity: to.slice('client:'.length) };
+  return null;
+}
+
+/**
+ * Checks a place-call request against the account's own state (its numbers and trunks) and turns it into a
+ * placement. Everything wrong is reported at once, keyed by field, before anything is dialled.
+ */
+export function toPlacement(store: Store, accountId: number, body: CallCreateInput): { ok: true; placement: PlaceCall } | { ok: false; errors: FieldErrors } {
+  const errors: FieldErrors = {};
+  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+
+  const number = E164.test(body.from) ? store.numbers.getByE164(body.from) : undefined;
+  if (!E164.test(body.from)) add('from', 'The from field must be a number of this account written exactly as the dashboard shows it, e.g. +14155550100.');
+  else if (!number || number.accountId !== accountId) add('from', `${body.from} is not a number of this account.`);
+  else if (!number.settings.active) add('from', `${body.from} is inactive; calls cannot be placed from it.`);
+
+  let trunkEndpoint: string | null = null;
+  if (body.trunk_id !== undefined) {
+    const trunk = store.trunks.getForAccount(accountId, body.trunk_id);
+    if (!trunk) add('trunk_id', 'The trunk does not exist on this account.');
+    else if (trunk.status !== 'active') add('trunk_id', `The trunk is ${trunk.status}; calls can only go through an active trunk.`);
+    else trunkEndpoint = trunk.endpoint_name;
+  }
+  const target = targetFor(body.to, trunkEndpoint);
+  if (!target) add('to', 'The to field must be an E.164 number, a sip: URI or client:<identity>.');
+
+  let markup: PlaceCall['markup'] | null = null;
+  if ((body.url === undefined) === (body.markup === undefined)) add('url', 'Give either url or markup (one of them).');
+  else if (body.url !== undefined) markup = { kind: 'url', url: body.url, method: body.method ?? 'POST', format: 'xml' };
+  else {
+    try {
+      const format = detectFormat(body.markup!);
+      markup = { kind: 'inline', verbs: parseMarkup(body.markup!, format), format };
+    } catch (err) {
+      if (!(err instanceof MarkupError)) throw err;
+      add('markup', formatIssues(err.issues));
+    }
+  }
+  if (Object.keys(errors).length > 0 || !target || !markup || !number) return { ok: false, errors };
+
+  const immutable = number.settings.recording.immutable;
+  return {
+    ok: true,
+    placement: {
+      accountId, from: body.from, to: body.to, target, numberId: number.id, trunkId: body.trunk_id ?? null, markup,
+      timeoutMs: (body.timeout ?? 60) * 1000,
+      callback: body.status_callback
+        ? { url: body.status_callback, method: body.status_callback_method ?? 'POST', events: new Set((body.status_callback_event ?? 'completed').trim().split(/\s+/)) }
+        : null,
+      record: body.record ? { tracks: 'both', dualChannel: true, immutable, callbackUrl: number.settings.recording.callback_url } : null,
+    },
+  };
+}

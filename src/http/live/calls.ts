@@ -1,0 +1,67 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { CallServices } from '../../calls/services.js';
+import type { CpsLimiter } from '../../calls/cps-limiter.js';
+import { placeCall } from '../../calls/outbound.js';
+import type { CallDispatcher } from '../../calls/dispatcher.js';
+import { toPlacement } from '../../calls/place-request.js';
+import type { CallRecord } from '../../store/calls.js';
+import { errors } from '../errors.js';
+import { CallCreateBody, CallList, CallListQuery, CallResource, type CallCreateInput, type CallListInput } from '../schemas/call.js';
+import { callView } from './call-views.js';
+
+const tags = ['Calls (live)'];
+const security = [{ bearerAuth: [] }];
+const SidParams = Type.Object({ callSid: Type.String() });
+
+export function loadCall(services: CallServices, req: FastifyRequest<{ Params: { callSid: string } }>): CallRecord {
+  const call = services.store.calls.getForAccount(req.account.id, req.params.callSid);
+  if (!call) throw errors.notFound('Call');
+  return call;
+}
+
+export async function callRoutes(app: FastifyInstance, deps: { services: CallServices; cps: CpsLimiter; dispatcher: CallDispatcher }): Promise<void> {
+  const { services, cps, dispatcher } = deps;
+  const { store, engine } = services;
+  const view = (c: CallRecord) => callView(c, store, services.publicBaseUrl);
+
+  app.post<{ Body: CallCreateInput }>('/api/calls', {
+    schema: {
+      tags, security, summary: 'Place a call', body: CallCreateBody,
+      response: { 201: CallResource, 422: { $ref: 'LiveValidationError#' }, 429: { $ref: 'LiveError#' }, 500: { $ref: 'LiveError#' } },
+    },
+  }, async (req, reply) => {
+    const checked = toPlacement(store, req.account.id, req.body);
+    if (!checked.ok) throw errors.validation(checked.errors);
+    const health = engine.health();
+    if (!health.ok) throw errors.callNotPlaced(`the call engine is unavailable (${health.detail})`);
+    const route = engine.routeProblem?.(checked.placement.target);
+    if (route) throw errors.callNotPlaced(route);
+    const slot = cps.take(req.account.id, req.account.cpsCap);
+    if (!slot.ok) throw errors.callsPerSecondExceeded(req.account.cpsCap, slot.retryAfterSeconds);
+    const { call, done } = placeCall(services, checked.placement);
+    void dispatcher.track(done);
+    return reply.status(201).send(view(call));
+  });
+
+  app.get<{ Params: { callSid: string } }>('/api/calls/:callSid', {
+    schema: { tags, security, summary: 'Fetch a call', params: SidParams, response: { 200: CallResource, 404: { $ref: 'LiveMessage#' } } },
+  }, async (req) => view(loadCall(services, req)));
+
+  app.get<{ Querystring: CallListInput }>('/api/calls', {
+    schema: { tags, security, summary: 'List calls, newest first, with filters', querystring: CallListQuery, response: { 200: CallList } },
+  }, async (req) => {
+    const q = req.query;
+    const page = store.calls.list(req.account.id, {
+      ...(q.status ? { status: q.status as CallRecord['status'] } : {}),
+      ...(q.direction ? { direction: q.direction as CallRecord['direction'] } : {}),
+      ...(q.from ? { from: q.from } : {}), ...(q.to ? { to: q.to } : {}),
+      ...(q.parent_call_sid ? { parentSid: q.parent_call_sid } : {}),
+      ...(q.start_time_after ? { since: new Date(q.start_time_after).toISOString() } : {}),
+      ...(q.start_time_before ? { until: new Date(q.start_time_before).toISOString() } : {}),
+      ...(q.page_token ? { before: q.page_token } : {}),
+      limit: q.page_size ?? 50,
+    });
+    return { data: page.calls.map(view), next_page_token: page.next };
+  });
+}

@@ -1,0 +1,106 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { createReadStream, statSync } from 'node:fs';
+import type { CallServices } from '../../calls/services.js';
+import type { ActiveRecording, CallSession } from '../../calls/session.js';
+import { EngineError } from '../../engine/port.js';
+import type { RecordingRecord } from '../../store/recordings.js';
+import { errors } from '../errors.js';
+import { RecordingStartBody, RecordingSummary, RecordingUpdateBody, type RecordingStartInput, type RecordingUpdateInput } from '../schemas/call.js';
+import { recordingView } from './call-views.js';
+import { loadCall } from './calls.js';
+
+const tags = ['Recordings (live)'];
+const security = [{ bearerAuth: [] }];
+const live409 = { $ref: 'LiveError#' };
+
+/** Engine refusals become 502 with what the engine said; anything else is ours and stays a 500. */
+async function engineCommand<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof EngineError) throw errors.engineRejected(err.message, err.engineStatus, err.engineBody);
+    throw err;
+  }
+}
+
+export async function recordingRoutes(app: FastifyInstance, deps: { services: CallServices }): Promise<void> {
+  const { services } = deps;
+  const { store } = services;
+  const view = (r: RecordingRecord) => recordingView(r, services.publicBaseUrl);
+
+  function liveSession(req: FastifyRequest<{ Params: { callSid: string } }>): CallSession {
+    const call = loadCall(services, req);
+    if (!req.account.recordingControls) throw errors.recordingControlsOff();
+    const session = services.watch.live(call.sid);
+    if (!session || call.status !== 'in-progress' || !session.leg) throw errors.callNotInProgress(call.status);
+    return session;
+  }
+
+  app.get<{ Params: { callSid: string } }>('/api/calls/:callSid/recordings', {
+    schema: { tags, security, summary: "A call's recordings", params: Type.Object({ callSid: Type.String() }), response: { 200: Type.Object({ data: Type.Array(RecordingSummary) }) } },
+  }, async (req) => ({ data: store.recordings.listForCall(loadCall(services, req).sid).map(view) }));
+
+  app.post<{ Params: { callSid: string }; Body: RecordingStartInput }>('/api/calls/:callSid/recordings', {
+    preValidation: async (req) => { req.body ??= {}; },
+    schema: {
+      tags, security, summary: 'Start recording a live call', params: Type.Object({ callSid: Type.String() }), body: RecordingStartBody,
+      response: { 201: RecordingSummary, 409: live409, 502: { type: 'object', additionalProperties: true }, 503: live409 },
+    },
+  }, async (req, reply) => {
+    const session = liveSession(req);
+    const number = session.call.numberId === null ? undefined : store.numbers.getById(session.call.numberId);
+    const tracks = req.body.tracks ?? 'both';
+    const active = await engineCommand(() => session.startRecording({
+      source: 'call', tracks, dualChannel: tracks === 'both' && (req.body.dual_channel ?? true),
+      callbackUrl: req.body.recording_status_callback ?? number?.settings.recording.callback_url ?? null,
+      immutable: number?.settings.recording.immutable ?? false,
+    }));
+    return reply.status(201).send(view(active.record));
+  });
+
+  app.post<{ Params: { callSid: string; recordingSid: string }; Body: RecordingUpdateInput }>('/api/calls/:callSid/recordings/:recordingSid', {
+    schema: {
+      tags, security, summary: 'Pause, resume or stop a recording of a live call', params: Type.Object({ callSid: Type.String(), recordingSid: Type.String() }),
+      body: RecordingUpdateBody, response: { 200: RecordingSummary, 409: live409, 502: { type: 'object', additionalProperties: true }, 503: live409 },
+    },
+  }, async (req) => {
+    const record = store.recordings.getForAccount(req.account.id, req.params.recordingSid);
+    if (!record || record.callSid !== req.params.callSid) throw errors.notFound('Recording');
+    const session = liveSession(req);
+    const active: ActiveRecording | undefined = session.recordings.find((r) => r.record.sid === record.sid);
+    if (!active || record.status === 'completed' || record.status === 'failed') throw errors.recordingFinished();
+    const { status } = req.body;
+    if (active.immutable && status !== 'in-progress') throw errors.recordingImmutable();
+    if (status === 'stopped') return view(await engineCommand(() => session.stopRecording(active)));
+    await engineCommand(() => (status === 'paused' ? active.control.pause() : active.control.resume()));
+    store.recordings.setStatus(record.sid, status === 'paused' ? 'paused' : 'in-progress');
+    session.timeline(`recording-${status === 'paused' ? 'paused' : 'resumed'}`, { recording_sid: record.sid });
+    return view(store.recordings.get(record.sid)!);
+  });
+
+  // One path for the resource and its audio: /api/recordings/RE… (JSON) and /api/recordings/RE….wav (WAV).
+  app.get<{ Params: { recordingSid: string } }>('/api/recordings/:recordingSid', {
+    schema: {
+      tags, security, summary: 'Fetch a recording (JSON), or its audio with a .wav suffix (audio/wav)',
+      params: Type.Object({ recordingSid: Type.String() }), response: { 200: RecordingSummary, 404: { $ref: 'LiveMessage#' }, 409: live409 },
+    },
+  }, async (req, reply) => {
+    const wav = req.params.recordingSid.endsWith('.wav');
+    const record = store.recordings.getForAccount(req.account.id, wav ? req.params.recordingSid.slice(0, -4) : req.params.recordingSid);
+    if (!record) throw errors.notFound('Recording');
+    if (!wav) return view(record);
+    if (record.status !== 'completed') throw errors.recordingNotReady();
+    let size: number;
+    try {
+      size = statSync(record.file).size;
+    } catch {
+      throw errors.notFound('Recording audio');
+    }
+    return reply
+      .header('content-type', 'audio/wav')
+      .header('content-length', String(size))
+      .header('content-disposition', `inline; filename="${record.sid}.wav"`)
+      .send(createReadStream(record.file));
+  });
+}
