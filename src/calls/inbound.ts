@@ -4,8 +4,7 @@ import { newSid } from '../crypto/tokens.js';
 import { isOpen } from '../numbers/schedule.js';
 import type { CallServices } from './services.js';
 import { CallSession } from './session.js';
-import { runMarkup } from './interpreter.js';
-import { fetchMarkup } from './markup-fetch.js';
+import { fetchAndRun } from './interpreter.js';
 import { failCall, type Flow } from './flow.js';
 import { statusFields, sendStatusCallback } from './status-callback.js';
 import { voicemail } from './features/voicemail.js';
@@ -71,18 +70,9 @@ async function route(session: CallSession, incoming: IncomingCall, number: Phone
 }
 
 /** The number webhook: POST {from, to, direction}, call SID in X-CPaaS-Call-Sid, markup back within 5 s. */
-async function runWebhook(flow: Flow, url: string): Promise<void> {
-  const { session } = flow;
-  const result = await fetchMarkup(session.services.http, {
-    accountId: session.accountId, callSid: session.sid, url, method: 'POST', format: flow.format,
-    payload: { kind: 'json', body: { from: session.call.from, to: session.call.to, direction: 'inbound' } },
-  }, (kind, detail) => session.timeline(kind, detail));
-  if (!result.ok) {
-    await failCall(flow, result.reason);
-    return;
-  }
-  flow.docUrl = result.url;
-  await runMarkup(flow, result.verbs);
+function runWebhook(flow: Flow, url: string): Promise<void> {
+  const { call } = flow.session;
+  return fetchAndRun(flow, url, 'POST', { from: call.from, to: call.to, direction: 'inbound' });
 }
 
 async function applyRecordingPolicy(session: CallSession, number: PhoneNumber): Promise<void> {

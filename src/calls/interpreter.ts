@@ -1,5 +1,5 @@
 import type { Verb } from '../markup/index.js';
-import type { Flow, Outcome } from './flow.js';
+import { failCall, requestDocument, type Flow, type Outcome } from './flow.js';
 import { sayVerb, playVerb, pauseVerb } from './verbs/media.js';
 import { gatherVerb } from './verbs/gather.js';
 import { redirectVerb } from './verbs/redirect.js';
@@ -43,4 +43,15 @@ export async function runMarkup(flow: Flow, verbs: Verb[]): Promise<void> {
     }
   }
   if (!session.ended) await session.hangup('markup-finished');
+}
+
+/** Asks a URL for the call's document and runs it; any failure to get one ends the call with the apology. */
+export async function fetchAndRun(flow: Flow, url: string, method: 'POST' | 'GET', body: Record<string, unknown>): Promise<void> {
+  const result = await requestDocument(flow, url, method, body);
+  if (!result.ok) {
+    await failCall(flow, result.reason);
+    return;
+  }
+  flow.docUrl = result.url;
+  await runMarkup(flow, result.verbs);
 }

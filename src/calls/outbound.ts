@@ -5,9 +5,8 @@ import { newSid } from '../crypto/tokens.js';
 import type { CallServices } from './services.js';
 import { CallSession } from './session.js';
 import { trackStatusCallbacks, type StatusCallbackTarget } from './call-status-events.js';
-import { fetchMarkup } from './markup-fetch.js';
-import { failCall, type Flow } from './flow.js';
-import { runMarkup } from './interpreter.js';
+import type { Flow } from './flow.js';
+import { fetchAndRun, runMarkup } from './interpreter.js';
 
 export type MarkupSource =
   | { kind: 'url'; url: string; method: 'POST' | 'GET'; format: MarkupFormat }
@@ -63,14 +62,5 @@ async function run(session: CallSession, req: PlaceCall, progress: (e: 'ringing'
   if (req.record) await session.startRecording({ source: 'call', ...req.record });
   const flow: Flow = { session, docUrl: null, format: req.markup.format };
   if (req.markup.kind === 'inline') return runMarkup(flow, req.markup.verbs);
-  const fetched = await fetchMarkup(session.services.http, {
-    accountId: session.accountId, callSid: session.sid, url: req.markup.url, method: req.markup.method, format: req.markup.format,
-    payload: { kind: 'json', body: { from: req.from, to: req.to, direction: 'outbound-api', call_sid: session.sid } },
-  }, (kind, detail) => session.timeline(kind, detail));
-  if (!fetched.ok) {
-    await failCall(flow, fetched.reason);
-    return;
-  }
-  flow.docUrl = fetched.url;
-  await runMarkup(flow, fetched.verbs);
+  await fetchAndRun(flow, req.markup.url, req.markup.method, { from: req.from, to: req.to, direction: 'outbound-api', call_sid: session.sid });
 }

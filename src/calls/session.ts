@@ -60,9 +60,7 @@ export class CallSession {
     if (!this.incoming) throw new Error('no incoming call to answer');
     this.#answering ??= this.incoming.answer().then(async (leg) => {
       this.#adopt(leg);
-      this.services.store.calls.markAnswered(this.sid);
-      this.timeline('answered', {});
-      this.#emitStart();
+      this.#markAnswered();
       for (const hook of this.#answerHooks) await hook().catch((err: unknown) => this.log.warn({ err }, 'answer hook failed'));
       return leg;
     });
@@ -131,13 +129,16 @@ export class CallSession {
     }
     const status = this.#statusFor(info);
     const cause = this.#finalCause ?? info.cause;
-    this.call = this.services.store.calls.finish(this.sid, status, cause);
+    // The final state and its hangup event commit together: the outbox can never miss or invent an ending.
+    this.services.store.db.transaction(() => {
+      this.call = this.services.store.calls.finish(this.sid, status, cause);
+      this.services.events.emit({
+        type: 'hangup', accountId: this.accountId, callSid: this.sid,
+        data: { from: this.call.from, to: this.call.to, direction: this.call.direction, duration: this.call.duration, disposition: status, cause },
+      });
+    })();
     this.services.watch.sessionEnded(this);
     this.timeline('ended', { status, cause, by: info.by });
-    this.services.events.emit({
-      type: 'hangup', accountId: this.accountId, callSid: this.sid,
-      data: { from: this.call.from, to: this.call.to, direction: this.call.direction, duration: this.call.duration, disposition: status, cause },
-    });
     for (const hook of this.#finalHooks) {
       await Promise.resolve(hook(this.call)).catch((err: unknown) => this.log.warn({ err }, 'final hook failed'));
     }
@@ -157,13 +158,16 @@ export class CallSession {
   /** Takes over a leg answered elsewhere (an outbound call the engine placed) as this call's leg. */
   adopt(leg: CallLeg): void {
     this.#adopt(leg);
-    this.services.store.calls.markAnswered(this.sid);
-    this.timeline('answered', {});
-    this.#emitStart();
+    this.#markAnswered();
   }
 
-  #emitStart(): void {
-    this.services.events.emit({ type: 'call-start', accountId: this.accountId, callSid: this.sid, data: { from: this.call.from, to: this.call.to, direction: this.call.direction } });
+  /** Answered state and the call-start event commit together (see the transactional outbox in src/events). */
+  #markAnswered(): void {
+    this.services.store.db.transaction(() => {
+      this.services.store.calls.markAnswered(this.sid);
+      this.services.events.emit({ type: 'call-start', accountId: this.accountId, callSid: this.sid, data: { from: this.call.from, to: this.call.to, direction: this.call.direction } });
+    })();
+    this.timeline('answered', {});
   }
 
   #adopt(leg: CallLeg): void {

@@ -1,16 +1,16 @@
 import type { IncomingCall } from '../engine/port.js';
 import type { Trunk } from '../store/trunks.js';
 import { newSid } from '../crypto/tokens.js';
-import { parseMarkup, MarkupError } from '../markup/index.js';
+import { parseMarkup, MarkupError, type Verb } from '../markup/index.js';
 import type { CallServices } from './services.js';
 import { CallSession } from './session.js';
-import { fetchMarkup, WEBHOOK_REPLY_BUDGET_MS } from './markup-fetch.js';
+import { WEBHOOK_REPLY_BUDGET_MS } from './markup-fetch.js';
 import { failCall, type Flow } from './flow.js';
-import { runMarkup } from './interpreter.js';
+import { fetchAndRun, runMarkup } from './interpreter.js';
 import { dial } from './dial.js';
 import { trackStatusCallbacks } from './call-status-events.js';
 
-type CallerIdChoice = { kind: 'caller-id'; callerId: string | null; reason: string } | { kind: 'markup'; flow: Flow; verbs: import('../markup/index.js').Verb[] };
+type CallerIdChoice = { kind: 'caller-id'; callerId: string | null; reason: string } | { kind: 'markup'; flow: Flow; verbs: Verb[] };
 
 /**
  * A call a PBX or agent places over its trunk. voice_webhook_url, when set, runs the call with its XML.
@@ -54,17 +54,10 @@ async function route(session: CallSession, trunk: Trunk): Promise<void> {
   const flow: Flow = { session, docUrl: null, format: 'xml' };
   const { call } = session;
   const payload = { from: call.from, to: call.to, direction: 'trunk', call_sid: call.sid, trunk_id: trunk.id, endpoint_name: trunk.endpoint_name };
-  const timeline = (kind: string, detail: Record<string, unknown>) => session.timeline(kind, detail);
 
   if (trunk.voice_webhook_url) {
     session.timeline('routing', { decision: 'voice-webhook' });
-    const result = await fetchMarkup(session.services.http, {
-      accountId: session.accountId, callSid: session.sid, url: trunk.voice_webhook_url, method: trunk.voice_webhook_method, format: 'xml',
-      payload: { kind: 'json', body: payload },
-    }, timeline);
-    if (!result.ok) return void (await failCall(flow, result.reason));
-    flow.docUrl = result.url;
-    return runMarkup(flow, result.verbs);
+    return fetchAndRun(flow, trunk.voice_webhook_url, trunk.voice_webhook_method, payload);
   }
 
   const choice = await chooseCallerId(session, trunk, flow, payload);
