@@ -3,6 +3,7 @@ import { readFileSync, existsSync, mkdirSync, writeFileSync, chmodSync } from 'n
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseCidr } from './net/cidr.js';
 
 export type EngineKind = 'sandbox' | 'drachtio';
 
@@ -14,7 +15,12 @@ export interface Config {
   logLevel: string;
   sip: { host: string; udpPort: number; tcpPort: number; tlsPort: number; wssPort: number; wssPath: string };
   turn: { host: string | null; stunPort: number; turnPort: number; turnsPort: number; secret: string | null; ttlSeconds: number };
-  tls: { certFile: string | null; keyFile: string | null };
+  /** selfSigned: generate a certificate once into the data dir when no cert/key files are given. */
+  tls: { certFile: string | null; keyFile: string | null; selfSigned: boolean };
+  /** Peers (IPs/CIDRs) whose X-Forwarded-Proto and X-Forwarded-For are believed. */
+  trustedProxies: string[];
+  /** Per-API-key fixed-window rate limit on the preview root (/v1). */
+  preview: { rateLimit: number; rateWindowSeconds: number };
   accounts: { defaultTrunkCapacity: number };
   engine: {
     kind: EngineKind;
@@ -61,6 +67,16 @@ function str(env: Env, name: string, fallback: string | null): string | null {
   return v === undefined || v === '' ? fallback : v;
 }
 
+/** Comma-separated IPs or CIDR blocks; one bad entry stops the process rather than trusting the wrong peer. */
+function cidrList(env: Env, name: string, fallback: string[]): string[] {
+  const v = env[name];
+  if (v === undefined) return fallback;
+  const list = v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  const bad = list.find((x) => parseCidr(x) === null);
+  if (bad !== undefined) throw new ConfigError(`${name}: "${bad}" is not an IP address or CIDR block`);
+  return list;
+}
+
 function engineKind(env: Env, fallback: EngineKind | null): EngineKind {
   const v = env.RINGBASE_ENGINE;
   if (v === 'sandbox' || v === 'drachtio') return v;
@@ -97,6 +113,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     tls: {
       certFile: str(env, 'RINGBASE_TLS_CERT', d.tls.certFile),
       keyFile: str(env, 'RINGBASE_TLS_KEY', d.tls.keyFile),
+      selfSigned: env.RINGBASE_TLS_SELF_SIGNED === '1' || d.tls.selfSigned,
+    },
+    trustedProxies: cidrList(env, 'RINGBASE_TRUSTED_PROXIES', d.trustedProxies),
+    preview: {
+      rateLimit: int(env, 'RINGBASE_PREVIEW_RATE_LIMIT', d.preview.rateLimit),
+      rateWindowSeconds: int(env, 'RINGBASE_PREVIEW_RATE_WINDOW', d.preview.rateWindowSeconds),
     },
     accounts: { defaultTrunkCapacity: int(env, 'RINGBASE_DEFAULT_TRUNK_CAPACITY', d.accounts.defaultTrunkCapacity) },
     engine: {

@@ -11,7 +11,8 @@ export class CpsLimiter {
 
   constructor(private readonly clock: Clock) {}
 
-  take(accountId: number, cap: number): { ok: true } | { ok: false; retryAfterSeconds: number } {
+  /** On success, `at` is the instant the slot was granted: the call's creation time, so records match the cap. */
+  take(accountId: number, cap: number): { ok: true; at: number } | { ok: false; retryAfterSeconds: number } {
     const now = this.clock.now();
     const stamps = (this.#recent.get(accountId) ?? []).filter((t) => now - t < WINDOW_MS);
     if (stamps.length >= cap) {
@@ -20,6 +21,6 @@ export class CpsLimiter {
     }
     stamps.push(now);
     this.#recent.set(accountId, stamps);
-    return { ok: true };
+    return { ok: true, at: now };
   }
 }

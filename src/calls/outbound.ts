@@ -23,6 +23,8 @@ export interface PlaceCall {
   callback: StatusCallbackTarget | null;
   timeoutMs: number;
   record: { tracks: 'inbound' | 'outbound' | 'both'; dualChannel: boolean; immutable: boolean; callbackUrl: string | null } | null;
+  /** When the placement was admitted (its calls-per-second slot); the call's created_at. */
+  admittedAtMs?: number;
 }
 
 /**
@@ -32,7 +34,7 @@ export interface PlaceCall {
 export function placeCall(services: CallServices, req: PlaceCall): { call: CallRecord; done: Promise<void> } {
   const call = services.store.calls.create({
     sid: newSid('CA'), accountId: req.accountId, direction: 'outbound-api', from: req.from, to: req.to, status: 'queued',
-    numberId: req.numberId, trunkId: req.trunkId,
+    numberId: req.numberId, trunkId: req.trunkId, ...(req.admittedAtMs !== undefined ? { createdAtMs: req.admittedAtMs } : {}),
     ...(req.callback ? { callbackUrl: req.callback.url, callbackEvents: [...req.callback.events], callbackMethod: req.callback.method } : {}),
   });
   const session = new CallSession(services, call, undefined);

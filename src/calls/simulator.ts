@@ -23,10 +23,11 @@ export type SimulationEvent =
 export async function simulateInbound(engine: SandboxEngine, watch: CallWatch, req: SimulationRequest, emit: (e: SimulationEvent) => void): Promise<{ callSid: string | null }> {
   let callSid: string | null = null;
   let engineCallId: string | null = null;
-  const started = Date.now();
+  // The engine's clock, the one the caller's transcript is timed on, so both sides interleave correctly.
+  const started = engine.now();
   const early: Array<[string, string, Record<string, unknown>]> = [];
   const platform = (sid: string, kind: string, detail: Record<string, unknown>) =>
-    emit({ source: 'platform', at_ms: Date.now() - started, call_sid: sid, type: kind, detail });
+    emit({ source: 'platform', at_ms: engine.now() - started, call_sid: sid, type: kind, detail });
 
   // The engine may hand the call to the platform before simulateInbound returns its id: remember what was seen.
   const seen = new Map<string, string>();

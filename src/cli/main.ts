@@ -6,6 +6,8 @@ import { keyCommands } from './keys.js';
 import { numberCommands } from './numbers.js';
 import { simulateCommands } from './simulate.js';
 import { markupCommands } from './markup.js';
+import { userCommands } from './users.js';
+import { orgCommands } from './org.js';
 
 const program = new Command('ringbase')
   .description('Ringbase operator CLI: works on the data dir in RINGBASE_DATA_DIR (default ./data)')
@@ -46,5 +48,7 @@ keyCommands(program, run);
 numberCommands(program, run);
 simulateCommands(program, run);
 markupCommands(program, run);
+userCommands(program, run);
+orgCommands(program, run);
 
 await program.parseAsync(process.argv);

@@ -29,7 +29,10 @@ import { CallWatch } from '../calls/watch.js';
 import { SandboxEngine } from '../engine/sandbox/index.js';
 import { operatorToken } from '../operator-token.js';
 import { operatorRoutes } from './operator/simulate.js';
-import type { LifecycleEvents } from '../events/lifecycle.js';
+import { dashboardRoutes } from './dashboard/index.js';
+import { createEventSystem, type EventSystem } from '../events/index.js';
+import { installPreviewRoot } from './preview/index.js';
+import { selfSignedTls } from './preview/self-signed-tls.js';
 
 export interface AppDeps {
   config: Config;
@@ -49,6 +52,8 @@ export interface App {
   callServices: CallServices;
   /** The sandbox that runs simulated calls (the main engine when it is the sandbox). */
   simulator: SandboxEngine;
+  /** Lifecycle events: durable outbox, delivery workers (stopped by close()), emitAndWait for sync flows. */
+  eventSystem: EventSystem;
   /** Stops background work and outbound connections (after http.close()). */
   close(): Promise<void>;
 }
@@ -61,7 +66,7 @@ function tlsOptions(config: Config) {
 /** Builds the whole control plane from its parts; no module-level state, so tests wire their own. */
 export async function createApp(deps: AppDeps): Promise<App> {
   const { config, store, engine, clock, logger, secrets } = deps;
-  const https = tlsOptions(config);
+  const https = tlsOptions(config) ?? (config.tls.selfSigned ? await selfSignedTls(config) : null);
   const http = Fastify({
     loggerInstance: logger,
     ...(https ? { https } : {}),
@@ -90,7 +95,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const signingSecrets = new SigningSecrets(store.accounts, secrets);
   // Number webhooks may be plain http (as on Twilio); every target is still SSRF-checked at connect time.
   const outbound = createGuardedClient({ allowLoopback: config.devAllowLocalTargets, requireHttps: false });
-  const events: LifecycleEvents = { emit: (e) => logger.debug({ event: e }, 'lifecycle event') };
+  const eventSystem = createEventSystem({ store, clock, secrets, log: logger.child({ component: 'events' }), allowLocalTargets: config.devAllowLocalTargets });
+  const events = eventSystem.events;
   const callServices: CallServices = {
     store, engine, clock, events,
     log: logger.child({ component: 'calls' }),
@@ -119,15 +125,17 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
   const token = operatorToken(config.dataDir, true)!;
   await http.register(async (scope) => operatorRoutes(scope, { token, simulator, watch: callServices.watch }));
+  await installPreviewRoot(http, { config, store, clock, secrets, eventSystem });
+  await http.register(async (scope) => dashboardRoutes(scope, { config, store, clock, trunks, signingSecrets, callServices, simulator }), { prefix: '/dashboard' });
 
   let released: Promise<void> | undefined;
   return {
-    http, trunks, calls, signingSecrets, callServices, simulator,
+    http, trunks, calls, signingSecrets, callServices, simulator, eventSystem,
     // Called after the drain and again after the engine stops: settles both times, releases resources once.
     async close() {
       await calls.settled();
       await trunks.settled();
-      released ??= Promise.all([outbound.close(), simulator !== engine ? simulator.stop() : undefined]).then(() => undefined);
+      released ??= Promise.all([outbound.close(), eventSystem.close(), simulator !== engine ? simulator.stop() : undefined]).then(() => undefined);
       await released;
     },
   };

@@ -41,7 +41,8 @@ const toCall = (r: Row): CallRecord => ({
 });
 
 type NewCall = Pick<CallRecord, 'sid' | 'accountId' | 'direction' | 'from' | 'to' | 'status'>
-  & Partial<Pick<CallRecord, 'numberId' | 'trunkId' | 'parentSid' | 'callbackUrl' | 'callbackEvents' | 'callbackMethod'>>;
+  & Partial<Pick<CallRecord, 'numberId' | 'trunkId' | 'parentSid' | 'callbackUrl' | 'callbackEvents' | 'callbackMethod'>>
+  & { createdAtMs?: number };
 
 export interface CallFilter {
   status?: CallStatus;
@@ -68,7 +69,8 @@ export class CallRepo {
     this.db.prepare(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, number_id, trunk_id, parent_sid, created_at,
                                         callback_url, callback_events, callback_method)
                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(c.sid, c.accountId, c.direction, c.from, c.to, c.status, c.numberId ?? null, c.trunkId ?? null, c.parentSid ?? null, this.#now(),
+      .run(c.sid, c.accountId, c.direction, c.from, c.to, c.status, c.numberId ?? null, c.trunkId ?? null, c.parentSid ?? null,
+        new Date(c.createdAtMs ?? this.clock.now()).toISOString(),
         c.callbackUrl ?? null, c.callbackEvents?.length ? c.callbackEvents.join(' ') : null, c.callbackMethod ?? null);
     return this.get(c.sid)!;
   }

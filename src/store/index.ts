@@ -7,6 +7,10 @@ import { TrunkRepo } from './trunks.js';
 import { NumberRepo } from './numbers.js';
 import { CallRepo } from './calls.js';
 import { RecordingRepo } from './recordings.js';
+import { UserRepo } from '../users/repo.js';
+import { OrgSettingsRepo } from '../org/settings.js';
+import { LeadRepo } from '../org/leads.js';
+import { SubscriptionRepo } from '../events/subscriptions.js';
 
 export interface Store {
   db: Db;
@@ -16,6 +20,10 @@ export interface Store {
   numbers: NumberRepo;
   calls: CallRepo;
   recordings: RecordingRepo;
+  users: UserRepo;
+  orgSettings: OrgSettingsRepo;
+  leads: LeadRepo;
+  webhookSubscriptions: SubscriptionRepo;
   close(): void;
 }
 
@@ -31,6 +39,10 @@ export function openStore(dataDir: string, clock: Clock): Store {
     numbers: new NumberRepo(db, clock),
     calls: new CallRepo(db, clock),
     recordings: new RecordingRepo(db, clock),
+    users: new UserRepo(db, clock),
+    orgSettings: new OrgSettingsRepo(db, clock),
+    leads: new LeadRepo(db, clock),
+    webhookSubscriptions: new SubscriptionRepo(db, clock),
     close: () => db.close(),
   };
 }

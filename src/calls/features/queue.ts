@@ -1,4 +1,5 @@
 import type { CallSession } from '../session.js';
+import { emitQueueEvent } from '../../events/acd.js';
 
 const VOICE = { voice: 'default', language: 'en-US' };
 export const QUEUE_GREETING = 'All of our agents are busy. Please hold.';
@@ -15,9 +16,9 @@ export async function enqueue(session: CallSession, queue: string): Promise<void
   const { clock, events } = session.services;
   const leg = await session.answer();
   const started = clock.now();
-  const event = (type: 'queued' | 'abandoned' | 'no-agent') => events.emit({
-    type, accountId: session.accountId, callSid: session.sid,
-    data: { from: session.call.from, to: session.call.to, queue, wait_seconds: Math.round((clock.now() - started) / 1000) },
+  const event = (type: 'queued' | 'abandoned' | 'no-agent') => emitQueueEvent(events, type, {
+    accountId: session.accountId, callSid: session.sid, from: session.call.from, to: session.call.to,
+    queue, waitSeconds: Math.round((clock.now() - started) / 1000),
   });
   session.timeline('queued', { queue });
   event('queued');

@@ -119,6 +119,9 @@ export class SandboxEngine implements EnginePort {
     }
   }
 
+  /** The time simulated calls run on (transcripts are timed on it). */
+  now(): number { return this.clock.now(); }
+
   /** Calls in progress (ringing or answered): 0 once every call has ended, for leak checks. */
   activeLegs(): number { return this.#lines.size; }
 

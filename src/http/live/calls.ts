@@ -39,7 +39,7 @@ export async function callRoutes(app: FastifyInstance, deps: { services: CallSer
     if (route) throw errors.callNotPlaced(route);
     const slot = cps.take(req.account.id, req.account.cpsCap);
     if (!slot.ok) throw errors.callsPerSecondExceeded(req.account.cpsCap, slot.retryAfterSeconds);
-    const { call, done } = placeCall(services, checked.placement);
+    const { call, done } = placeCall(services, { ...checked.placement, admittedAtMs: slot.at });
     void dispatcher.track(done);
     return reply.status(201).send(view(call));
   });

@@ -1,0 +1,75 @@
+// Signed durable webhook deliveries per second (outbox insert, lease, HMAC, guarded POST, attempt log) beside
+// a raw undici POST loop to the same local receiver, in the same run. Run: npx tsx bench/delivery.ts [count]
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { Agent } from 'undici';
+import { systemClock } from '../src/clock.js';
+import { openStore } from '../src/store/index.js';
+import { createSecretBox } from '../src/crypto/secret-box.js';
+import { createEventSystem } from '../src/events/index.js';
+
+const COUNT = Math.max(1, Number(process.argv[2] ?? 2000));
+const CONCURRENCY = 16; // the delivery worker's default
+const DEADLINE_MS = 60_000;
+
+const server = createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(204); res.end(); }); });
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+const body = JSON.stringify({ event_type: 'call-start', data: { from: '+15550100001', to: '+15550100002' } });
+
+async function rawUndici(): Promise<number> {
+  const agent = new Agent();
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < COUNT && performance.now() - started < DEADLINE_MS) {
+      next++;
+      const res = await agent.request({ origin: new URL(target).origin, path: '/hook', method: 'POST', body, headers: { 'content-type': 'application/json' } });
+      await res.body.dump();
+    }
+  }));
+  const rate = next / ((performance.now() - started) / 1000);
+  await agent.close();
+  return rate;
+}
+
+async function durable(): Promise<number> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ringbase-bench-'));
+  const clock = systemClock();
+  const store = openStore(dir, clock);
+  const secrets = createSecretBox(randomBytes(32));
+  const account = store.accounts.create({ name: 'bench', trunking: false, trunkCapacity: 1 });
+  store.orgSettings.allowHost(account.id, '127.0.0.1');
+  store.webhookSubscriptions.create({
+    accountId: account.id, eventType: 'call-start', targetUrl: target, headers: {}, deliveryMode: 'async',
+    timeoutMs: 5000, maxRetries: 5, secretSealed: secrets.seal('whsec_bench'), payloadTemplate: null,
+  });
+  const system = createEventSystem({ store, clock, secrets, log: pino({ level: 'silent' }), allowLocalTargets: true });
+  let delivered = 0;
+  const started = performance.now();
+  const done = new Promise<void>((resolve) => {
+    system.worker.onAttempt((o) => { if (o.status === 'delivered' && ++delivered === COUNT) resolve(); });
+    setTimeout(resolve, DEADLINE_MS).unref();
+  });
+  for (let i = 0; i < COUNT; i++) {
+    system.events.emit({ type: 'call-start', accountId: account.id, callSid: `CA${i}`, data: { from: '+15550100001', to: '+15550100002', direction: 'inbound' } });
+  }
+  await done;
+  const rate = delivered / ((performance.now() - started) / 1000);
+  await system.close();
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+  return rate;
+}
+
+const raw = await rawUndici();
+const signed = await durable();
+server.close();
+console.log(`deliveries: ${COUNT} per side, ${CONCURRENCY} concurrent, receiver on 127.0.0.1`);
+console.log(`raw undici POST loop:           ${raw.toFixed(0)} req/s`);
+console.log(`signed durable deliveries:      ${signed.toFixed(0)} deliveries/s (${((signed / raw) * 100).toFixed(0)}% of raw)`);

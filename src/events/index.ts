@@ -1,0 +1,39 @@
+// Wires the event system for the server: outbox, delivery workers and their own guarded HTTP client.
+// The CLI never builds this, so delivery workers only run inside the server process.
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import type { Store } from '../store/index.js';
+import { createGuardedClient } from '../net/index.js';
+import { OutboxStore } from './outbox-store.js';
+import { DeliveryWorker } from './delivery-worker.js';
+import { DurableEvents, type EventOutbox } from './outbox.js';
+
+export interface EventSystem {
+  events: EventOutbox;
+  outbox: OutboxStore;
+  worker: DeliveryWorker;
+  close(): Promise<void>;
+}
+
+export function createEventSystem(deps: {
+  store: Store; clock: Clock; secrets: SecretBox; log: Logger; allowLocalTargets: boolean; random?: () => number;
+}): EventSystem {
+  const { store, clock, secrets, log } = deps;
+  const outbox = new OutboxStore(store.db, clock);
+  // Subscriptions must be https; the development loopback exemption is the only way around it.
+  const client = createGuardedClient({ allowLoopback: deps.allowLocalTargets, requireHttps: true });
+  const worker = new DeliveryWorker({
+    outbox, orgSettings: store.orgSettings, client, clock, secrets, log, ...(deps.random ? { random: deps.random } : {}),
+  });
+  worker.start();
+  return {
+    events: new DurableEvents(outbox, worker, clock),
+    outbox,
+    worker,
+    async close() {
+      await worker.stop();
+      await client.close();
+    },
+  };
+}

@@ -1,0 +1,153 @@
+// The durable outbox: an event row plus one delivery row per subscription, written synchronously (so a
+// caller's own transaction can include them), then claimed by delivery workers under a lease.
+import type { Db } from '../store/db.js';
+import type { Clock } from '../clock.js';
+import { newSid } from '../crypto/tokens.js';
+import type { EventType, LifecycleEvent } from './lifecycle.js';
+import { toSubscription, type DeliveryMode, type Subscription, type SubscriptionRow } from './subscriptions.js';
+
+export interface StoredEvent {
+  sid: string;
+  type: EventType;
+  accountId: number;
+  callSid: string | null;
+  occurredAt: string;
+  data: Record<string, unknown>;
+}
+
+export interface QueuedDelivery { id: number; mode: DeliveryMode; timeoutMs: number }
+
+export interface ClaimedDelivery {
+  id: number;
+  sid: string;
+  /** 1 for the first attempt; a redelivery after a crash repeats the number of the attempt that was lost. */
+  attempt: number;
+  event: StoredEvent;
+  subscription: Subscription;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'exhausted';
+
+export interface AttemptRecord {
+  attempt: number;
+  startedAt: string;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+export interface DeliveryLogEntry {
+  id: number;
+  sid: string;
+  eventSid: string;
+  eventType: EventType;
+  status: DeliveryStatus;
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  completedAt: string | null;
+  attempts: AttemptRecord[];
+}
+
+/** How long past its own timeout a claimed attempt stays reserved; after that, another worker may redeliver. */
+export const LEASE_MARGIN_MS = 2_000;
+
+interface EventRow { id: number; sid: string; account_id: number; event_type: EventType; call_sid: string | null; occurred_at: string; data: string }
+interface DeliveryRow { id: number; sid: string; event_id: number; subscription_id: number; status: DeliveryStatus; attempt_count: number; next_attempt_at: number; created_at: string; completed_at: string | null }
+interface AttemptRow { delivery_id: number; attempt: number; started_at: string; status_code: number | null; latency_ms: number; error: string | null }
+
+const toEvent = (r: EventRow): StoredEvent => ({
+  sid: r.sid, type: r.event_type, accountId: r.account_id, callSid: r.call_sid, occurredAt: r.occurred_at,
+  data: JSON.parse(r.data) as Record<string, unknown>,
+});
+
+export class OutboxStore {
+  constructor(private readonly db: Db, private readonly clock: Clock) {}
+
+  /**
+   * Records the event and queues it for every active subscription to its type. Nothing is stored when
+   * nobody listens. Runs as a nested savepoint when the caller already holds a transaction.
+   */
+  enqueue(event: LifecycleEvent): { eventSid: string; deliveries: QueuedDelivery[] } | null {
+    return this.db.transaction(() => {
+      const subs = this.db.prepare("SELECT id, delivery_mode, timeout_ms FROM webhook_subscriptions WHERE account_id = ? AND event_type = ? AND status = 'active'")
+        .all(event.accountId, event.type) as Array<{ id: number; delivery_mode: DeliveryMode; timeout_ms: number }>;
+      if (subs.length === 0) return null;
+      const now = this.clock.now();
+      const iso = new Date(now).toISOString();
+      const eventSid = newSid('EV');
+      const info = this.db.prepare('INSERT INTO events (sid, account_id, event_type, call_sid, occurred_at, data) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(eventSid, event.accountId, event.type, event.callSid, iso, JSON.stringify(event.data));
+      const insert = this.db.prepare("INSERT INTO webhook_deliveries (sid, event_id, subscription_id, status, next_attempt_at, created_at) VALUES (?, ?, ?, 'pending', ?, ?)");
+      const deliveries = subs.map((s) => ({
+        id: Number(insert.run(newSid('DL'), info.lastInsertRowid, s.id, now, iso).lastInsertRowid),
+        mode: s.delivery_mode, timeoutMs: s.timeout_ms,
+      }));
+      return { eventSid, deliveries };
+    })();
+  }
+
+  /** Leases up to `limit` due deliveries of active subscriptions, oldest due first. */
+  claimDue(limit: number): ClaimedDelivery[] {
+    return this.db.transaction(() => {
+      const now = this.clock.now();
+      const ids = this.db.prepare(`SELECT d.id FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+        WHERE d.status = 'pending' AND s.status = 'active' AND d.next_attempt_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)
+        ORDER BY d.next_attempt_at, d.id LIMIT ?`).pluck().all(now, now, limit) as number[];
+      return ids.map((id) => this.#lease(id, now)!);
+    }).immediate();
+  }
+
+  /** Leases one delivery if nobody holds it (a sync emit delivers its own row at once). */
+  claim(id: number): ClaimedDelivery | null {
+    return this.db.transaction(() => {
+      const now = this.clock.now();
+      const free = this.db.prepare(`SELECT 1 FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+        WHERE d.id = ? AND d.status = 'pending' AND s.status = 'active' AND (d.claimed_until IS NULL OR d.claimed_until <= ?)`).get(id, now);
+      return free ? this.#lease(id, now) : null;
+    }).immediate();
+  }
+
+  #lease(id: number, now: number): ClaimedDelivery | null {
+    const d = this.db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?').get(id) as DeliveryRow | undefined;
+    const s = d && this.db.prepare('SELECT * FROM webhook_subscriptions WHERE id = ?').get(d.subscription_id) as SubscriptionRow | undefined;
+    const e = d && this.db.prepare('SELECT * FROM events WHERE id = ?').get(d.event_id) as EventRow | undefined;
+    if (!d || !s || !e) return null;
+    this.db.prepare('UPDATE webhook_deliveries SET claimed_until = ? WHERE id = ?').run(now + s.timeout_ms + LEASE_MARGIN_MS, id);
+    return { id, sid: d.sid, attempt: d.attempt_count + 1, event: toEvent(e), subscription: toSubscription(s) };
+  }
+
+  /** Logs the attempt and moves the delivery on; a delivery deleted meanwhile (subscription gone) stays gone. */
+  finishAttempt(id: number, record: AttemptRecord, next: { status: DeliveryStatus; nextAttemptAt: number | null }): void {
+    this.db.transaction(() => {
+      const info = this.db.prepare(`UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, status = ?, claimed_until = NULL,
+        next_attempt_at = COALESCE(?, next_attempt_at), completed_at = ? WHERE id = ?`)
+        .run(next.status, next.nextAttemptAt, next.status === 'pending' ? null : new Date(this.clock.now()).toISOString(), id);
+      if (info.changes === 0) return;
+      this.db.prepare('INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(id, record.attempt, record.startedAt, record.statusCode, Math.round(record.latencyMs), record.error);
+    }).immediate();
+  }
+
+  /** When the worker next has something to do: a retry coming due or a lease running out. */
+  nextDueAt(): number | null {
+    return this.db.prepare(`SELECT MIN(MAX(d.next_attempt_at, COALESCE(d.claimed_until, 0))) FROM webhook_deliveries d
+      JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE d.status = 'pending' AND s.status = 'active'`).pluck().get() as number | null;
+  }
+
+  /** The delivery log of one subscription, newest first, with every attempt. */
+  listForSubscription(subscriptionId: number, page: { beforeId: number | null; limit: number }): DeliveryLogEntry[] {
+    const rows = this.db.prepare(`SELECT d.*, e.sid AS event_sid, e.event_type FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+      WHERE d.subscription_id = ? AND (? IS NULL OR d.id < ?) ORDER BY d.id DESC LIMIT ?`)
+      .all(subscriptionId, page.beforeId, page.beforeId, page.limit) as Array<DeliveryRow & { event_sid: string; event_type: EventType }>;
+    const attempts = this.db.prepare('SELECT * FROM webhook_delivery_attempts WHERE delivery_id = ? ORDER BY attempt, id');
+    return rows.map((r) => ({
+      id: r.id, sid: r.sid, eventSid: r.event_sid, eventType: r.event_type, status: r.status, attemptCount: r.attempt_count,
+      nextAttemptAt: r.status === 'pending' ? new Date(r.next_attempt_at).toISOString() : null,
+      createdAt: r.created_at, completedAt: r.completed_at,
+      attempts: (attempts.all(r.id) as AttemptRow[]).map((a) => ({
+        attempt: a.attempt, startedAt: a.started_at, statusCode: a.status_code, latencyMs: a.latency_ms, error: a.error,
+      })),
+    }));
+  }
+}

@@ -1,0 +1,108 @@
+// Webhook subscriptions (`WH...`): where one event type of one account is delivered, and how.
+import type { Db } from '../store/db.js';
+import type { Clock } from '../clock.js';
+import { newSid } from '../crypto/tokens.js';
+import type { EventType } from './lifecycle.js';
+
+export type DeliveryMode = 'sync' | 'async';
+export type SubscriptionStatus = 'active' | 'paused';
+
+export interface Subscription {
+  id: number;
+  sid: string;
+  accountId: number;
+  eventType: EventType;
+  targetUrl: string;
+  headers: Record<string, string>;
+  deliveryMode: DeliveryMode;
+  timeoutMs: number;
+  maxRetries: number;
+  secretSealed: string;
+  payloadTemplate: string | null;
+  status: SubscriptionStatus;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type SubscriptionChanges = Partial<Pick<Subscription,
+  'targetUrl' | 'headers' | 'deliveryMode' | 'timeoutMs' | 'maxRetries' | 'payloadTemplate' | 'status'>>;
+
+export interface SubscriptionRow {
+  id: number; sid: string; account_id: number; event_type: EventType; target_url: string; headers: string;
+  delivery_mode: DeliveryMode; timeout_ms: number; max_retries: number; secret_enc: string;
+  payload_template: string | null; status: SubscriptionStatus; created_at: string; updated_at: string;
+}
+
+export const toSubscription = (r: SubscriptionRow): Subscription => ({
+  id: r.id, sid: r.sid, accountId: r.account_id, eventType: r.event_type, targetUrl: r.target_url,
+  headers: JSON.parse(r.headers) as Record<string, string>, deliveryMode: r.delivery_mode, timeoutMs: r.timeout_ms,
+  maxRetries: r.max_retries, secretSealed: r.secret_enc, payloadTemplate: r.payload_template, status: r.status,
+  createdAt: r.created_at, updatedAt: r.updated_at,
+});
+
+export class SubscriptionExistsError extends Error {
+  override name = 'SubscriptionExistsError';
+  constructor(readonly eventType: EventType, readonly existingSid: string) {
+    super(`a subscription for ${eventType} already exists`);
+  }
+}
+
+const COLUMNS: Record<keyof SubscriptionChanges, string> = {
+  targetUrl: 'target_url', headers: 'headers', deliveryMode: 'delivery_mode', timeoutMs: 'timeout_ms',
+  maxRetries: 'max_retries', payloadTemplate: 'payload_template', status: 'status',
+};
+
+export class SubscriptionRepo {
+  constructor(private readonly db: Db, private readonly clock: Clock) {}
+
+  create(input: Omit<Subscription, 'id' | 'sid' | 'status' | 'createdAt' | 'updatedAt'>): Subscription {
+    return this.db.transaction(() => {
+      const existing = this.forEventType(input.accountId, input.eventType);
+      if (existing) throw new SubscriptionExistsError(input.eventType, existing.sid);
+      const sid = newSid('WH');
+      const now = this.#now();
+      this.db.prepare(`INSERT INTO webhook_subscriptions (sid, account_id, event_type, target_url, headers, delivery_mode,
+        timeout_ms, max_retries, secret_enc, payload_template, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)`)
+        .run(sid, input.accountId, input.eventType, input.targetUrl, JSON.stringify(input.headers), input.deliveryMode,
+          input.timeoutMs, input.maxRetries, input.secretSealed, input.payloadTemplate, now, now);
+      return this.getForAccount(input.accountId, sid)!;
+    }).immediate();
+  }
+
+  getForAccount(accountId: number, sid: string): Subscription | undefined {
+    const row = this.db.prepare('SELECT * FROM webhook_subscriptions WHERE sid = ? AND account_id = ?').get(sid, accountId) as SubscriptionRow | undefined;
+    return row && toSubscription(row);
+  }
+
+  forEventType(accountId: number, type: EventType): Subscription | undefined {
+    const row = this.db.prepare('SELECT * FROM webhook_subscriptions WHERE account_id = ? AND event_type = ?').get(accountId, type) as SubscriptionRow | undefined;
+    return row && toSubscription(row);
+  }
+
+  /** Newest first; `beforeId` is the cursor (the id of the last row of the previous page). */
+  listForAccount(accountId: number, page: { beforeId: number | null; limit: number }): Subscription[] {
+    return (this.db.prepare('SELECT * FROM webhook_subscriptions WHERE account_id = ? AND (? IS NULL OR id < ?) ORDER BY id DESC LIMIT ?')
+      .all(accountId, page.beforeId, page.beforeId, page.limit) as SubscriptionRow[]).map(toSubscription);
+  }
+
+  update(sub: Subscription, changes: SubscriptionChanges): Subscription {
+    const sets: string[] = [];
+    const args: unknown[] = [];
+    for (const [key, column] of Object.entries(COLUMNS) as [keyof SubscriptionChanges, string][]) {
+      if (changes[key] === undefined) continue;
+      sets.push(`${column} = ?`);
+      args.push(key === 'headers' ? JSON.stringify(changes[key]) : changes[key]);
+    }
+    if (sets.length > 0) {
+      this.db.prepare(`UPDATE webhook_subscriptions SET ${sets.join(', ')}, updated_at = ? WHERE id = ?`).run(...args, this.#now(), sub.id);
+    }
+    return this.getForAccount(sub.accountId, sub.sid)!;
+  }
+
+  /** Deliveries and their attempt log go with it (ON DELETE CASCADE), which drops pending retries. */
+  delete(sub: Subscription): void {
+    this.db.prepare('DELETE FROM webhook_subscriptions WHERE id = ?').run(sub.id);
+  }
+
+  #now(): string { return new Date(this.clock.now()).toISOString(); }
+}

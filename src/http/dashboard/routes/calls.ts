@@ -1,0 +1,86 @@
+import type { FastifyInstance } from 'fastify';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { queryOf, sendPage, viewerOf, type Dashboard } from '../context.js';
+import { FormRender, type FieldErrors } from '../forms.js';
+import type { CallDirection, CallFilter, CallStatus } from '../../../store/calls.js';
+import { CALL_DIRECTIONS, CALL_STATUSES, callsView } from '../views/calls.js';
+import { callView } from '../views/call.js';
+import { errorView } from '../views/auth.js';
+
+const PAGE_SIZE = 25;
+const SID = /^CA[0-9a-f]{32}$/;
+const DAY_MS = 86_400_000;
+
+/** The query string as a call filter; bad values are reported beside their filter and otherwise ignored. */
+function filterFrom(q: Record<string, string>, numberId: (e164: string) => number | undefined): { filter: CallFilter; errors: FieldErrors } {
+  const filter: CallFilter = { limit: PAGE_SIZE };
+  const errors: FieldErrors = {};
+  if (q.status) {
+    if ((CALL_STATUSES as readonly string[]).includes(q.status)) filter.status = q.status as CallStatus;
+    else errors.status = ['Choose a status from the list.'];
+  }
+  if (q.direction) {
+    if ((CALL_DIRECTIONS as readonly string[]).includes(q.direction)) filter.direction = q.direction as CallDirection;
+    else errors.direction = ['Choose a direction from the list.'];
+  }
+  if (q.number) {
+    const id = numberId(q.number);
+    if (id === undefined) errors.number = ['Not one of your numbers.'];
+    else filter.numberId = id;
+  }
+  if (q.date) {
+    const start = /^\d{4}-\d{2}-\d{2}$/.test(q.date) ? Date.parse(`${q.date}T00:00:00Z`) : NaN;
+    if (Number.isNaN(start)) errors.date = ['Enter a date as YYYY-MM-DD.'];
+    else { filter.since = new Date(start).toISOString(); filter.until = new Date(start + DAY_MS).toISOString(); }
+  }
+  if (q.before && SID.test(q.before)) filter.before = q.before;
+  return { filter, errors };
+}
+
+function withQuery(q: Record<string, string>, changes: Record<string, string | null>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries({ ...q, ...changes })) if (v && ['status', 'direction', 'number', 'date', 'before'].includes(k)) params.set(k, v);
+  const s = params.toString();
+  return `/dashboard/calls${s ? `?${s}` : ''}`;
+}
+
+export function callRoutes(app: FastifyInstance, d: Dashboard): void {
+  app.get('/calls', async (req, reply) => {
+    const v = viewerOf(req);
+    const q = queryOf(req);
+    const { filter, errors } = filterFrom(q, (e164) => d.numbers.findOwned(v.account.id, e164)?.id);
+    const { calls, next } = d.store.calls.list(v.account.id, filter);
+    return sendPage(reply, callsView(v, calls, new FormRender(q, errors), {
+      numbers: d.store.numbers.listForAccount(v.account.id).map((n) => n.e164),
+      olderHref: next ? withQuery(q, { before: next }) : null,
+      newestHref: filter.before ? withQuery(q, { before: null }) : null,
+    }), Object.keys(errors).length ? 422 : 200);
+  });
+
+  app.get<{ Params: { sid: string } }>('/calls/:sid', async (req, reply) => {
+    const v = viewerOf(req);
+    const call = d.store.calls.getForAccount(v.account.id, req.params.sid);
+    if (!call) return sendPage(reply, errorView(404, 'There is no such call on this account.', true), 404);
+    const children = d.store.calls.list(v.account.id, { parentSid: call.sid, limit: 100 }).calls;
+    return sendPage(reply, callView(v, call, d.store.calls.timeline(call.sid), d.store.recordings.listForCall(call.sid), children));
+  });
+
+  // Session-authenticated media for the page's <audio>; a foreign or unknown SID is the same 404.
+  app.get<{ Params: { sid: string } }>('/recordings/:sid.wav', async (req, reply) => {
+    const rec = d.store.recordings.getForAccount(viewerOf(req).account.id, req.params.sid);
+    const size = rec ? await stat(rec.file).then((s) => s.size, () => null) : null;
+    if (!rec || size === null) return sendPage(reply, errorView(404, 'There is no such recording on this account.', true), 404);
+    void reply.header('accept-ranges', 'bytes').header('cache-control', 'private, no-store').type('audio/wav');
+    // Browsers seek in media with Range requests; one range is all an <audio> element asks for.
+    const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? '');
+    if (range && (range[1] || range[2])) {
+      const start = range[1] ? Number(range[1]) : Math.max(0, size - Number(range[2]));
+      const end = range[1] && range[2] ? Math.min(Number(range[2]), size - 1) : size - 1;
+      if (start >= size || start > end) return reply.status(416).header('content-range', `bytes */${size}`).send();
+      return reply.status(206).header('content-range', `bytes ${start}-${end}/${size}`).header('content-length', end - start + 1)
+        .send(createReadStream(rec.file, { start, end }));
+    }
+    return reply.header('content-length', size).send(createReadStream(rec.file));
+  });
+}

@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import { queryOf, sendPage, viewerOf, type Dashboard } from '../context.js';
+import { keysView } from '../views/keys.js';
+import { errorView } from '../views/auth.js';
+
+export function keyRoutes(app: FastifyInstance, d: Dashboard): void {
+  const active = (accountId: number) => d.store.apiKeys.listForAccount(accountId).filter((k) => k.revokedAt === null);
+
+  app.get('/keys', async (req, reply) => {
+    const v = viewerOf(req);
+    return sendPage(reply, keysView(v, active(v.account.id), { notice: queryOf(req).done }));
+  });
+
+  // The clear key is rendered in this response only (never redirected through a URL, never stored).
+  app.post('/keys', async (req, reply) => {
+    const v = viewerOf(req);
+    const { key } = d.store.apiKeys.create(v.account.id);
+    return sendPage(reply, keysView(v, active(v.account.id), { created: key }), 201);
+  });
+
+  app.post<{ Params: { id: string } }>('/keys/:id/delete', async (req, reply) => {
+    const v = viewerOf(req);
+    const id = /^\d{1,15}$/.test(req.params.id) ? Number(req.params.id) : NaN;
+    if (!Number.isSafeInteger(id) || !d.store.apiKeys.revoke(id, v.account.id)) {
+      return sendPage(reply, errorView(404, 'No such active key on this account.', true), 404);
+    }
+    return reply.redirect('/dashboard/keys?done=key-deleted', 303);
+  });
+}

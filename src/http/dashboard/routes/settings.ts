@@ -1,0 +1,64 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { formOf, queryOf, sendPage, viewerOf, type Dashboard, type Viewer } from '../context.js';
+import { FormRender, type FieldErrors } from '../forms.js';
+import { OrgSettingsError } from '../../../org/settings.js';
+import { OutboxStore } from '../../../events/outbox-store.js';
+import { settingsView } from '../views/settings.js';
+import { subscriptionView } from '../views/subscription.js';
+import { errorView } from '../views/auth.js';
+
+const LOG_LIMIT = 50;
+
+export function settingsRoutes(app: FastifyInstance, d: Dashboard): void {
+  // Read-only use of the delivery log; the events module's workers own the writes.
+  const outbox = new OutboxStore(d.store.db, d.clock);
+
+  const render = (req: FastifyRequest, reply: FastifyReply, opts: { secret?: string; form?: FormRender; token?: string; status?: number } = {}) => {
+    const v = viewerOf(req);
+    const org = {
+      org: d.store.orgSettings.get(v.account.id),
+      subscriptions: d.store.webhookSubscriptions.listForAccount(v.account.id, { beforeId: null, limit: 100 }),
+      form: opts.form ?? new FormRender({}),
+      ...(opts.token ? { newInjectionToken: opts.token } : {}),
+    };
+    return sendPage(reply, settingsView(v, { secret: opts.secret ?? null, notice: queryOf(req).done, org }), opts.status ?? 200);
+  };
+
+  /** Runs an allow-list change; its error is shown beside the field it came from. */
+  const listChange = (field: string, change: (v: Viewer, value: string) => void) => async (req: FastifyRequest, reply: FastifyReply) => {
+    const form = formOf(req);
+    try {
+      change(viewerOf(req), form[field] ?? '');
+    } catch (err) {
+      if (!(err instanceof OrgSettingsError)) throw err;
+      const errors: FieldErrors = { [field]: [err.message] };
+      return render(req, reply, { form: new FormRender(form, errors), status: 422 });
+    }
+    return reply.redirect('/dashboard/settings?done=saved', 303);
+  };
+
+  app.get('/settings', async (req, reply) => render(req, reply));
+
+  app.post('/settings/signing-secret/reveal', async (req, reply) => render(req, reply, { secret: d.signingSecrets.get(viewerOf(req).account.id) }));
+
+  app.post('/settings/signing-secret/rotate', async (req, reply) => {
+    d.signingSecrets.rotate(viewerOf(req).account.id);
+    return reply.redirect('/dashboard/settings?done=rotated', 303);
+  });
+
+  app.post('/settings/hosts', listChange('host', (v, x) => d.store.orgSettings.allowHost(v.account.id, x)));
+  app.post('/settings/hosts/remove', listChange('host', (v, x) => d.store.orgSettings.removeHost(v.account.id, x)));
+  app.post('/settings/ips', listChange('cidr', (v, x) => d.store.orgSettings.allowIp(v.account.id, x)));
+  app.post('/settings/ips/remove', listChange('cidr', (v, x) => d.store.orgSettings.removeIp(v.account.id, x)));
+
+  // The clear token is rendered in this response only; the store keeps its hash.
+  app.post('/settings/injection-token', async (req, reply) =>
+    render(req, reply, { token: d.store.orgSettings.rotateInjectionToken(viewerOf(req).account.id), status: 201 }));
+
+  app.get<{ Params: { sid: string } }>('/settings/subscriptions/:sid', async (req, reply) => {
+    const v = viewerOf(req);
+    const sub = d.store.webhookSubscriptions.getForAccount(v.account.id, req.params.sid);
+    if (!sub) return sendPage(reply, errorView(404, 'There is no such subscription on this account.', true), 404);
+    return sendPage(reply, subscriptionView(v, sub, outbox.listForSubscription(sub.id, { beforeId: null, limit: LOG_LIMIT })));
+  });
+}

@@ -1,0 +1,28 @@
+import { html, type Html } from '../html.js';
+import { page } from '../layout.js';
+import type { Viewer } from '../context.js';
+import type { CallRecord, TimelineEntry } from '../../../store/calls.js';
+import type { RecordingRecord } from '../../../store/recordings.js';
+import { seconds, when } from '../format.js';
+import { timelineTable } from './timeline.js';
+
+export function callView(v: Viewer, c: CallRecord, timeline: TimelineEntry[], recordings: RecordingRecord[], children: CallRecord[]): Html {
+  return page({ title: `Call ${c.sid}`, viewer: v, section: 'calls' }, html`
+    <dl class="facts">
+      <dt>Direction</dt><dd>${c.direction}</dd>
+      <dt>From</dt><dd>${c.from}</dd><dt>To</dt><dd>${c.to}</dd>
+      <dt>Status</dt><dd>${c.status}${c.hangupCause ? ` (${c.hangupCause})` : ''}</dd>
+      <dt>Started</dt><dd>${when(c.createdAt)}</dd><dt>Answered</dt><dd>${when(c.answeredAt)}</dd><dt>Ended</dt><dd>${when(c.endedAt)}</dd>
+      <dt>Duration</dt><dd>${c.duration === null ? '—' : `${c.duration} s`}</dd>
+      ${c.parentSid ? html`<dt>Parent call</dt><dd><a href="/dashboard/calls/${c.parentSid}">${c.parentSid}</a></dd>` : ''}
+    </dl>
+    ${children.length ? html`<h2>Dialled legs</h2><ul>${children.map((k) => html`<li><a href="/dashboard/calls/${k.sid}">${k.to}</a> — ${k.status}</li>`)}</ul>` : ''}
+    <h2>Recordings</h2>
+    ${recordings.length === 0 ? html`<p>No recordings.</p>` : html`<ul class="recordings">${recordings.map((r) => html`<li>
+      <p><code>${r.sid}</code> — ${r.source}, ${r.tracks} (${r.channels} channel${r.channels === 1 ? '' : 's'}), ${seconds(r.durationMs)}, ${r.status}</p>
+      <audio controls preload="metadata" src="/dashboard/recordings/${r.sid}.wav" aria-label="Recording ${r.sid}"></audio>
+      <p><a href="/dashboard/recordings/${r.sid}.wav" download>Download WAV</a></p></li>`)}</ul>`}
+    <h2>Timeline</h2>
+    ${timelineTable(timeline)}
+    <p><a href="/dashboard/calls">Back to calls</a></p>`);
+}

@@ -1,0 +1,41 @@
+import { html, type Html } from '../html.js';
+import { csrfField, type FormRender } from '../forms.js';
+import { actionButton, copyable } from '../layout.js';
+import type { Viewer } from '../context.js';
+import type { OrgSettings } from '../../../org/settings.js';
+import type { Subscription } from '../../../events/subscriptions.js';
+import { when } from '../format.js';
+
+export interface OrgViewData { org: OrgSettings; subscriptions: Subscription[]; form: FormRender; newInjectionToken?: string }
+
+function allowList(v: Viewer, title: string, items: string[], remove: string, what: string): Html {
+  return items.length === 0 ? html`<p>${title}: none yet.</p>` : html`<ul class="allow-list" aria-label="${title}">${items.map((x) =>
+    html`<li><code>${x}</code> ${actionButton(remove, `Remove ${x}`, v.csrf, { hidden: { [what]: x } })}</li>`)}</ul>`;
+}
+
+/** Webhook host allow-list, lead injection (token and IP allow-list) and event subscriptions (src/org, src/events). */
+export function orgSections(v: Viewer, d: OrgViewData): Html {
+  const f = d.form;
+  return html`
+    <h2>Webhook host allow-list</h2>
+    <p>Event subscriptions may deliver only to these hosts.</p>
+    ${allowList(v, 'Allowed hosts', d.org.webhookHosts, '/dashboard/settings/hosts/remove', 'host')}
+    <form method="post" action="/dashboard/settings/hosts" novalidate>${csrfField(v.csrf)}
+      ${f.text('host', 'Add a host', { placeholder: 'hooks.example.com' })}<button type="submit">Add host</button></form>
+
+    <h2>Lead injection</h2>
+    <p>Leads are injected with the token in <code>X-Injection-Token</code>, from an allowed IP address.</p>
+    <p>Token: ${d.org.injectionTokenSet ? `set (last rotated ${when(d.org.injectionTokenRotatedAt)})` : 'not set'}</p>
+    ${d.newInjectionToken ? html`<div class="notice" role="status"><p>New injection token, shown only this once:</p>${copyable('injection-token', d.newInjectionToken, 'Copy token')}</div>` : ''}
+    ${actionButton('/dashboard/settings/injection-token', d.org.injectionTokenSet ? 'Rotate injection token' : 'Create injection token', v.csrf,
+      d.org.injectionTokenSet ? { confirm: 'Rotate the injection token? The current one stops working at once.' } : {})}
+    ${allowList(v, 'Allowed IP addresses', d.org.injectionIps, '/dashboard/settings/ips/remove', 'cidr')}
+    <form method="post" action="/dashboard/settings/ips" novalidate>${csrfField(v.csrf)}
+      ${f.text('cidr', 'Allow an IP address or block', { placeholder: '203.0.113.0/24' })}<button type="submit">Add address</button></form>
+
+    <h2>Webhook subscriptions</h2>
+    ${d.subscriptions.length === 0 ? html`<p>No subscriptions. Create them with <code>POST /v1/webhooks</code>.</p>` : html`<div class="table-wrap"><table id="subscriptions">
+      <thead><tr><th scope="col">Event</th><th scope="col">Target</th><th scope="col">Mode</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
+      <tbody>${d.subscriptions.map((s) => html`<tr><td><a href="/dashboard/settings/subscriptions/${s.sid}">${s.eventType}</a></td><td>${s.targetUrl}</td>
+        <td>${s.deliveryMode}</td><td>${s.status}</td><td>${when(s.createdAt)}</td></tr>`)}</tbody></table></div>`}`;
+}

@@ -1,0 +1,41 @@
+// The preview root (/v1): HTTPS only, bearer API keys (lead injection excepted), per-key rate limits,
+// 400 + param on bad input, cursor pages. Routes added under /v1 later belong inside `authenticated` below.
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config.js';
+import type { Clock } from '../../clock.js';
+import type { SecretBox } from '../../crypto/secret-box.js';
+import type { Store } from '../../store/index.js';
+import type { EventSystem } from '../../events/index.js';
+import { isPreview } from '../error-handler.js';
+import { previewErrors } from '../errors.js';
+import { bearerAuth } from '../auth.js';
+import { TrustedProxies } from './client-address.js';
+import { FixedWindowLimiter } from './rate-limit.js';
+import { RateGate } from './rate-gate.js';
+import { installPreviewErrorMapping } from './error-mapping.js';
+import { webhookRoutes } from './webhooks.js';
+import { leadInjectionRoutes, leadRoutes } from './lead-injections.js';
+
+export interface PreviewDeps { config: Config; store: Store; clock: Clock; secrets: SecretBox; eventSystem: EventSystem }
+
+export async function installPreviewRoot(http: FastifyInstance, deps: PreviewDeps): Promise<void> {
+  const { config, store, clock } = deps;
+  const proxies = new TrustedProxies(config.trustedProxies);
+  const rate = new RateGate(new FixedWindowLimiter(clock, config.preview.rateLimit, config.preview.rateWindowSeconds * 1000));
+
+  // App-wide, so every /v1 path (unknown ones too) refuses plain HTTP before looking at credentials.
+  http.addHook('onRequest', async (req) => {
+    if (isPreview(req) && !proxies.isHttps(req)) throw previewErrors.httpsRequired();
+  });
+
+  await http.register(async (preview) => {
+    installPreviewErrorMapping(preview);
+    await preview.register(async (authenticated) => {
+      authenticated.addHook('onRequest', bearerAuth(store));
+      authenticated.addHook('onRequest', async (req, reply) => rate.check(`key:${req.apiKeyId}`, reply));
+      await authenticated.register(async (scope) => webhookRoutes(scope, deps));
+      await authenticated.register(async (scope) => leadRoutes(scope, deps));
+    });
+    await preview.register(async (scope) => leadInjectionRoutes(scope, { store, events: deps.eventSystem.events, proxies, rate }));
+  });
+}

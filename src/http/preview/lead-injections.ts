@@ -1,0 +1,77 @@
+// POST /v1/lead-injections: web forms and partner systems push leads in. Authenticated by the organisation's
+// injection token and IP allow-list, not an API key (the token may sit in a less trusted system).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Store } from '../../store/index.js';
+import type { LifecycleEvents } from '../../events/lifecycle.js';
+import type { Lead as LeadRecord } from '../../org/leads.js';
+import { errors, previewErrors } from '../errors.js';
+import { Lead, LeadInjectionBody, type LeadInjectionInput } from '../schemas/preview-leads.js';
+import { SidParams, previewErrorResponses } from '../schemas/preview.js';
+import type { TrustedProxies } from './client-address.js';
+import type { RateGate } from './rate-gate.js';
+
+interface Deps { store: Store; events: LifecycleEvents; proxies: TrustedProxies; rate: RateGate }
+
+declare module 'fastify' {
+  interface FastifyRequest { injectionAccountId: number }
+}
+
+const view = (l: LeadRecord) => ({ sid: l.sid, status: l.status, phone: l.phone, campaign: l.campaign, attributes: l.attributes, created_at: l.createdAt });
+
+/** Token first (it names the organisation), then the organisation's IP allow-list, then its rate limit. */
+export function injectionAuth(deps: Deps) {
+  return async (req: FastifyRequest, reply: { header(name: string, value: string): unknown }) => {
+    const raw = req.headers['x-injection-token'];
+    const token = Array.isArray(raw) ? raw[0] : raw;
+    if (!token || token.trim() === '') throw previewErrors.injectionTokenRequired();
+    const accountId = deps.store.orgSettings.accountForInjectionToken(token.trim());
+    if (accountId === null) throw previewErrors.injectionTokenInvalid();
+    const ip = deps.proxies.clientIp(req);
+    if (!deps.store.orgSettings.injectionIpAllowed(accountId, ip)) throw previewErrors.ipNotAllowed(ip);
+    deps.rate.check(`lead-injection:${accountId}`, reply);
+    req.injectionAccountId = accountId;
+  };
+}
+
+export async function leadInjectionRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
+  const { store, events, proxies } = deps;
+  app.addHook('onRequest', injectionAuth(deps));
+
+  app.post<{ Body: LeadInjectionInput }>('/v1/lead-injections', {
+    schema: {
+      tags: ['Lead injection (preview)'],
+      summary: 'Inject a lead (X-Injection-Token and IP allow-list; no API key)',
+      security: [{ injectionToken: [] }],
+      body: LeadInjectionBody,
+      response: { 202: Lead, ...previewErrorResponses(403) },
+    },
+  }, async (req, reply) => {
+    const accountId = req.injectionAccountId;
+    // The lead and its web-form event commit together: no lead without its event, no event without its lead.
+    const lead = store.db.transaction(() => {
+      const created = store.leads.create({
+        accountId, phone: req.body.phone, campaign: req.body.campaign, attributes: req.body.attributes ?? {}, sourceIp: proxies.clientIp(req),
+      });
+      events.emit({
+        type: 'web-form', accountId, callSid: null,
+        data: { lead_sid: created.sid, phone: created.phone, campaign: created.campaign, attributes: created.attributes },
+      });
+      return created;
+    }).immediate();
+    return reply.status(202).send(view(lead));
+  });
+}
+
+/** GET /v1/leads/{sid}: read back an injected lead with an API key. */
+export async function leadRoutes(app: FastifyInstance, deps: { store: Store }): Promise<void> {
+  app.get<{ Params: { sid: string } }>('/v1/leads/:sid', {
+    schema: {
+      tags: ['Lead injection (preview)'], summary: 'Fetch an injected lead', security: [{ bearerAuth: [] }],
+      params: SidParams, response: { 200: Lead, ...previewErrorResponses(404) },
+    },
+  }, async (req) => {
+    const lead = deps.store.leads.getForAccount(req.account.id, req.params.sid);
+    if (!lead) throw errors.notFound('Lead');
+    return view(lead);
+  });
+}

@@ -1,0 +1,48 @@
+// Checks on subscription fields that a JSON schema cannot express: the target against the SSRF policy and
+// the allow-list, custom headers that would forge or break a delivery, and the payload template.
+import { checkTargetUrl } from '../../net/index.js';
+import type { EventType } from '../../events/lifecycle.js';
+import { TemplateError, validateTemplate } from '../../events/template.js';
+import { EVENT_HEADER } from '../../events/payload.js';
+import { SIGNATURE_HEADER } from '../../net/index.js';
+import { previewErrors } from '../errors.js';
+
+// Ours (signature, event, body type), plus those that frame the HTTP message itself.
+const RESERVED_HEADERS = new Set([
+  SIGNATURE_HEADER.toLowerCase(), EVENT_HEADER.toLowerCase(), 'content-type', 'content-length', 'content-encoding',
+  'transfer-encoding', 'host', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect', 'proxy-authorization',
+]);
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const SAFE_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+export function checkTarget(url: string, allowHosts: readonly string[], allowLoopback: boolean): string {
+  const check = checkTargetUrl(url, { requireHttps: true, allowLoopback, allowHosts });
+  if (check.ok) return check.url.href;
+  const hint = check.code === 'host_not_allowed'
+    ? ' Ask your operator to add the host to the organisation allow-list (ringbase org allow-host).'
+    : '';
+  throw previewErrors.parameterInvalid('target_url', `The target_url is refused (${check.code}): ${check.reason}.${hint}`);
+}
+
+export function checkHeaders(headers: Record<string, string>): Record<string, string> {
+  for (const [name, value] of Object.entries(headers)) {
+    const param = `headers.${name}`;
+    if (!TOKEN.test(name)) throw previewErrors.parameterInvalid(param, `"${name}" is not a valid header name.`);
+    if (RESERVED_HEADERS.has(name.toLowerCase())) {
+      throw previewErrors.parameterInvalid(param, `The ${name} header is set by the service and cannot be overridden.`);
+    }
+    if (!SAFE_VALUE.test(value)) throw previewErrors.parameterInvalid(param, `The value of ${name} must not contain control characters or line breaks.`);
+  }
+  return headers;
+}
+
+export function checkTemplate(template: string | null | undefined, type: EventType): string | null {
+  if (template === null || template === undefined) return null;
+  try {
+    validateTemplate(template, type);
+  } catch (err) {
+    if (err instanceof TemplateError) throw previewErrors.parameterInvalid('payload_template', `The payload_template ${err.message}.`);
+    throw err;
+  }
+  return template;
+}

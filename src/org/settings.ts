@@ -1,0 +1,145 @@
+// Organisation (= account) settings for the preview API: which hosts webhooks may target, and who may inject
+// leads (a rotatable token plus an IP allow-list). Operators change them with `ringbase org ...`; the
+// dashboard can put a UI on this same module.
+import { isIP } from 'node:net';
+import type { Db } from '../store/db.js';
+import type { Clock } from '../clock.js';
+import { constantTimeEqual, randomToken, sha256Hex } from '../crypto/tokens.js';
+import { cidrContains, parseCidr } from '../net/index.js';
+import { normalizeHost } from '../net/url-policy.js';
+
+export interface OrgSettings {
+  accountId: number;
+  webhookHosts: string[];
+  injectionIps: string[];
+  injectionTokenSet: boolean;
+  injectionTokenRotatedAt: string | null;
+}
+
+export class OrgSettingsError extends Error {
+  override name = 'OrgSettingsError';
+}
+
+interface Row {
+  account_id: number; webhook_hosts: string; injection_ips: string;
+  injection_token_hash: string | null; injection_token_rotated_at: string | null;
+}
+
+type ListColumn = 'webhook_hosts' | 'injection_ips';
+
+export const INJECTION_TOKEN_PREFIX = 'inj_';
+
+/**
+ * The token names its account (`inj_<account>_<random>`) so verification loads one row and compares hashes
+ * in constant time, instead of searching for a matching hash.
+ */
+function parseInjectionToken(token: string): number | null {
+  const m = /^inj_(\d{1,12})_[A-Za-z0-9_-]{20,100}$/.exec(token);
+  return m ? Number(m[1]) : null;
+}
+
+/** A bare host or IP as the URL parser sees it, so entries compare like real target hosts. */
+export function normalizeAllowedHost(input: string): string {
+  const bare = input.trim().replace(/^\[(.*)\]$/, '$1');
+  const family = isIP(bare);
+  // Letters, digits, dashes and dots only: no scheme, path, port, wildcard or userinfo sneaks into an entry.
+  if (family === 0 && !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/.test(bare)) {
+    throw new OrgSettingsError(`"${input}" is not a host name or IP address (give a bare host such as hooks.example.com)`);
+  }
+  return normalizeHost(new URL(`https://${family === 6 ? `[${bare}]` : bare}/`).hostname);
+}
+
+/** Canonical `network/prefix` text (host bits cleared), so removing an entry matches however it was typed. */
+export function normalizeCidr(input: string): string {
+  const cidr = parseCidr(input.trim());
+  if (!cidr) throw new OrgSettingsError(`"${input}" is not an IP address or CIDR block (e.g. 203.0.113.0/24)`);
+  const bytes = [...cidr.network];
+  const address = cidr.family === 4
+    ? bytes.join('.')
+    // The URL parser prints IPv6 in its canonical compressed form.
+    : new URL(`http://[${bytes.map((b, i) => (i % 2 ? '' : ':') + b.toString(16).padStart(2, '0')).join('').slice(1)}]/`).hostname.slice(1, -1);
+  return `${address}/${cidr.prefix}`;
+}
+
+export class OrgSettingsRepo {
+  constructor(private readonly db: Db, private readonly clock: Clock) {}
+
+  get(accountId: number): OrgSettings {
+    const row = this.#row(accountId);
+    return {
+      accountId,
+      webhookHosts: row ? (JSON.parse(row.webhook_hosts) as string[]) : [],
+      injectionIps: row ? (JSON.parse(row.injection_ips) as string[]) : [],
+      injectionTokenSet: Boolean(row?.injection_token_hash),
+      injectionTokenRotatedAt: row?.injection_token_rotated_at ?? null,
+    };
+  }
+
+  allowHost(accountId: number, host: string): OrgSettings {
+    return this.#add(accountId, 'webhook_hosts', normalizeAllowedHost(host));
+  }
+
+  removeHost(accountId: number, host: string): OrgSettings {
+    return this.#remove(accountId, 'webhook_hosts', normalizeAllowedHost(host), 'webhook host allow-list');
+  }
+
+  allowIp(accountId: number, cidr: string): OrgSettings {
+    return this.#add(accountId, 'injection_ips', normalizeCidr(cidr));
+  }
+
+  removeIp(accountId: number, cidr: string): OrgSettings {
+    return this.#remove(accountId, 'injection_ips', normalizeCidr(cidr), 'lead-injection IP allow-list');
+  }
+
+  /** Replaces the token; the clear value exists only in this return value, the row keeps its hash. */
+  rotateInjectionToken(accountId: number): string {
+    const token = `${INJECTION_TOKEN_PREFIX}${accountId}_${randomToken(32)}`;
+    this.#ensure(accountId);
+    this.db.prepare('UPDATE org_settings SET injection_token_hash = ?, injection_token_rotated_at = ?, updated_at = ? WHERE account_id = ?')
+      .run(sha256Hex(token), this.#now(), this.#now(), accountId);
+    return token;
+  }
+
+  /** The account the token belongs to, or null for any wrong, malformed or superseded token. */
+  accountForInjectionToken(token: string): number | null {
+    const accountId = parseInjectionToken(token);
+    const stored = accountId === null ? undefined : this.#row(accountId)?.injection_token_hash;
+    if (!stored) return null;
+    return constantTimeEqual(sha256Hex(token), stored) ? accountId : null;
+  }
+
+  injectionIpAllowed(accountId: number, ip: string): boolean {
+    return this.get(accountId).injectionIps.some((cidr) => cidrContains(cidr, ip));
+  }
+
+  #add(accountId: number, column: ListColumn, entry: string): OrgSettings {
+    return this.#updateList(accountId, column, (list) => (list.includes(entry) ? list : [...list, entry]));
+  }
+
+  #remove(accountId: number, column: ListColumn, entry: string, listName: string): OrgSettings {
+    return this.#updateList(accountId, column, (list) => {
+      if (!list.includes(entry)) throw new OrgSettingsError(`${entry} is not on the ${listName}`);
+      return list.filter((x) => x !== entry);
+    });
+  }
+
+  #updateList(accountId: number, column: ListColumn, change: (list: string[]) => string[]): OrgSettings {
+    this.db.transaction(() => {
+      this.#ensure(accountId);
+      const current = JSON.parse(this.#row(accountId)![column]) as string[];
+      this.db.prepare(`UPDATE org_settings SET ${column} = ?, updated_at = ? WHERE account_id = ?`)
+        .run(JSON.stringify(change(current)), this.#now(), accountId);
+    }).immediate();
+    return this.get(accountId);
+  }
+
+  #ensure(accountId: number): void {
+    this.db.prepare('INSERT OR IGNORE INTO org_settings (account_id, updated_at) VALUES (?, ?)').run(accountId, this.#now());
+  }
+
+  #row(accountId: number): Row | undefined {
+    return this.db.prepare('SELECT * FROM org_settings WHERE account_id = ?').get(accountId) as Row | undefined;
+  }
+
+  #now(): string { return new Date(this.clock.now()).toISOString(); }
+}

@@ -1,0 +1,108 @@
+import type { Clock } from '../clock.js';
+import { randomToken, sha256Hex } from '../crypto/tokens.js';
+import type { UserRepo, User } from './repo.js';
+import { DUMMY_HASH, hashPassword, verifyPassword } from './password.js';
+
+export const MAX_FAILED_ATTEMPTS = 5;
+export const LOCKOUT_MS = 15 * 60_000;
+export const SET_PASSWORD_TTL_MS = 24 * 3600_000;
+export const SESSION_TTL_MS = 12 * 3600_000;
+export const PASSWORD_MIN = 10;
+const PASSWORD_MAX = 1024;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const SET_PASSWORD = 'set-password';
+
+export class UserError extends Error {
+  constructor(readonly field: string, message: string) { super(message); }
+}
+
+export interface Session { token: string; csrfToken: string; user: User }
+
+export type SignInResult =
+  | { ok: true; session: Session }
+  | { ok: false; reason: 'invalid' | 'locked'; lockedUntil?: string };
+
+/** Null when the password is acceptable, else the message to show next to the field. */
+export function passwordProblem(password: string): string | null {
+  if (password.length < PASSWORD_MIN) return `Use at least ${PASSWORD_MIN} characters.`;
+  if (password.length > PASSWORD_MAX) return `Use at most ${PASSWORD_MAX} characters.`;
+  return null;
+}
+
+/** Dashboard accounts: creation by the operator, one-time password links, sign-in with lockout, sessions. */
+export class UserService {
+  constructor(private readonly repo: UserRepo, private readonly clock: Clock) {}
+
+  /** Creates the user and returns the one-time token for the set-password link (valid 24 hours). */
+  create(accountId: number, email: string): { user: User; setPasswordToken: string } {
+    const normalized = email.trim();
+    if (!EMAIL.test(normalized) || normalized.length > 254) throw new UserError('email', `"${email}" is not an email address`);
+    if (this.repo.getByEmail(normalized)) throw new UserError('email', `a user with email ${normalized} already exists`);
+    const user = this.repo.create(accountId, normalized);
+    return { user, setPasswordToken: this.issueSetPasswordToken(user.id) };
+  }
+
+  issueSetPasswordToken(userId: number): string {
+    const token = randomToken(32);
+    this.repo.addToken(sha256Hex(token), userId, SET_PASSWORD, SET_PASSWORD_TTL_MS);
+    return token;
+  }
+
+  setPasswordTokenLive(token: string): boolean {
+    return this.repo.tokenLive(sha256Hex(token), SET_PASSWORD);
+  }
+
+  /** Uses the token once; every existing session of the user ends, since a new password means a new start. */
+  async setPasswordWithToken(token: string, password: string): Promise<User> {
+    const problem = passwordProblem(password);
+    if (problem) throw new UserError('password', problem);
+    const hash = await hashPassword(password);
+    const userId = this.repo.consumeToken(sha256Hex(token), SET_PASSWORD);
+    if (userId === undefined) throw new UserError('token', 'This link is invalid, already used or expired. Ask the service team for a new one.');
+    this.repo.setPasswordHash(userId, hash);
+    this.repo.deleteSessionsOf(userId);
+    return this.repo.get(userId)!;
+  }
+
+  async setPassword(userId: number, password: string): Promise<void> {
+    const problem = passwordProblem(password);
+    if (problem) throw new UserError('password', problem);
+    this.repo.setPasswordHash(userId, await hashPassword(password));
+    this.repo.deleteSessionsOf(userId);
+  }
+
+  /**
+   * Unknown emails, wrong passwords and users without a password all answer "invalid" after the same scrypt
+   * work, so the form reveals nothing about which emails exist. A locked user is refused even with the right password.
+   */
+  async signIn(email: string, password: string): Promise<SignInResult> {
+    const user = this.repo.getByEmail(email.trim());
+    const now = this.clock.now();
+    if (user?.lockedUntil && Date.parse(user.lockedUntil) > now) {
+      return { ok: false, reason: 'locked', lockedUntil: user.lockedUntil };
+    }
+    const matches = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
+    if (!user || !user.passwordHash || !matches) {
+      if (user) this.repo.recordFailure(user.id, MAX_FAILED_ATTEMPTS, now + LOCKOUT_MS);
+      const after = user && this.repo.get(user.id);
+      if (after?.lockedUntil && Date.parse(after.lockedUntil) > now) return { ok: false, reason: 'locked', lockedUntil: after.lockedUntil };
+      return { ok: false, reason: 'invalid' };
+    }
+    this.repo.clearFailures(user.id);
+    this.repo.deleteExpired();
+    const token = randomToken(32);
+    const csrfToken = randomToken(24);
+    this.repo.addSession(sha256Hex(token), user.id, csrfToken, SESSION_TTL_MS);
+    return { ok: true, session: { token, csrfToken, user } };
+  }
+
+  session(token: string): Session | undefined {
+    const row = this.repo.session(sha256Hex(token));
+    const user = row && this.repo.get(row.userId);
+    return user && row && { token, csrfToken: row.csrfToken, user };
+  }
+
+  signOut(token: string): void {
+    this.repo.deleteSession(sha256Hex(token));
+  }
+}

@@ -1,0 +1,97 @@
+import t from 'tap';
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { verify } from '../../../src/net/index.js';
+import { startHarness } from '../../helpers/harness.js';
+import { startWebhookApp } from '../../helpers/webhook-app.js';
+import { startPreviewHarness } from './helpers.js';
+
+const LEAD = { phone: '+15550100003', campaign: 'spring', attributes: { name: 'Ada', source: 'form-7' } };
+
+t.test('a lead is accepted (202), stored, readable, and delivered as a signed web-form event', async (t) => {
+  const h = await startPreviewHarness(t);
+  const a = h.org();
+  const token = h.store.orgSettings.rotateInjectionToken(a.id);
+  h.store.orgSettings.allowIp(a.id, '127.0.0.0/8');
+  const receiver = await startWebhookApp(t);
+  receiver.on('/leads', { status: 200, body: '' });
+  const sub = (await h.v1('POST', '/v1/webhooks', { body: { event_type: 'web-form', target_url: `${receiver.url}/leads` } })).body;
+
+  const res = await h.v1('POST', '/v1/lead-injections', { key: null, body: LEAD, headers: { 'x-injection-token': token } });
+  t.equal(res.status, 202);
+  t.match(res.body, { sid: /^LD[0-9a-f]{32}$/, status: 'accepted', phone: LEAD.phone, campaign: 'spring', attributes: LEAD.attributes, created_at: String });
+  t.ok(res.headers.get('x-ratelimit-limit'));
+  t.same((await h.v1('GET', `/v1/leads/${res.body.sid}`)).body, res.body);
+  t.equal((await h.v1('GET', `/v1/leads/${res.body.sid}`, { key: h.org().key })).status, 404, 'other accounts cannot read it');
+
+  const delivered = await receiver.waitFor('/leads');
+  t.same(verify(sub.secret, delivered.body, delivered.headers['x-service-signature'], Math.floor(Date.now() / 1000)), { ok: true });
+  t.match(delivered.json, { event_type: 'web-form', call_sid: null, data: { lead_sid: res.body.sid, phone: LEAD.phone, campaign: 'spring', attributes: LEAD.attributes } });
+});
+
+t.test('token and IP allow-list; the API key is not enough', async (t) => {
+  const h = await startPreviewHarness(t);
+  const a = h.org();
+  const send = (headers: Record<string, string>) => h.v1('POST', '/v1/lead-injections', { key: null, body: LEAD, headers });
+  t.match((await send({})).body.error, { code: 'injection_token_required', status: 401 });
+  t.match((await h.v1('POST', '/v1/lead-injections', { body: LEAD })).body.error, { code: 'injection_token_required' }, 'API key alone');
+  const old = h.store.orgSettings.rotateInjectionToken(a.id);
+  const token = h.store.orgSettings.rotateInjectionToken(a.id);
+  t.match((await send({ 'x-injection-token': old })).body.error, { code: 'injection_token_invalid' }, 'rotated token stops working');
+  t.match((await send({ 'x-injection-token': token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A') })).body.error, { code: 'injection_token_invalid' });
+  t.match((await send({ 'x-injection-token': 'inj_999_aaaaaaaaaaaaaaaaaaaaaaaaaaaaa' })).body.error, { code: 'injection_token_invalid' });
+  const refused = await send({ 'x-injection-token': token });
+  t.match(refused.body.error, { code: 'ip_not_allowed', status: 403, message: /127\.0\.0\.1/ }, 'empty allow-list refuses everyone');
+  h.store.orgSettings.allowIp(a.id, '203.0.113.0/24');
+  t.equal((await send({ 'x-injection-token': token })).status, 403);
+  // 127.0.0.1 is a trusted proxy in this harness, so the address it forwards counts.
+  t.equal((await send({ 'x-injection-token': token, 'x-forwarded-for': '203.0.113.9' })).status, 202);
+  t.equal((await send({ 'x-injection-token': token, 'x-forwarded-for': '203.0.113.9, 198.51.100.1' })).status, 403, 'the rightmost untrusted hop is the client');
+});
+
+t.test('lead body validation', async (t) => {
+  const h = await startPreviewHarness(t);
+  const a = h.org();
+  const token = h.store.orgSettings.rotateInjectionToken(a.id);
+  h.store.orgSettings.allowIp(a.id, '127.0.0.1');
+  const cases: Array<[unknown, string, string]> = [
+    [{ campaign: 'x' }, 'parameter_missing', 'phone'],
+    [{ phone: '+15550100003' }, 'parameter_missing', 'campaign'],
+    [{ ...LEAD, phone: '555-0100' }, 'parameter_invalid', 'phone'],
+    [{ ...LEAD, phone: '+0123' }, 'parameter_invalid', 'phone'],
+    [{ ...LEAD, campaign: '' }, 'parameter_invalid', 'campaign'],
+    [{ ...LEAD, campaign: 'a\nb' }, 'parameter_invalid', 'campaign'],
+    [{ ...LEAD, attributes: { age: 42 } }, 'parameter_invalid', 'attributes.age'],
+    [{ ...LEAD, attributes: ['a'] }, 'parameter_invalid', 'attributes'],
+    [{ ...LEAD, extra: 1 }, 'parameter_unknown', 'extra'],
+  ];
+  for (const [body, code, param] of cases) {
+    const res = await h.v1('POST', '/v1/lead-injections', { key: null, body, headers: { 'x-injection-token': token } });
+    t.equal(res.status, 400, JSON.stringify(body));
+    t.match(res.body.error, { code, param }, JSON.stringify(body));
+  }
+  t.equal(h.store.db.prepare('SELECT COUNT(*) FROM leads').pluck().get(), 0);
+});
+
+t.test('self-signed TLS: generated once (key 0600); a spoofed X-Forwarded-For from an untrusted peer is ignored', async (t) => {
+  const h = await startHarness(t, { env: { RINGBASE_TLS_SELF_SIGNED: '1' } });
+  const keyFile = path.join(h.dataDir, 'tls', 'self-signed.key');
+  t.equal(statSync(keyFile).mode & 0o777, 0o600);
+  const a = h.account();
+  const token = h.store.orgSettings.rotateInjectionToken(a.id);
+  h.store.orgSettings.allowIp(a.id, '203.0.113.0/24');
+  const port = (h.app.http.server.address() as { port: number }).port;
+  const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
+  t.teardown(() => dispatcher.close());
+  const post = (headers: Record<string, string>) => undiciFetch(`https://127.0.0.1:${port}/v1/lead-injections`, {
+    method: 'POST', dispatcher, body: JSON.stringify(LEAD), headers: { 'content-type': 'application/json', 'x-injection-token': token, ...headers },
+  });
+  const spoofed = await post({ 'x-forwarded-for': '203.0.113.9' });
+  t.equal(spoofed.status, 403);
+  t.equal(((await spoofed.json()) as { error: { code: string } }).error.code, 'ip_not_allowed');
+  h.store.orgSettings.allowIp(a.id, '127.0.0.1');
+  t.equal((await post({})).status, 202, 'served over real TLS');
+  const list = await undiciFetch(`https://127.0.0.1:${port}/v1/webhooks`, { dispatcher, headers: { authorization: `Bearer ${a.key}` } });
+  t.equal(list.status, 200);
+});
