@@ -169,7 +169,8 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
       const call = await d.inbound(CALLER, DID);
       await call.ended;
       const final = await s.finalCall();
-      t.ok(Date.now() - started < 5_000 + 3_000, 'within the 5 s budget plus the message');
+      // The 5 s reply budget, then the apology: a sandbox speaks it in ~3 s, flite in ~4 s; 6 s covers both.
+      t.ok(Date.now() - started < 5_000 + 6_000, `within the 5 s budget plus the message (${Date.now() - started} ms)`);
       t.equal(final.hangupCause, 'application-error');
       const errors = d.h.store.calls.timeline(final.sid).filter((e) => e.kind === 'application-error');
       t.match(String(errors[0]?.detail.reason), reason ?? '');
