@@ -8,6 +8,7 @@ import { createGuardedClient } from '../net/index.js';
 import { OutboxStore } from './outbox-store.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { DurableEvents, type EventOutbox } from './outbox.js';
+import { OutboxRetention } from './retention.js';
 
 export interface EventSystem {
   events: EventOutbox;
@@ -27,11 +28,14 @@ export function createEventSystem(deps: {
     outbox, orgSettings: store.orgSettings, client, clock, secrets, log, ...(deps.random ? { random: deps.random } : {}),
   });
   worker.start();
+  const retention = new OutboxRetention(outbox, clock, log);
+  retention.start();
   return {
     events: new DurableEvents(outbox, worker, clock),
     outbox,
     worker,
     async close() {
+      retention.stop();
       await worker.stop();
       await client.close();
     },

@@ -135,6 +135,20 @@ export class OutboxStore {
       JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE d.status = 'pending' AND s.status = 'active'`).pluck().get() as number | null;
   }
 
+  /**
+   * Forgets finished history older than `cutoffMs`: delivered or exhausted deliveries (their attempts go with
+   * them), then events with no delivery left. Pending deliveries are never touched, however old.
+   */
+  prune(cutoffMs: number): { deliveries: number; events: number } {
+    const cutoff = new Date(cutoffMs).toISOString();
+    return this.db.transaction(() => {
+      const deliveries = this.db.prepare("DELETE FROM webhook_deliveries WHERE status IN ('delivered','exhausted') AND completed_at < ?").run(cutoff).changes;
+      const events = this.db.prepare('DELETE FROM events WHERE occurred_at < ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id)')
+        .run(cutoff).changes;
+      return { deliveries, events };
+    }).immediate();
+  }
+
   /** The delivery log of one subscription, newest first, with every attempt. */
   listForSubscription(subscriptionId: number, page: { beforeId: number | null; limit: number }): DeliveryLogEntry[] {
     const rows = this.db.prepare(`SELECT d.*, e.sid AS event_sid, e.event_type FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
