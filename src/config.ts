@@ -26,6 +26,8 @@ export interface Config {
     kind: EngineKind;
     drachtio: { host: string; port: number; secret: string };
     freeswitch: { host: string; port: number; password: string };
+    /** Where FreeSWITCH's outbound event socket connections reach this process (drachtio-fsmrf listens here). */
+    media: { listenAddress: string; listenPort: number; advertisedAddress: string | null };
   };
   devAllowLocalTargets: boolean;
 }
@@ -132,6 +134,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
         host: str(env, 'FREESWITCH_HOST', d.engine.freeswitch.host),
         port: int(env, 'FREESWITCH_PORT', d.engine.freeswitch.port),
         password: str(env, 'FREESWITCH_PASSWORD', d.engine.freeswitch.password),
+      },
+      media: {
+        listenAddress: str(env, 'RINGBASE_MEDIA_LISTEN_ADDRESS', d.engine.media.listenAddress),
+        listenPort: int(env, 'RINGBASE_MEDIA_LISTEN_PORT', d.engine.media.listenPort),
+        advertisedAddress: str(env, 'RINGBASE_MEDIA_ADVERTISED_ADDRESS', d.engine.media.advertisedAddress),
       },
     },
     devAllowLocalTargets: env.RINGBASE_DEV_ALLOW_LOCAL_TARGETS === '1' || d.devAllowLocalTargets,

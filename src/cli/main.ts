@@ -6,6 +6,7 @@ import { keyCommands } from './keys.js';
 import { numberCommands } from './numbers.js';
 import { simulateCommands } from './simulate.js';
 import { markupCommands } from './markup.js';
+import { carrierCommands } from './carriers.js';
 import { userCommands } from './users.js';
 import { orgCommands } from './org.js';
 
@@ -48,6 +49,7 @@ keyCommands(program, run);
 numberCommands(program, run);
 simulateCommands(program, run);
 markupCommands(program, run);
+carrierCommands(program, run);
 userCommands(program, run);
 orgCommands(program, run);
 

@@ -7,6 +7,7 @@ import { TrunkRepo } from './trunks.js';
 import { NumberRepo } from './numbers.js';
 import { CallRepo } from './calls.js';
 import { RecordingRepo } from './recordings.js';
+import { CarrierRepo } from './carriers.js';
 import { UserRepo } from '../users/repo.js';
 import { OrgSettingsRepo } from '../org/settings.js';
 import { LeadRepo } from '../org/leads.js';
@@ -20,6 +21,7 @@ export interface Store {
   numbers: NumberRepo;
   calls: CallRepo;
   recordings: RecordingRepo;
+  carriers: CarrierRepo;
   users: UserRepo;
   orgSettings: OrgSettingsRepo;
   leads: LeadRepo;
@@ -39,6 +41,7 @@ export function openStore(dataDir: string, clock: Clock): Store {
     numbers: new NumberRepo(db, clock),
     calls: new CallRepo(db, clock),
     recordings: new RecordingRepo(db, clock),
+    carriers: new CarrierRepo(db, clock),
     users: new UserRepo(db, clock),
     orgSettings: new OrgSettingsRepo(db, clock),
     leads: new LeadRepo(db, clock),

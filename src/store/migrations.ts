@@ -206,4 +206,14 @@ export const migrations: string[] = [
   );
   CREATE INDEX leads_account ON leads(account_id, id);
   `,
+  `
+  CREATE TABLE carriers (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL UNIQUE,
+    host TEXT NOT NULL,
+    port INTEGER,
+    prefix TEXT,
+    created_at TEXT NOT NULL
+  );
+  `,
 ];

@@ -9,6 +9,9 @@ import { createLogger } from '../../src/logger.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createSecretBox } from '../../src/crypto/secret-box.js';
 import { SandboxEngine } from '../../src/engine/sandbox/index.js';
+import type { EnginePort } from '../../src/engine/port.js';
+import type { Logger } from 'pino';
+import { appendFileSync } from 'node:fs';
 import { createApp, type App } from '../../src/http/app.js';
 import { randomBytes } from 'node:crypto';
 
@@ -30,30 +33,47 @@ export interface Harness {
   download(urlPath: string, key?: string): Promise<{ status: number; headers: Headers; bytes: Buffer }>;
 }
 
+/**
+ * Another engine than the sandbox (the real-engine tier): the port the app runs on, and what tests reach as
+ * `h.engine` (test probes such as activeLegs, answered by a facade).
+ */
+export interface HarnessEngine { port: EnginePort; view: SandboxEngine }
+export type MakeHarnessEngine = (deps: { config: Config; store: Store; logger: Logger }) => HarnessEngine;
+
 export function tempDir(t: Tap, prefix = 'ringbase-test-'): string {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
-export async function startHarness(t: Tap, opts: { env?: Record<string, string>; fakeClock?: boolean; clock?: Clock } = {}): Promise<Harness> {
+export async function startHarness(
+  t: Tap, opts: { env?: Record<string, string>; fakeClock?: boolean; clock?: Clock; engine?: MakeHarnessEngine } = {},
+): Promise<Harness> {
   const dataDir = tempDir(t);
   const config = loadConfig({ RINGBASE_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', RINGBASE_SIP_HOST: 'sip.test.example', ...opts.env });
   const clock = opts.clock ?? (opts.fakeClock ? new FakeClock(Date.now()) : systemClock());
   const logs: string[] = [];
-  const logger = createLogger('debug', new Writable({ write(chunk, _enc, cb) { logs.push(String(chunk)); cb(); } }));
+  // RINGBASE_TEST_LOG=FILE also appends the app's log there (diagnosing real-engine runs).
+  const logFile = process.env.RINGBASE_TEST_LOG;
+  const logger = createLogger('debug', new Writable({
+    write(chunk, _enc, cb) { logs.push(String(chunk)); if (logFile) appendFileSync(logFile, chunk); cb(); },
+  }));
   const store = openStore(dataDir, clock);
-  const engine = new SandboxEngine(clock);
-  await engine.start();
+  const chosen = opts.engine?.({ config, store, logger: logger.child({ component: 'engine' }) }) ?? (() => {
+    const sandbox = new SandboxEngine(clock);
+    return { port: sandbox, view: sandbox };
+  })();
+  const engine = chosen.view;
+  await chosen.port.start();
   const masterKey = randomBytes(32);
-  const app = await createApp({ config, store, engine, clock, logger, secrets: createSecretBox(masterKey) });
+  const app = await createApp({ config, store, engine: chosen.port, clock, logger, secrets: createSecretBox(masterKey) });
   await app.http.listen({ host: '127.0.0.1', port: 0 });
   const address = app.http.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   t.teardown(async () => {
     await app.http.close();
     // The engine ends whatever calls are still up (a frozen fake clock never would), then the flows settle.
-    await engine.stop();
+    await chosen.port.stop();
     await app.close();
     store.close();
   });

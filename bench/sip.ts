@@ -1,0 +1,154 @@
+// SIP figures on real drachtio-server + FreeSWITCH (found like the engine tests find them), loopback only:
+//  1. INVITE → 200 OK (sipp's response time) and webhook reply → first audible RTP at the caller, median and
+//     p95 over CALLS calls of a Say + Hangup document;
+//  2. the highest sustained calls per second with zero failed calls for that document, beside
+//     bench/bare-say-hangup.ts (drachtio-srf + drachtio-fsmrf alone) under the same sipp load in the same run.
+// Run: npx tsx bench/sip.ts [calls=50]. Bounded: at most RATES.length steps of STEP_S seconds per system.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createSocket } from 'node:dgram';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../src/config.js';
+import { systemClock } from '../src/clock.js';
+import { createLogger } from '../src/logger.js';
+import { openStore } from '../src/store/index.js';
+import { createSecretBox } from '../src/crypto/secret-box.js';
+import { createEngine } from '../src/engine/factory.js';
+import { createApp } from '../src/http/app.js';
+import { NumberService } from '../src/numbers/service.js';
+import { findEngineBinaries, startEngines, SKIP_LINE, type RunningEngines } from '../test/helpers/engines.js';
+import { freePort } from '../test/helpers/server-process.js';
+import { inviteToOkMs, runCaller, runLoad } from '../test/engine-suite/real-sipp.js';
+import { rtpRecorder } from '../test/engine-suite/real-rtp.js';
+import { SENTENCE, startBare } from './bare-say-hangup.js';
+
+const CALLS = Math.max(50, Number(process.argv[2] ?? 50));
+const LATENCY_CONCURRENCY = 5;
+const RATES = [10, 20, 30, 40, 50, 60, 70, 80];
+const STEP_S = 8;
+const DID = '+15550001000';
+const DOCUMENT = `<Response><Say>${SENTENCE}</Say><Hangup/></Response>`;
+
+const bins = findEngineBinaries();
+if (!bins) {
+  console.log(SKIP_LINE);
+  process.exit(0);
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? Number.NaN;
+};
+const fmt = (xs: number[]) => `median ${pct(xs, 50).toFixed(1)} ms, p95 ${pct(xs, 95).toFixed(1)} ms (n=${xs.length})`;
+
+// The customer's webhook: answers every call with Say + Hangup, and notes when each reply left (by caller number).
+const replies = new Map<string, number>();
+const webhook = createServer((req, res) => {
+  let body = '';
+  req.on('data', (d: Buffer) => { body += d.toString(); });
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'application/xml' });
+    res.end(DOCUMENT, () => {
+      try { replies.set(String((JSON.parse(body) as { from?: string }).from), performance.timeOrigin + performance.now()); } catch { /* not JSON */ }
+    });
+  });
+});
+await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
+const hookUrl = `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/voice`;
+
+// FreeSWITCH's default of 30 new sessions per second would cap both systems alike: raised well above the steps.
+const eng = await startEngines(bins, { sessionsPerSecond: 1000 });
+const scratch = mkdtempSync(path.join(tmpdir(), 'ringbase-bench-sip-'));
+const target = `127.0.0.1:${eng.drachtio.sipPort}`;
+// Media of load calls goes to a socket nobody reads (FreeSWITCH needs somewhere to send it).
+const sink = createSocket('udp4');
+await new Promise<void>((r) => sink.bind(0, '127.0.0.1', () => r()));
+
+async function startPlatform(e: RunningEngines) {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'ringbase-bench-data-'));
+  const config = loadConfig({ ...e.env, RINGBASE_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_SIP_HOST: 'sip.bench.example' });
+  const logger = createLogger('warn');
+  const clock = systemClock();
+  const store = openStore(dataDir, clock);
+  const engine = createEngine(config, clock, logger, store.carriers);
+  await engine.start();
+  const app = await createApp({ config, store, engine, clock, logger, secrets: createSecretBox(randomBytes(32)) });
+  await app.http.listen({ host: '127.0.0.1', port: 0 });
+  const account = store.accounts.create({ name: 'bench', trunking: false, trunkCapacity: 0 });
+  new NumberService(store.numbers).add(DID, account.id, { webhook_url: hookUrl });
+  // Every loopback source is a carrier: sipp callers come from many ports.
+  store.carriers.add({ name: 'bench-sipp', host: '127.0.0.1', port: null });
+  return {
+    async stop() {
+      await app.http.close();
+      await engine.stop();
+      await app.close();
+      store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** One caller per call, LATENCY_CONCURRENCY at a time; each hears the sentence and gets the platform's BYE. */
+async function latency(): Promise<{ inviteOk: number[]; replyToRtp: number[]; failed: number }> {
+  const inviteOk: number[] = [];
+  const replyToRtp: number[] = [];
+  let failed = 0;
+  let next = 0;
+  await Promise.all(Array.from({ length: LATENCY_CONCURRENCY }, async () => {
+    while (next < CALLS) {
+      const from = `+1555010${String(next++).padStart(4, '0')}`;
+      const rtp = await rtpRecorder();
+      const sipp = await runCaller({ target, localPort: await freePort(), rtpPort: rtp.port, from, to: DID, plan: { hangupAfterMs: 20_000 }, scratch, traceRtt: true });
+      const code = await sipp.exited;
+      rtp.close();
+      const ok = inviteToOkMs(sipp, scratch);
+      const reply = replies.get(from);
+      const audible = rtp.firstAudibleAt();
+      if (code !== 0 || ok === null || reply === undefined || audible === null) { failed++; continue; }
+      inviteOk.push(ok);
+      replyToRtp.push(audible - reply);
+    }
+  }));
+  return { inviteOk, replyToRtp, failed };
+}
+
+/** Steps up the call rate until a step has a failed call; returns the highest clean rate and each step's outcome. */
+async function sustainedCps(label: string): Promise<number> {
+  let best = 0;
+  for (const rate of RATES) {
+    const count = rate * STEP_S;
+    const r = await runLoad({ target, localPort: await freePort(), rtpPort: sink.address().port, to: DID, rate, count, scratch });
+    const clean = r.failed === 0 && r.successful === count;
+    console.log(`  ${label}: ${rate} CPS × ${STEP_S} s → ${r.successful}/${count} completed, ${r.failed} failed`);
+    if (!clean) break;
+    best = rate;
+    await new Promise((res) => setTimeout(res, 2_000)); // let FreeSWITCH release the step's channels
+  }
+  return best;
+}
+
+try {
+  console.log(`engines: ${bins.drachtio}, ${bins.freeswitch}`);
+  const platform = await startPlatform(eng);
+  const lat = await latency();
+  console.log(`INVITE → 200 OK:              ${fmt(lat.inviteOk)}`);
+  console.log(`webhook reply → first audible RTP: ${fmt(lat.replyToRtp)}`);
+  if (lat.failed) console.log(`  (${lat.failed} of ${CALLS} calls gave no figure)`);
+  console.log('sustained Say + Hangup, zero failed calls:');
+  const ours = await sustainedCps('ringbase');
+  await platform.stop();
+  const bare = await startBare({ drachtio: eng.drachtio, freeswitch: eng.freeswitch });
+  const baseline = await sustainedCps('bare srf+fsmrf');
+  bare.stop();
+  console.log(`ringbase ${ours} CPS, bare drachtio-srf + drachtio-fsmrf ${baseline} CPS (ratio ${baseline ? (ours / baseline).toFixed(2) : 'n/a'})`);
+} finally {
+  sink.close();
+  webhook.close();
+  await eng.stop();
+  rmSync(scratch, { recursive: true, force: true });
+}
+process.exit(0);

@@ -1,0 +1,123 @@
+// DrachtioEngine: the EnginePort on drachtio-server (SIP) and FreeSWITCH (media) through drachtio-srf and
+// drachtio-fsmrf. This class only wires the pieces: each concern (connection, registrar, INVITE
+// classification, media legs, outbound calls) lives in its own module.
+import { randomUUID } from 'node:crypto';
+import type Srf from 'drachtio-srf';
+import type { Logger } from 'pino';
+import type { EngineHealth, EnginePort, IncomingCallHandler, OriginateRequest, OriginateResult, TrunkCredentials } from '../port.js';
+import { NO_CARRIERS, type CarrierDirectory } from './carriers.js';
+import { EngineConnection, type ConnectionOptions } from './connection.js';
+import { CredentialStore } from './credentials.js';
+import { DigestAuthority } from './digest.js';
+import { DrachtioIncomingCall } from './incoming.js';
+import { classifyInvite } from './invite.js';
+import type { DrachtioLeg } from './leg.js';
+import { originate } from './originate.js';
+import { Registrar } from './registrar.js';
+
+export interface DrachtioEngineOptions extends ConnectionOptions {
+  /** The SIP domain trunks authenticate in (digest realm). */
+  realm: string;
+  carriers?: CarrierDirectory;
+}
+
+export class DrachtioEngine implements EnginePort {
+  readonly kind = 'drachtio' as const;
+  readonly #conn: EngineConnection;
+  readonly #credentials: CredentialStore;
+  readonly #registrar: Registrar;
+  readonly #carriers: CarrierDirectory;
+  readonly #legs = new Set<DrachtioLeg>();
+  readonly #pending = new Set<DrachtioIncomingCall>();
+  #handler: IncomingCallHandler | null = null;
+  #started = false;
+
+  constructor(opts: DrachtioEngineOptions, private readonly log: Logger) {
+    this.#conn = new EngineConnection(opts, log);
+    this.#credentials = new CredentialStore(new DigestAuthority(opts.realm));
+    this.#registrar = new Registrar(this.#credentials, log);
+    this.#carriers = opts.carriers ?? NO_CARRIERS;
+  }
+
+  async start(): Promise<void> {
+    // drachtio-srf generates a handler method per SIP verb; its typings only declare invite().
+    const srf = this.#conn.srf as Srf & Record<'register' | 'options', (fn: (req: Srf.SrfRequest, res: Srf.SrfResponse) => void) => void>;
+    srf.register((req, res) => this.#registrar.handle(req, res));
+    srf.invite((req, res) => this.#onInvite(req, res));
+    srf.options((_req, res) => res.send(200));
+    await this.#conn.start();
+    this.#started = true;
+  }
+
+  /** Hangs up every call still in progress, then closes both connections. */
+  async stop(): Promise<void> {
+    this.#started = false;
+    await Promise.allSettled([...this.#legs].map((leg) => leg.hangup()));
+    for (const call of this.#pending) await call.reject('unavailable').catch(() => undefined);
+    this.#conn.stop();
+  }
+
+  health(): EngineHealth {
+    const { sipUp, mediaUp } = this.#conn;
+    return {
+      ok: this.#started && sipUp && mediaUp,
+      detail: `drachtio ${sipUp ? 'connected' : 'disconnected'}, FreeSWITCH ${mediaUp ? 'connected' : 'disconnected'}`,
+    };
+  }
+
+  /** Credentials live in memory and are checked at each REGISTER/INVITE: accepted as soon as they are stored. */
+  async provisionTrunk(trunk: TrunkCredentials): Promise<void> {
+    if (trunk.password === null) throw new Error(`no usable password for ${trunk.endpointName}`);
+    this.#credentials.set(trunk);
+  }
+
+  async deprovisionTrunk(endpointName: string): Promise<void> {
+    this.#credentials.delete(endpointName);
+    this.#registrar.forget(endpointName);
+  }
+
+  onIncomingCall(handler: IncomingCallHandler): void { this.#handler = handler; }
+
+  originate(req: OriginateRequest): Promise<OriginateResult> {
+    return originate(req, {
+      srf: this.#conn.srf, media: () => this.#conn.media, carriers: this.#carriers, registrar: this.#registrar,
+      log: this.log, newId: () => `dr-${randomUUID()}`, track: (leg) => this.#track(leg),
+    }).catch((err: unknown) => {
+      this.log.warn({ err }, 'originate failed unexpectedly');
+      return { answered: false, cause: 'failed' } as const;
+    });
+  }
+
+  /** Calls in progress (ringing or answered): 0 once every call has ended, for leak checks. */
+  activeLegs(): number { return this.#legs.size + this.#pending.size; }
+
+  /** Current registrations of a trunk (tests, the trunk API's view of a seat). */
+  registrations(endpointName: string): ReturnType<Registrar['lookup']> { return this.#registrar.lookup(endpointName); }
+
+  #track(leg: DrachtioLeg): void {
+    this.#legs.add(leg);
+    void leg.ended.then(() => this.#legs.delete(leg));
+  }
+
+  #onInvite(req: Srf.SrfRequest, res: Srf.SrfResponse): void {
+    if (!this.#handler || !this.#conn.media) {
+      res.send(503);
+      return;
+    }
+    const verdict = classifyInvite(req, res, this.#carriers, this.#credentials, this.log);
+    if (!verdict.accept) return;
+    const call = new DrachtioIncomingCall(
+      req.get('Call-ID'), verdict.from, verdict.to, verdict.source, req, res,
+      () => this.#conn.media, this.#conn.srf, this.log.child({ sipCallId: req.get('Call-ID') }),
+      (leg) => { this.#pending.delete(call); this.#track(leg); },
+    );
+    this.#pending.add(call);
+    void call.ended.then(() => this.#pending.delete(call));
+    try {
+      this.#handler(call);
+    } catch (err) {
+      this.log.error({ err }, 'incoming-call handler threw; call refused');
+      void call.reject('unavailable').catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,108 @@
+// An INVITE that has been classified (carrier, trunk, client) but not answered. Media is prepared on demand:
+// early recording needs a FreeSWITCH endpoint before the answer, so the same endpoint is then answered with.
+import type Srf from 'drachtio-srf';
+import type { Logger } from 'pino';
+import {
+  EngineError, type CallLeg, type CallRecording, type CallRecordingOptions, type CallSource, type HangupInfo, type IncomingCall,
+} from '../port.js';
+import { REJECT_STATUS } from './causes.js';
+import type { Endpoint, MediaServer } from './fsmrf.js';
+import { DrachtioLeg } from './leg.js';
+import { startCallRecording } from './recording.js';
+
+/** WebRTC offers need the DTLS handshake that only connectCaller performs. */
+const isDtls = (sdp: string) => /UDP\/TLS\/RTP\/SAVPF/.test(sdp) || /a=fingerprint/.test(sdp);
+
+export class DrachtioIncomingCall implements IncomingCall {
+  readonly ended: Promise<HangupInfo>;
+  #resolveEnded!: (info: HangupInfo) => void;
+  #gone = false;
+  #leg: Promise<DrachtioLeg> | null = null;
+  #endpoint: Promise<Endpoint> | null = null;
+
+  constructor(
+    readonly id: string,
+    readonly from: string,
+    readonly to: string,
+    readonly source: CallSource,
+    private readonly req: Srf.SrfRequest,
+    private readonly res: Srf.SrfResponse,
+    private readonly media: () => MediaServer | null,
+    private readonly srf: Srf,
+    private readonly log: Logger,
+    private readonly track: (leg: DrachtioLeg) => void,
+  ) {
+    this.ended = new Promise((resolve) => { this.#resolveEnded = resolve; });
+    req.on('cancel', () => {
+      this.#finish({ cause: 'caller-hangup', by: 'remote' });
+      void this.#endpoint?.then((ep) => ep.destroy()).catch(() => undefined);
+    });
+  }
+
+  async ring(): Promise<void> {
+    if (!this.#gone && !this.res.finalResponseSent) this.res.send(180);
+  }
+
+  async startEarlyRecording(opts: CallRecordingOptions): Promise<CallRecording> {
+    if (isDtls(this.req.body)) {
+      // No media exists before a WebRTC answer: start with it instead.
+      const leg = await this.answer();
+      return leg.startCallRecording(opts);
+    }
+    const ep = await this.#prepareEndpoint();
+    const call = this;
+    return startCallRecording({ ep, log: this.log, get isEnded() { return call.#gone; } }, opts);
+  }
+
+  answer(): Promise<CallLeg> {
+    this.#leg ??= this.#answer();
+    return this.#leg;
+  }
+
+  async reject(reason: 'busy' | 'rejected' | 'unavailable'): Promise<void> {
+    if (this.#leg) throw new EngineError(`drachtio: call ${this.id} is already answered`);
+    if (this.#gone) return;
+    if (!this.res.finalResponseSent) this.res.send(REJECT_STATUS[reason]);
+    void this.#endpoint?.then((ep) => ep.destroy()).catch(() => undefined);
+    this.#finish({ cause: reason === 'busy' ? 'busy' : 'rejected', by: 'local', sipStatus: REJECT_STATUS[reason] });
+  }
+
+  #finish(info: HangupInfo): void {
+    if (this.#gone) return;
+    this.#gone = true;
+    this.#resolveEnded(info);
+  }
+
+  #prepareEndpoint(): Promise<Endpoint> {
+    this.#endpoint ??= (async () => {
+      const ms = this.media();
+      if (!ms) throw new EngineError('drachtio: FreeSWITCH is not connected');
+      return ms.createEndpoint({ remoteSdp: this.req.body });
+    })();
+    return this.#endpoint;
+  }
+
+  async #answer(): Promise<DrachtioLeg> {
+    if (this.#gone) throw new EngineError(`drachtio: call ${this.id} ended before it was answered`);
+    const ms = this.media();
+    if (!ms) throw new EngineError('drachtio: FreeSWITCH is not connected');
+    let ep: Endpoint;
+    let dialog: Srf.Dialog;
+    try {
+      if (isDtls(this.req.body)) {
+        ({ endpoint: ep, dialog } = await ms.connectCaller(this.req, this.res));
+      } else {
+        ep = await this.#prepareEndpoint();
+        dialog = await this.srf.createUAS(this.req, this.res, { localSdp: ep.local.sdp });
+      }
+    } catch (err) {
+      void this.#endpoint?.then((e) => e.destroy()).catch(() => undefined);
+      this.#finish({ cause: this.#gone ? 'caller-hangup' : 'failed', by: 'remote' });
+      throw new EngineError(`drachtio: could not answer ${this.id}: ${(err as Error).message}`);
+    }
+    const leg = new DrachtioLeg(this.id, this.from, this.to, ep, dialog, this.log);
+    this.track(leg);
+    void leg.ended.then((info) => this.#finish(info));
+    return leg;
+  }
+}

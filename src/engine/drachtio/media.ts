@@ -1,0 +1,41 @@
+// How the port's media requests are expressed to FreeSWITCH: flite voices for <Say>, http_cache for URLs.
+import type { Prompt } from '../port.js';
+
+const TTS_ENGINE = 'flite';
+
+/** flite ships a female voice (slt) and male ones (rms, kal, awb); markup voice names pick between them. */
+export function fliteVoice(voice: string): string {
+  const v = voice.toLowerCase();
+  if (['slt', 'rms', 'kal', 'awb'].includes(v)) return v;
+  return /(^|[-.:])(man|male)$/.test(v) ? 'rms' : 'slt';
+}
+
+/** The speak app splits on '|' and FreeSWITCH expands ${...}: neither may reach it from customer text. */
+export function ttsText(text: string): string {
+  return text.replace(/[|]/g, ' ').replace(/\$\{/g, '$ {').replace(/\s+/g, ' ').trim();
+}
+
+export function speakArgs(text: string, voice: string): { ttsEngine: string; voice: string; text: string } {
+  return { ttsEngine: TTS_ENGINE, voice: fliteVoice(voice), text: ttsText(text) };
+}
+
+/** http(s) URLs go through mod_http_cache, so repeated prompts are fetched once; other schemes are refused. */
+export function playTarget(url: string): string | null {
+  if (/^https?:\/\//i.test(url)) return `http_cache://${url}`;
+  if (/^(tone_stream|silence_stream):\/\//.test(url)) return url;
+  return null;
+}
+
+/** One FreeSWITCH playback string per prompt, or a speak request; pauses become silence streams. */
+export type MediaStep = { kind: 'file'; file: string } | { kind: 'speak'; args: ReturnType<typeof speakArgs> };
+
+export function promptStep(prompt: Prompt): MediaStep | null {
+  switch (prompt.kind) {
+    case 'say': return { kind: 'speak', args: speakArgs(prompt.text, prompt.voice) };
+    case 'play': {
+      const file = playTarget(prompt.url);
+      return file ? { kind: 'file', file } : null;
+    }
+    case 'pause': return { kind: 'file', file: `silence_stream://${Math.round(prompt.seconds * 1000)}` };
+  }
+}

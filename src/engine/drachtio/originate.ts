@@ -1,0 +1,120 @@
+// Outbound legs: FreeSWITCH makes the offer (3PCC endpoint without remote SDP), drachtio sends the INVITE
+// to the carrier / URI / registered contact, and the answer's SDP is given back to the endpoint.
+import type Srf from 'drachtio-srf';
+import type { Logger } from 'pino';
+import type { OriginateRequest, OriginateResult, OriginateTarget } from '../port.js';
+import { causeOfSipStatus, type AttemptFailure } from './causes.js';
+import { gatewayUri, routeFor, type CarrierDirectory } from './carriers.js';
+import type { Endpoint, MediaServer } from './fsmrf.js';
+import { DrachtioLeg } from './leg.js';
+import type { Registrar } from './registrar.js';
+
+interface Route { uri: string; proxy?: string; auth?: { username: string; password: string }; to: string }
+
+export interface OriginateDeps {
+  srf: Srf;
+  media: () => MediaServer | null;
+  carriers: CarrierDirectory;
+  registrar: Registrar;
+  log: Logger;
+  newId: () => string;
+  track: (leg: DrachtioLeg) => void;
+}
+
+/** Puts `number` in the user part of a registered contact, keeping its host, port and parameters. */
+function withUser(contact: string, user: string): string {
+  return contact.replace(/^(sips?:)(?:[^@]*@)?/, `$1${user}@`);
+}
+
+function routeOf(target: OriginateTarget, deps: OriginateDeps): Route | null {
+  switch (target.kind) {
+    case 'number': {
+      const carrier = routeFor(deps.carriers, target.number);
+      return carrier ? { uri: gatewayUri(carrier, target.number), to: target.number } : null;
+    }
+    case 'sip':
+      return { uri: target.uri, to: target.uri, ...(target.username && target.password ? { auth: { username: target.username, password: target.password } } : {}) };
+    case 'trunk': {
+      const [reg] = deps.registrar.lookup(target.endpointName);
+      return reg ? { uri: withUser(reg.contact, target.number), proxy: reg.proxy, to: target.number } : null;
+    }
+    case 'client': {
+      const [reg] = deps.registrar.lookup(target.identity);
+      return reg ? { uri: reg.contact, proxy: reg.proxy, to: `client:${target.identity}` } : null;
+    }
+  }
+}
+
+const failed = (cause: AttemptFailure, sipStatus?: number): OriginateResult =>
+  ({ answered: false, cause, ...(sipStatus === undefined ? {} : { sipStatus }) });
+
+export async function originate(req: OriginateRequest, deps: OriginateDeps): Promise<OriginateResult> {
+  const route = routeOf(req.target, deps);
+  const ms = deps.media();
+  if (!route) {
+    deps.log.info({ target: req.target }, 'originate: no route (no carrier or no registration)');
+    return failed('failed', 404);
+  }
+  if (!ms) return failed('failed', 503);
+  if (req.signal?.aborted) return failed('canceled');
+
+  let ep: Endpoint;
+  try {
+    ep = await ms.createEndpoint();
+  } catch (err) {
+    deps.log.warn({ err: (err as Error).message }, 'originate: no media endpoint');
+    return failed('failed', 503);
+  }
+
+  let inviteReq: Srf.SrfRequest | null = null;
+  let withdrawn: 'timeout' | 'abort' | null = null;
+  const withdraw = (why: 'timeout' | 'abort') => {
+    if (withdrawn) return;
+    withdrawn = why;
+    try { inviteReq?.cancel(() => undefined); } catch { /* already final */ }
+  };
+  const timer = setTimeout(() => withdraw('timeout'), req.timeoutMs);
+  const onAbort = () => withdraw('abort');
+  req.signal?.addEventListener('abort', onAbort, { once: true });
+  let rang = false;
+  try {
+    const dialog = await deps.srf.createUAC(route.uri, {
+      localSdp: ep.local.sdp,
+      ...(route.proxy ? { proxy: route.proxy } : {}),
+      ...(route.auth ? { auth: route.auth } : {}),
+      callingNumber: req.callerId,
+    } as Srf.CreateUACOptions, {
+      // drachtio-srf calls this as (err, req), whatever its typings say.
+      cbRequest: ((_err: unknown, sent: Srf.SrfRequest) => { inviteReq = sent; if (withdrawn) withdraw(withdrawn); }) as unknown as (req: Srf.SrfRequest) => void,
+      cbProvisional: (res) => {
+        if (!rang && (res.status === 180 || res.status === 183)) {
+          rang = true;
+          try { req.onRinging?.(); } catch { /* a broken callback must not break the call */ }
+        }
+      },
+    });
+    clearTimeout(timer);
+    req.signal?.removeEventListener('abort', onAbort);
+    if (withdrawn) {
+      // Answered in the same instant it was withdrawn: the answer loses.
+      try { dialog.destroy(); } catch { /* gone */ }
+      await ep.destroy().catch(() => undefined);
+      return failed(withdrawn === 'abort' ? 'canceled' : 'no-answer');
+    }
+    await ep.modify(dialog.remote.sdp);
+    const leg = new DrachtioLeg(deps.newId(), req.callerId, route.to, ep, dialog, deps.log);
+    deps.track(leg);
+    return { answered: true, leg };
+  } catch (err) {
+    clearTimeout(timer);
+    req.signal?.removeEventListener('abort', onAbort);
+    await ep.destroy().catch(() => undefined);
+    const status = (err as { status?: number }).status;
+    deps.log.info({ uri: route.uri, status, err: (err as Error).message, withdrawn }, 'outbound attempt failed');
+    if (withdrawn === 'abort') return failed('canceled', status);
+    if (withdrawn === 'timeout') return failed('no-answer', status);
+    if (typeof status === 'number') return failed(causeOfSipStatus(status), status);
+    deps.log.warn({ err: (err as Error).message }, 'originate failed');
+    return failed('failed');
+  }
+}

@@ -1,0 +1,169 @@
+// What a sipp caller hears: sipp sends from its own media port, but the SDP names this socket, so FreeSWITCH's
+// audio lands here. G.711 payloads are decoded to measure the peak level; the first packet's arrival time is
+// the caller's "first RTP" (bench).
+import { createSocket, type Socket } from 'node:dgram';
+import { readFileSync } from 'node:fs';
+
+function alaw(b: number): number {
+  let a = b ^ 0x55;
+  const seg = (a & 0x70) >> 4;
+  let t = (a & 0x0f) << 4;
+  t += seg === 0 ? 8 : 0x108;
+  if (seg > 1) t <<= seg - 1;
+  return (a & 0x80 ? t : -t) / 32768;
+}
+
+function ulaw(b: number): number {
+  const u = ~b & 0xff;
+  let t = ((u & 0x0f) << 3) + 0x84;
+  t <<= (u & 0x70) >> 4;
+  return ((u & 0x80) ? 0x84 - t : t - 0x84) / 32768;
+}
+
+export interface RtpRecorder {
+  port: number;
+  /** Highest absolute sample level heard (0..1); RFC 2833 and comfort noise are ignored. */
+  peak(): number;
+  packets(): number;
+  /** Arrival time of the first audio packet whose level is above silence, or null. */
+  firstAudibleAt(): number | null;
+  firstPacketAt(): number | null;
+  /** Talks for `ms` (instead of silence) towards wherever FreeSWITCH's audio comes from: speech (A-law) from `pcmaPayload`. */
+  speak(ms: number, pcmaPayload: Buffer): Promise<void>;
+  /** Sends one RFC 2833 key: the event packets of a pcap, re-stamped into this stream. */
+  sendKey(event: PcapRtp[]): Promise<void>;
+  close(): void;
+}
+
+export interface PcapRtp { pt: number; marker: boolean; payload: Buffer; atMs: number }
+
+/** The RTP packets of a pcap (Ethernet/IPv4/UDP framing): payload type, marker, payload, capture time. */
+export function pcapRtp(file: string): PcapRtp[] {
+  const d = readFileSync(file);
+  const packets: PcapRtp[] = [];
+  for (let off = 24; off + 16 <= d.length;) {
+    const atMs = d.readUInt32LE(off) * 1000 + d.readUInt32LE(off + 4) / 1000;
+    const incl = d.readUInt32LE(off + 8);
+    const pkt = d.subarray(off + 16, off + 16 + incl);
+    off += 16 + incl;
+    const rtp = pkt.subarray(42);
+    if (rtp.length > 12) packets.push({ pt: rtp[1]! & 0x7f, marker: (rtp[1]! & 0x80) !== 0, payload: rtp.subarray(12 + (rtp[0]! & 0x0f) * 4), atMs });
+  }
+  return packets;
+}
+
+/** The A-law payloads of an RTP pcap, concatenated: speech to replay. */
+export function pcapPayload(file: string): Buffer {
+  return Buffer.concat(pcapRtp(file).filter((p) => p.pt === 8).map((p) => p.payload));
+}
+
+const AUDIBLE = 0.02;
+
+function listen(socket: Socket): RtpRecorder {
+  let peak = 0;
+  let count = 0;
+  let first: number | null = null;
+  let audible: number | null = null;
+  let peer: { address: string; port: number } | null = null;
+  let closed = false;
+  // What we send is one RTP stream: a random SSRC, a sequence number, and a timestamp that follows the wall clock.
+  const ssrc = Math.floor(Math.random() * 2 ** 32);
+  const clockStart = Date.now();
+  let seq = 0;
+  let lastTs = -160;
+  /** The next frame's timestamp: the wall clock in 20 ms steps, never repeating one already used. */
+  const clockTs = () => {
+    lastTs = Math.max(lastTs + 160, Math.floor((Date.now() - clockStart) / 20) * 160);
+    return lastTs >>> 0;
+  };
+  const send = (pt: number, marker: boolean, ts: number, payload: Buffer) => {
+    if (!peer || closed) return;
+    const header = Buffer.alloc(12);
+    header[0] = 0x80;
+    header[1] = pt | (marker ? 0x80 : 0);
+    header.writeUInt16BE(seq++ & 0xffff, 2);
+    header.writeUInt32BE(ts, 4);
+    header.writeUInt32BE(ssrc, 8);
+    socket.send(Buffer.concat([header, payload]), peer.port, peer.address);
+  };
+  // Like a phone, the caller sends audio all call long from the port its SDP names: silence, or speech while
+  // it talks. FreeSWITCH's recordings of both tracks advance with the caller's packets, so a caller that sent
+  // nothing would leave them nearly empty.
+  let speech: { payload: Buffer; frame: number } | null = null;
+  let inKey = 0;
+  const SILENCE = Buffer.alloc(160, 0xd5);
+  const talk = async () => {
+    const started = Date.now();
+    for (let i = 1; !closed; i++) {
+      if (!inKey) {
+        let frame: Buffer = SILENCE;
+        if (speech) {
+          const at = (speech.frame++ * 160) % (speech.payload.length - 160);
+          frame = speech.payload.subarray(at, at + 160);
+        }
+        send(8, false, clockTs(), frame);
+      }
+      await new Promise((r) => setTimeout(r, Math.max(0, started + i * 20 - Date.now())));
+    }
+  };
+  socket.on('message', (msg, rinfo) => {
+    if (!peer) {
+      peer = { address: rinfo.address, port: rinfo.port };
+      void talk();
+    }
+    if (msg.length < 12) return;
+    const pt = msg[1]! & 0x7f;
+    if (pt !== 0 && pt !== 8) return;
+    count++;
+    first ??= Date.now();
+    const cc = msg[0]! & 0x0f;
+    const decode = pt === 8 ? alaw : ulaw;
+    let packetPeak = 0;
+    for (let i = 12 + cc * 4; i < msg.length; i++) packetPeak = Math.max(packetPeak, Math.abs(decode(msg[i]!)));
+    if (packetPeak > AUDIBLE) audible ??= Date.now();
+    peak = Math.max(peak, packetPeak);
+  });
+  return {
+    port: socket.address().port,
+    peak: () => peak,
+    packets: () => count,
+    firstAudibleAt: () => audible,
+    firstPacketAt: () => first,
+    async speak(ms, payload) {
+      speech = { payload, frame: 0 };
+      await new Promise((r) => setTimeout(r, ms));
+      speech = null;
+    },
+    async sendKey(event) {
+      // One stream, as a phone sends it: our SSRC, consecutive sequence numbers, and one timestamp (the key's
+      // start) for every packet of the event, audio suspended meanwhile. Replaying sipp's digit pcaps as they
+      // are (one fixed SSRC, unrelated sequence numbers and timestamps) lost the third of three keys in FreeSWITCH.
+      inKey++;
+      const ts = clockTs();
+      const t0 = event[0]?.atMs ?? 0;
+      const started = Date.now();
+      for (const p of event) {
+        const wait = started + (p.atMs - t0) - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        if (closed) break;
+        send(p.pt, p.marker, ts, p.payload);
+      }
+      inKey--;
+    },
+    close: () => { closed = true; try { socket.close(); } catch { /* closed */ } },
+  };
+}
+
+/** RTP wants an even port: take OS-assigned ports until one is. */
+export async function rtpRecorder(): Promise<RtpRecorder> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const socket = createSocket('udp4');
+    await new Promise<void>((resolve, reject) => {
+      socket.once('error', reject);
+      socket.bind(0, '127.0.0.1', () => { socket.off('error', reject); resolve(); });
+    });
+    if (socket.address().port % 2 === 0) return listen(socket);
+    socket.close();
+  }
+  throw new Error('no even UDP port for the RTP recorder');
+}

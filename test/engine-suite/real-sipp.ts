@@ -1,0 +1,194 @@
+// sipp peers for the real-engine driver: a caller built from sipp/uac.xml (its speech and RFC 2833 digits come
+// from sipp's own pcap files, sent by the driver's RTP socket) and dialled parties from the uas-*.xml scenarios. Every sipp runs one call on
+// loopback with a hard time limit.
+import { spawn } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CallerPlan, PartyPlan } from './driver.js';
+import { killOnExit } from '../helpers/engines.js';
+
+const DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sipp');
+export const PCAP_DIR = process.env.SIPP_PCAP_DIR ?? '/usr/share/sip-tester';
+const PCAP_KEYS: Record<string, string> = { '*': 'star', '#': 'pound' };
+
+const FIRST_KEY_MS = 1_000;
+const KEY_GAP_MS = 250;
+const ENTRY_GAP_MS = 1_500;
+/** A caller without a hang-up plan waits this long for the platform's BYE. */
+const WAIT_FOR_BYE_MS = 180_000;
+
+export interface SippRun {
+  /** Exit code: 0 when the scenario completed, 1 when the call failed or was refused. */
+  exited: Promise<number>;
+  output(): string;
+  kill(): void;
+  /** sipp's pid: its Call-IDs are `<call number>-<pid>@<local ip>`. */
+  pid: number;
+}
+
+function run(args: string[], timeoutMs: number, cwd?: string): SippRun {
+  // sipp writes its trace files (-trace_rtt) into its working directory: a scratch dir, never the project.
+  const child = spawn(process.env.SIPP_BIN ?? 'sipp', args, { stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
+  killOnExit(child);
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => { out = (out + d.toString()).slice(-20_000); });
+  child.stderr.on('data', (d: Buffer) => { out = (out + d.toString()).slice(-20_000); });
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const exited = new Promise<number>((resolve) => child.on('close', (code) => { clearTimeout(timer); resolve(code ?? 1); }));
+  return { exited, output: () => out, kill: () => { if (child.exitCode === null) child.kill('SIGKILL'); }, pid: child.pid ?? 0 };
+}
+
+/** A free even UDP port for sipp's media socket (it binds the port and the next one for RTCP). */
+export async function mediaPort(): Promise<number> {
+  for (;;) {
+    const s = createSocket('udp4');
+    const port = await new Promise<number>((resolve) => s.bind(0, '127.0.0.1', () => resolve(s.address().port)));
+    await new Promise<void>((r) => s.close(() => r()));
+    if (port % 2 === 0 && port < 65000) return port;
+  }
+}
+
+/** Fills the driver's [keys] into a scenario: sipp's own -key values are not allowed in attributes such as timeouts. */
+function scenario(name: string, scratch: string, keys: Record<string, string>, edit: (xml: string) => string = (x) => x): string {
+  let xml = edit(readFileSync(path.join(DIR, name), 'utf8'));
+  for (const [k, v] of Object.entries(keys)) xml = xml.replaceAll(`[${k}]`, v);
+  const file = path.join(scratch, `${process.pid}-${Math.random().toString(36).slice(2)}-${name}`);
+  writeFileSync(file, xml);
+  return file;
+}
+
+/** A key's RFC 2833 events, as sipp ships them (dtmf_2833_<key>.pcap). */
+export const keyPcap = (key: string) => path.join(PCAP_DIR, `dtmf_2833_${PCAP_KEYS[key] ?? key}.pcap`);
+
+/**
+ * When the caller presses its keys (ms after answer), and how long sipp waits before its hang-up timer starts.
+ * The driver sends the keys from the caller's RTP socket; sipp only pauses for them.
+ */
+export function keySchedule(plan: CallerPlan): { keys: Array<{ at: number; key: string }>; ms: number } {
+  const keys: Array<{ at: number; key: string }> = [];
+  let ms = 0;
+  if (plan.gatherInput?.length) {
+    ms += FIRST_KEY_MS;
+    for (const entry of plan.gatherInput) {
+      for (const key of entry) {
+        keys.push({ at: ms, key });
+        ms += KEY_GAP_MS;
+      }
+      ms += ENTRY_GAP_MS;
+    }
+  }
+  return { keys, ms };
+}
+
+export interface CallerOptions {
+  target: string;
+  localPort: number;
+  rtpPort: number;
+  from: string;
+  to: string;
+  plan: CallerPlan;
+  auth?: { username: string; password: string };
+  scratch: string;
+  /** Have sipp log the call's INVITE → 200 OK time into the scratch dir (read it with inviteToOkMs). */
+  traceRtt?: boolean;
+}
+
+/** uac.xml filled in for one caller plan; `hangupMs` is how long it stays after its keys. */
+function callerScenario(o: Omit<CallerOptions, 'target' | 'localPort' | 'to'>): { file: string; hangupMs: number } {
+  const media = keySchedule(o.plan);
+  const cseq = o.auth ? 2 : 1;
+  const hangupMs = o.plan.hangupAfterMs === undefined ? WAIT_FOR_BYE_MS : Math.max(1, o.plan.hangupAfterMs - media.ms);
+  const file = scenario('uac.xml', o.scratch, {
+    caller: o.from, listen_rtp: String(o.rtpPort), hangup_ms: String(hangupMs),
+    auth_user: o.auth?.username ?? '', auth_pass: o.auth?.password ?? '',
+  }, (xml) => xml
+    .replace('<!-- CHALLENGE -->', o.auth ? readFileSync(path.join(DIR, 'challenge.part'), 'utf8') : '')
+    .replace('<!-- MEDIA -->', media.ms > 0 ? `<pause milliseconds="${media.ms}"/>` : '')
+    .replaceAll('CSEQ ACK', `${cseq} ACK`)
+    .replace('BYE_CSEQ', String(cseq + 1)));
+  return { file, hangupMs };
+}
+
+export async function runCaller(o: CallerOptions): Promise<SippRun> {
+  const { file, hangupMs } = callerScenario(o);
+  return run([
+    o.target, '-sf', file, '-m', '1', '-i', '127.0.0.1', '-p', String(o.localPort), '-mi', '127.0.0.1', '-mp', String(await mediaPort()),
+    '-s', o.to, '-timeout', `${Math.ceil(hangupMs / 1000) + 60}s`, '-timeout_error', '-nostdin',
+    ...(o.traceRtt ? ['-trace_rtt', '-rtt_freq', '1'] : []),
+  ], hangupMs + 90_000, o.scratch);
+}
+
+export interface LoadResult { successful: number; failed: number; output: string }
+
+/**
+ * Load (bench/sip.ts): `count` caller calls at `rate` per second from one sipp on `localPort`, each waiting for
+ * the platform's BYE; every call's media goes to `rtpPort`. Bounded: sipp stops after `count / rate + 20` s.
+ */
+export async function runLoad(o: { target: string; localPort: number; rtpPort: number; to: string; rate: number; count: number; scratch: string }): Promise<LoadResult> {
+  const { file } = callerScenario({ rtpPort: o.rtpPort, from: '+15557770002', plan: { hangupAfterMs: 30_000 }, scratch: o.scratch });
+  const limitMs = (o.count / o.rate) * 1000 + 20_000;
+  const sipp = run([
+    o.target, '-sf', file, '-r', String(o.rate), '-m', String(o.count), '-l', String(o.rate * 10), '-i', '127.0.0.1',
+    '-p', String(o.localPort), '-mi', '127.0.0.1', '-mp', String(await mediaPort()), '-s', o.to, '-nostdin',
+    '-timeout', `${Math.ceil(limitMs / 1000)}s`,
+  ], limitMs + 10_000);
+  await sipp.exited;
+  const output = sipp.output();
+  // The last statistics screen sipp printed (error lines may follow it).
+  const cumulative = (label: string) => Number([...output.matchAll(new RegExp(`${label}\\s*\\|\\s*\\d+\\s*\\|\\s*(\\d+)`, 'g'))].at(-1)?.[1] ?? Number.NaN);
+  return { successful: cumulative('Successful call'), failed: cumulative('Failed call'), output };
+}
+
+/** INVITE → 200 OK of a finished one-call run with `traceRtt`, in ms (sipp's rtd, from its `_rtt.csv`). */
+export function inviteToOkMs(sipp: SippRun, scratch: string): number | null {
+  const file = readdirSync(scratch).find((f) => f.endsWith(`_${sipp.pid}_rtt.csv`));
+  if (!file) return null;
+  // Data lines carry the date in ms, then the response time in ms, then the rtd's name: the second number is it.
+  const numbers = readFileSync(path.join(scratch, file), 'utf8').split('\n')
+    .map((l) => l.split(';').map((f) => f.trim()).filter((f) => f !== '' && Number.isFinite(Number(f))).map(Number))
+    .find((fields) => fields.length >= 2);
+  const ms = numbers ? numbers[1]! : Number.NaN;
+  return Number.isFinite(ms) ? ms : null;
+}
+
+/**
+ * The caller hangs up now: a NOTIFY in its call makes uac.xml send BYE (sipp has no other way to be told
+ * mid-call). Killed if it has not finished within 5 s (e.g. told before the call was answered).
+ */
+export async function hangUpCaller(sipp: SippRun, localPort: number): Promise<void> {
+  const callId = `1-${sipp.pid}@127.0.0.1`;
+  const socket = createSocket('udp4');
+  const notify = [
+    `NOTIFY sip:caller@127.0.0.1:${localPort} SIP/2.0`,
+    `Via: SIP/2.0/UDP 127.0.0.1;branch=z9hG4bK-${Math.random().toString(36).slice(2)}`,
+    'From: <sip:driver@127.0.0.1>;tag=driver', 'To: <sip:caller@127.0.0.1>', `Call-ID: ${callId}`, 'CSeq: 1 NOTIFY',
+    'Event: hangup', 'Max-Forwards: 70', 'Content-Length: 0', '', '',
+  ].join('\r\n');
+  await new Promise<void>((resolve) => socket.send(notify, localPort, '127.0.0.1', () => resolve()));
+  socket.close();
+  const timer = setTimeout(() => sipp.kill(), 5_000);
+  await sipp.exited;
+  clearTimeout(timer);
+}
+
+const PARTY_SCENARIOS: Record<PartyPlan['behavior'], [string, Record<string, string>]> = {
+  answer: ['uas.xml', { ring_ms: '500' }],
+  busy: ['uas-refuse.xml', { status: '486', reason: 'Busy Here' }],
+  fail: ['uas-refuse.xml', { status: '503', reason: 'Service Unavailable' }],
+  'no-answer': ['uas-no-answer.xml', {}],
+};
+
+export async function runParty(localPort: number, plan: PartyPlan, scratch: string): Promise<SippRun> {
+  const [name, keys] = PARTY_SCENARIOS[plan.behavior];
+  const file = scenario(name, scratch, { ...keys, hangup_ms: String(plan.hangupAfterMs ?? WAIT_FOR_BYE_MS) });
+  return run(['-sf', file, '-m', '1', '-i', '127.0.0.1', '-p', String(localPort), '-mi', '127.0.0.1', '-mp', String(await mediaPort()),
+    '-nostdin', '-timeout', '200s'], 210_000);
+}
+
+/** One REGISTER with digest credentials; exit code 0 means the registrar accepted them. */
+export async function runRegister(target: string, localPort: number, auth: { username: string; password: string }, scratch: string): Promise<SippRun> {
+  const file = scenario('register.xml', scratch, { auth_user: auth.username, auth_pass: auth.password });
+  return run([target, '-sf', file, '-m', '1', '-i', '127.0.0.1', '-p', String(localPort), '-nostdin', '-timeout', '20s', '-timeout_error'], 30_000);
+}

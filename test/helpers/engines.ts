@@ -1,0 +1,232 @@
+// Real drachtio-server + FreeSWITCH for the engine tier: found on the machine (never shipped with the project),
+// started on free loopback ports with the project's own configs copied into a temp dir, and torn down by pid.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ROOT } from './spawn.js';
+import { freePort } from './server-process.js';
+
+export interface EngineBinaries { drachtio: string; freeswitch: string }
+
+export interface RunningEngines {
+  drachtio: { host: string; port: number; secret: string; sipPort: number; wsPort: number };
+  freeswitch: { host: string; port: number; password: string; sipPort: number };
+  /** Environment for the app (config.ts names) pointing at these engines. */
+  env: Record<string, string>;
+  dir: string;
+  /** Kills and restarts one engine on the same ports (reconnect tests). */
+  restart(which: 'drachtio' | 'freeswitch'): Promise<void>;
+  logs(): { drachtio: string; freeswitch: string };
+  stop(): Promise<void>;
+}
+
+export const SKIP_LINE = 'engine tier skipped: drachtio-server/FreeSWITCH not found (set DRACHTIO_BIN and FREESWITCH_BIN)';
+
+function executable(file: string | undefined): string | null {
+  if (!file) return null;
+  try { accessSync(file, constants.X_OK); return file; } catch { return null; }
+}
+
+function onPath(name: string): string | null {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const found = dir && executable(path.join(dir, name));
+    if (found) return found;
+  }
+  return null;
+}
+
+/** DRACHTIO_BIN / FREESWITCH_BIN, else PATH, else the /opt/engines layout a local build uses. */
+export function findEngineBinaries(env: NodeJS.ProcessEnv = process.env): EngineBinaries | null {
+  const drachtio = executable(env.DRACHTIO_BIN) ?? onPath('drachtio') ?? executable('/opt/engines/drachtio/bin/drachtio');
+  const freeswitch = executable(env.FREESWITCH_BIN) ?? onPath('freeswitch') ?? executable('/opt/engines/freeswitch/bin/freeswitch');
+  return drachtio && freeswitch ? { drachtio, freeswitch } : null;
+}
+
+let skipPrinted = false;
+
+/** The binaries, or null after printing the one skip line (once per process) so tap output says why. */
+export function enginesOrSkip(t: { comment(msg: string): void; pass(msg: string): void }): EngineBinaries | null {
+  const bins = findEngineBinaries();
+  if (bins) return bins;
+  if (!skipPrinted) { process.stdout.write(`# ${SKIP_LINE}\n`); skipPrinted = true; }
+  t.pass(SKIP_LINE);
+  return null;
+}
+
+function waitForPort(port: number, deadline: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const attempt = () => {
+      const s = connect(port, '127.0.0.1');
+      s.once('connect', () => { s.destroy(); resolve(); });
+      s.once('error', () => {
+        s.destroy();
+        if (Date.now() > deadline) reject(new Error(`nothing listening on 127.0.0.1:${port}`));
+        else setTimeout(attempt, 100);
+      });
+    };
+    attempt();
+  });
+}
+
+/** One event-socket exchange: auth, `api <cmd>`, the reply body. Enough for readiness without a client library. */
+export function eslApi(port: number, password: string, command: string, timeoutMs = 3000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = connect(port, '127.0.0.1');
+    let buf = '';
+    let stage: 'auth' | 'authed' | 'api' = 'auth';
+    const timer = setTimeout(() => { s.destroy(); reject(new Error('event socket timeout')); }, timeoutMs);
+    s.on('data', (d) => {
+      buf += d.toString();
+      if (stage === 'auth' && buf.includes('auth/request')) { buf = ''; stage = 'authed'; s.write(`auth ${password}\n\n`); }
+      else if (stage === 'authed' && buf.includes('Reply-Text:')) {
+        if (!buf.includes('+OK')) { clearTimeout(timer); s.destroy(); reject(new Error('event socket auth refused')); return; }
+        buf = ''; stage = 'api'; s.write(`api ${command}\n\n`);
+      } else if (stage === 'api') {
+        const m = /Content-Length: (\d+)\n\n/.exec(buf);
+        if (m && buf.length >= m.index + m[0].length + Number(m[1])) {
+          clearTimeout(timer);
+          s.destroy();
+          resolve(buf.slice(m.index + m[0].length, m.index + m[0].length + Number(m[1])));
+        }
+      }
+    });
+    s.on('error', (err) => { clearTimeout(timer); reject(err); });
+  });
+}
+
+async function waitForFreeswitch(port: number, password: string, deadline: number): Promise<void> {
+  await waitForPort(port, deadline);
+  for (;;) {
+    const status = await eslApi(port, password, 'sofia status').catch(() => '');
+    if (/drachtio_mrf\s+profile\s+\S+\s+RUNNING/.test(status)) return;
+    if (Date.now() > deadline) throw new Error(`FreeSWITCH not ready: ${status}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+interface Proc { child: ChildProcess; log: string; exited: Promise<void> }
+
+/**
+ * Children that must not outlive this process, even when it is killed (tap's timeout sends SIGTERM, and then
+ * no teardown runs): engine process groups and sipp peers. Killed synchronously on exit and on SIGTERM/SIGINT.
+ */
+const orphans = new Map<number, boolean>();
+let exitHooked = false;
+
+export function killOnExit(child: ChildProcess, group = false): void {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  orphans.set(pid, group);
+  child.once('exit', () => orphans.delete(pid));
+  if (exitHooked) return;
+  exitHooked = true;
+  const killAll = () => {
+    for (const [p, g] of orphans) { try { process.kill(g ? -p : p, 'SIGKILL'); } catch { /* gone */ } }
+    orphans.clear();
+  };
+  process.on('exit', killAll);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => { killAll(); process.kill(process.pid, signal); });
+  }
+}
+
+function launch(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Proc {
+  // Own process group, so teardown can take any helper children down with it.
+  const child = spawn(cmd, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc: Proc = { child, log: '', exited: new Promise((r) => child.once('exit', () => r())) };
+  killOnExit(child, true);
+  const keep = (d: Buffer) => { proc.log = (proc.log + d.toString()).slice(-200_000); };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  return proc;
+}
+
+async function kill(proc: Proc | undefined): Promise<void> {
+  if (!proc || proc.child.exitCode !== null || proc.child.pid === undefined) return;
+  const pid = proc.child.pid;
+  try { process.kill(-pid, 'SIGTERM'); } catch { /* already gone */ }
+  const gone = await Promise.race([proc.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 3000))]);
+  if (!gone) {
+    try { process.kill(-pid, 'SIGKILL'); } catch { /* already gone */ }
+    await proc.exited;
+  }
+}
+
+/** A random 2,000-port RTP window so concurrent runs on one machine do not fight over media ports. */
+function rtpWindow(): [number, number] {
+  const start = 30000 + 2 * Math.floor(Math.random() * 14000);
+  return [start, start + 1999];
+}
+
+export async function startEngines(bins: EngineBinaries, opts: { sessionsPerSecond?: number } = {}): Promise<RunningEngines> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ringbase-engines-'));
+  const conf = path.join(dir, 'freeswitch');
+  cpSync(path.join(ROOT, 'freeswitch'), conf, { recursive: true });
+  cpSync(path.join(ROOT, 'drachtio', 'drachtio.conf.xml'), path.join(dir, 'drachtio.conf.xml'));
+  for (const sub of ['log', 'db', 'run', 'cache']) mkdirSync(path.join(dir, sub));
+
+  const [adminPort, sipPort, wsPort, eslPort, fsSipPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const secret = 'test-' + Math.random().toString(36).slice(2);
+  const eslPassword = 'esl-' + Math.random().toString(36).slice(2);
+  const [rtpStart, rtpEnd] = rtpWindow();
+  const fsEnv = {
+    ...process.env,
+    FS_SIP_IP: '127.0.0.1', FS_SIP_PORT: String(fsSipPort), FS_RTP_IP: '127.0.0.1', FS_EXT_RTP_IP: '127.0.0.1',
+    FS_RTP_START_PORT: String(rtpStart), FS_RTP_END_PORT: String(rtpEnd),
+    FS_ESL_IP: '127.0.0.1', FS_ESL_PORT: String(eslPort), FS_ESL_PASSWORD: eslPassword,
+    FS_SESSIONS_PER_SECOND: String(opts.sessionsPerSecond ?? 200), FS_HTTP_CACHE_DIR: path.join(dir, 'cache'),
+  };
+  writeFileSync(path.join(dir, 'README'), 'Temporary engines for a Ringbase test run; removed at teardown.\n');
+
+  const startDrachtio = () => launch(bins.drachtio, [
+    '-f', path.join(dir, 'drachtio.conf.xml'), '--address', '127.0.0.1', '--port', String(adminPort), '--secret', secret,
+    '--contact', `sip:127.0.0.1:${sipPort};transport=udp,tcp`, '--contact', `sip:127.0.0.1:${wsPort};transport=ws`,
+  ], process.env, dir);
+  const startFreeswitch = () => launch(bins.freeswitch, [
+    '-nonat', '-nf', '-nc', '-conf', conf, '-log', path.join(dir, 'log'), '-db', path.join(dir, 'db'),
+    '-run', path.join(dir, 'run'), '-temp', dir,
+  ], fsEnv, dir);
+
+  const procs: { drachtio?: Proc; freeswitch?: Proc } = {};
+  const up = async (which: 'drachtio' | 'freeswitch') => {
+    const deadline = Date.now() + 20_000;
+    if (which === 'drachtio') {
+      procs.drachtio = startDrachtio();
+      await waitForPort(adminPort, deadline);
+    } else {
+      procs.freeswitch = startFreeswitch();
+      await waitForFreeswitch(eslPort, eslPassword, deadline);
+    }
+  };
+  const stop = async () => {
+    await Promise.all([kill(procs.drachtio), kill(procs.freeswitch)]);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await Promise.all([up('drachtio'), up('freeswitch')]);
+  } catch (err) {
+    const logs = `drachtio:\n${procs.drachtio?.log ?? ''}\nfreeswitch:\n${procs.freeswitch?.log ?? ''}`;
+    await stop();
+    throw new Error(`engines did not start: ${(err as Error).message}\n${logs.slice(-4000)}`);
+  }
+  return {
+    dir,
+    drachtio: { host: '127.0.0.1', port: adminPort, secret, sipPort, wsPort },
+    freeswitch: { host: '127.0.0.1', port: eslPort, password: eslPassword, sipPort: fsSipPort },
+    env: {
+      RINGBASE_ENGINE: 'drachtio',
+      DRACHTIO_HOST: '127.0.0.1', DRACHTIO_PORT: String(adminPort), DRACHTIO_SECRET: secret,
+      FREESWITCH_HOST: '127.0.0.1', FREESWITCH_PORT: String(eslPort), FREESWITCH_PASSWORD: eslPassword,
+      RINGBASE_SIP_UDP_PORT: String(sipPort), RINGBASE_SIP_TCP_PORT: String(sipPort), RINGBASE_SIP_WSS_PORT: String(wsPort),
+      RINGBASE_MEDIA_LISTEN_ADDRESS: '127.0.0.1',
+    },
+    async restart(which) {
+      await kill(procs[which]);
+      await up(which);
+    },
+    logs: () => ({ drachtio: procs.drachtio?.log ?? '', freeswitch: procs.freeswitch?.log ?? '' }),
+    stop,
+  };
+}
