@@ -73,7 +73,7 @@ async function startPlatform(e: RunningEngines) {
   const logger = createLogger('warn');
   const clock = systemClock();
   const store = openStore(dataDir, clock);
-  const engine = createEngine(config, clock, logger, store.carriers);
+  const engine = createEngine(config, clock, logger, store);
   await engine.start();
   const app = await createApp({ config, store, engine, clock, logger, secrets: createSecretBox(randomBytes(32)) });
   await app.http.listen({ host: '127.0.0.1', port: 0 });

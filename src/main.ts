@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const clock = systemClock();
   const store = openStore(config.dataDir, clock);
-  const engine = createEngine(config, clock, logger, store.carriers);
+  const engine = createEngine(config, clock, logger, store);
   await engine.start();
   const app = await createApp({ config, store, engine, clock, logger, secrets: createSecretBox(masterKey) });
   if (config.devAllowLocalTargets) {

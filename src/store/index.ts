@@ -8,6 +8,7 @@ import { NumberRepo } from './numbers.js';
 import { CallRepo } from './calls.js';
 import { RecordingRepo } from './recordings.js';
 import { CarrierRepo } from './carriers.js';
+import { RegistrationRepo } from './registrations.js';
 import { UserRepo } from '../users/repo.js';
 import { OrgSettingsRepo } from '../org/settings.js';
 import { LeadRepo } from '../org/leads.js';
@@ -22,6 +23,7 @@ export interface Store {
   calls: CallRepo;
   recordings: RecordingRepo;
   carriers: CarrierRepo;
+  registrations: RegistrationRepo;
   users: UserRepo;
   orgSettings: OrgSettingsRepo;
   leads: LeadRepo;
@@ -42,6 +44,7 @@ export function openStore(dataDir: string, clock: Clock): Store {
     calls: new CallRepo(db, clock),
     recordings: new RecordingRepo(db, clock),
     carriers: new CarrierRepo(db, clock),
+    registrations: new RegistrationRepo(db, clock),
     users: new UserRepo(db, clock),
     orgSettings: new OrgSettingsRepo(db, clock),
     leads: new LeadRepo(db, clock),

@@ -216,4 +216,20 @@ export const migrations: string[] = [
     created_at TEXT NOT NULL
   );
   `,
+  // SIP registrations of trunks and WebRTC clients, kept across restarts until they expire (expires_at in ms, as
+  // the registrar's clock reads). No foreign key to trunks: the engine knows a trunk only by the endpoint name it
+  // was provisioned with, and revoking or suspending a trunk removes its rows.
+  `
+  CREATE TABLE sip_registrations (
+    endpoint_name TEXT NOT NULL,
+    contact TEXT NOT NULL,
+    proxy TEXT NOT NULL,
+    transport TEXT NOT NULL,
+    expires_at INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (endpoint_name, contact)
+  );
+  CREATE INDEX sip_registrations_expiry ON sip_registrations(expires_at);
+  `,
 ];

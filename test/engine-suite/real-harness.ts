@@ -16,7 +16,7 @@ export async function startRealHarness(
     env,
     engine: ({ config, store, logger }) => {
       const { drachtio, freeswitch, media } = config.engine;
-      real = new DrachtioEngine({ drachtio, freeswitch, media, realm: config.sip.host, carriers: store.carriers }, logger);
+      real = new DrachtioEngine({ drachtio, freeswitch, media, realm: config.sip.host, carriers: store.carriers, registrations: store.registrations }, logger);
       return { port: real, view: probe(real) as SandboxEngine };
     },
   });

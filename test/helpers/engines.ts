@@ -5,6 +5,7 @@ import { accessSync, constants, cpSync, mkdirSync, mkdtempSync, rmSync, writeFil
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { eslApi } from '../../src/engine/drachtio/esl-probe.js';
 import { ROOT } from './spawn.js';
 import { freePort } from './server-process.js';
 
@@ -16,8 +17,11 @@ export interface RunningEngines {
   /** Environment for the app (config.ts names) pointing at these engines. */
   env: Record<string, string>;
   dir: string;
-  /** Kills and restarts one engine on the same ports (reconnect tests). */
-  restart(which: 'drachtio' | 'freeswitch'): Promise<void>;
+  /**
+   * Kills and restarts one engine on the same ports (reconnect tests); `whileDown` runs after the kill and before
+   * the start, so a test can see what happens while the engine is away.
+   */
+  restart(which: 'drachtio' | 'freeswitch', whileDown?: () => Promise<void>): Promise<void>;
   logs(): { drachtio: string; freeswitch: string };
   stop(): Promise<void>;
 }
@@ -70,36 +74,10 @@ function waitForPort(port: number, deadline: number): Promise<void> {
   });
 }
 
-/** One event-socket exchange: auth, `api <cmd>`, the reply body. Enough for readiness without a client library. */
-export function eslApi(port: number, password: string, command: string, timeoutMs = 3000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const s = connect(port, '127.0.0.1');
-    let buf = '';
-    let stage: 'auth' | 'authed' | 'api' = 'auth';
-    const timer = setTimeout(() => { s.destroy(); reject(new Error('event socket timeout')); }, timeoutMs);
-    s.on('data', (d) => {
-      buf += d.toString();
-      if (stage === 'auth' && buf.includes('auth/request')) { buf = ''; stage = 'authed'; s.write(`auth ${password}\n\n`); }
-      else if (stage === 'authed' && buf.includes('Reply-Text:')) {
-        if (!buf.includes('+OK')) { clearTimeout(timer); s.destroy(); reject(new Error('event socket auth refused')); return; }
-        buf = ''; stage = 'api'; s.write(`api ${command}\n\n`);
-      } else if (stage === 'api') {
-        const m = /Content-Length: (\d+)\n\n/.exec(buf);
-        if (m && buf.length >= m.index + m[0].length + Number(m[1])) {
-          clearTimeout(timer);
-          s.destroy();
-          resolve(buf.slice(m.index + m[0].length, m.index + m[0].length + Number(m[1])));
-        }
-      }
-    });
-    s.on('error', (err) => { clearTimeout(timer); reject(err); });
-  });
-}
-
 async function waitForFreeswitch(port: number, password: string, deadline: number): Promise<void> {
   await waitForPort(port, deadline);
   for (;;) {
-    const status = await eslApi(port, password, 'sofia status').catch(() => '');
+    const status = await eslApi('127.0.0.1', port, password, 'sofia status').catch(() => '');
     if (/drachtio_mrf\s+profile\s+\S+\s+RUNNING/.test(status)) return;
     if (Date.now() > deadline) throw new Error(`FreeSWITCH not ready: ${status}`);
     await new Promise((r) => setTimeout(r, 200));
@@ -177,6 +155,8 @@ export async function startEngines(bins: EngineBinaries, opts: { sessionsPerSeco
     FS_RTP_START_PORT: String(rtpStart), FS_RTP_END_PORT: String(rtpEnd),
     FS_ESL_IP: '127.0.0.1', FS_ESL_PORT: String(eslPort), FS_ESL_PASSWORD: eslPassword,
     FS_SESSIONS_PER_SECOND: String(opts.sessionsPerSecond ?? 200), FS_HTTP_CACHE_DIR: path.join(dir, 'cache'),
+    // Media goes to loopback candidates only, whatever other interfaces a browser seat reports.
+    FS_WEBRTC_CANDIDATE_ACL: 'loopback.auto', FS_WEBRTC_PUBLIC_CANDIDATE_ACL: 'loopback.auto',
   };
   writeFileSync(path.join(dir, 'README'), 'Temporary engines for a Ringbase test run; removed at teardown.\n');
 
@@ -222,8 +202,9 @@ export async function startEngines(bins: EngineBinaries, opts: { sessionsPerSeco
       RINGBASE_SIP_UDP_PORT: String(sipPort), RINGBASE_SIP_TCP_PORT: String(sipPort), RINGBASE_SIP_WSS_PORT: String(wsPort),
       RINGBASE_MEDIA_LISTEN_ADDRESS: '127.0.0.1',
     },
-    async restart(which) {
+    async restart(which, whileDown) {
       await kill(procs[which]);
+      if (whileDown) await whileDown();
       await up(which);
     },
     logs: () => ({ drachtio: procs.drachtio?.log ?? '', freeswitch: procs.freeswitch?.log ?? '' }),

@@ -1,8 +1,20 @@
 // The two connections the engine lives on: the drachtio wire protocol (SIP) and FreeSWITCH's event socket
 // (media). drachtio-srf reconnects by itself; the media server is re-dialled here with backoff, because
 // drachtio-fsmrf gives up on a MediaServer once its event socket drops (FreeSWITCH restart).
+//
+// "Up" means calls can be taken, not that a socket is open:
+// - SIP is up once drachtio-server has processed this app's route registrations on the current connection.
+//   drachtio-srf emits 'connect' after authenticating and *writing* `route|invite` etc. (without awaiting their
+//   replies), and emits 'close' (never 'disconnect', whatever its typings say) when the connection drops. So
+//   'close' marks SIP down, and after 'connect' one wire round trip (a ping, answered in order after the routes)
+//   confirms the routes before SIP is marked up.
+// - Media is up once fsmrf holds a ready MediaServer; FreeSWITCH is dialled only once `sofia status` lists
+//   the media profile (see esl-probe.ts).
+import type { EventEmitter } from 'node:events';
+import type { Socket } from 'node:net';
 import Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
+import { eslApi } from './esl-probe.js';
 import { Mrf, type MediaServer, type MrfConnectOptions } from './fsmrf.js';
 
 export interface ConnectionOptions {
@@ -12,12 +24,28 @@ export interface ConnectionOptions {
 }
 
 const RETRY_MIN_MS = 250;
-const RETRY_MAX_MS = 5_000;
+const RETRY_MAX_MS = 2_000;
+const ROUND_TRIP_TIMEOUT_MS = 5_000;
+/** fsmrf's default media profile, and the line of `sofia status` it needs (its own regular expression). */
+const MEDIA_PROFILE = /^\s*drachtio_mrf\s.*sip:mod_sofia@(?:[0-9]{1,3}\.){3}[0-9]{1,3}:\d+.*RUNNING/m;
+
+/** The parts of drachtio-srf's agent (lib/drachtio-agent.js, lib/wire-protocol.js) used for the round trip and stop. */
+interface DrachtioAgent {
+  wp: { send(socket: Socket, msg: string): string; closing?: boolean; reconnectVars?: { retryTimer: NodeJS.Timeout | null } };
+  mapServer: Map<Socket, { authenticated: boolean; pendingRequests: Map<string, (token: string[]) => void> }>;
+}
+
+function agentOf(srf: Srf): DrachtioAgent | null {
+  const client = (srf as unknown as { app?: { client?: Partial<DrachtioAgent> } }).app?.client;
+  return client && typeof client.wp?.send === 'function' && client.mapServer instanceof Map ? client as DrachtioAgent : null;
+}
 
 export class EngineConnection {
   readonly srf = new Srf();
   #ms: MediaServer | null = null;
   #sipUp = false;
+  /** Bumped on every drachtio connect and close: a round trip only counts for the connection it started on. */
+  #sipGeneration = 0;
   #stopped = false;
   #retryTimer: NodeJS.Timeout | null = null;
   #retryMs = RETRY_MIN_MS;
@@ -26,15 +54,18 @@ export class EngineConnection {
   constructor(private readonly opts: ConnectionOptions, private readonly log: Logger) {
     this.srf.on('connect', (err: Error | null, hostport: string) => {
       if (err) return this.log.warn({ err }, 'drachtio refused the connection');
-      this.#sipUp = true;
-      this.log.info({ hostport }, 'connected to drachtio-server');
-      this.#wake();
+      if (this.#stopped) return this.#closeSrf(); // a connection that was being made when stop() ran
+      void this.#confirmRoutes(++this.#sipGeneration, hostport);
     });
     this.srf.on('error', (err: Error) => {
       if (this.#sipUp) this.log.warn({ err: err.message }, 'drachtio connection lost; reconnecting');
-      this.#sipUp = false;
+      this.#sipDown();
     });
-    this.srf.on('disconnect', () => { this.#sipUp = false; });
+    // Srf's typings list SIP methods and a 'disconnect' it never emits; 'close' is an EventEmitter event.
+    (this.srf as EventEmitter).on('close', () => {
+      if (this.#sipUp && !this.#stopped) this.log.warn('drachtio connection closed; reconnecting');
+      this.#sipDown();
+    });
   }
 
   get sipUp(): boolean { return this.#sipUp; }
@@ -45,12 +76,15 @@ export class EngineConnection {
 
   /** Resolves once both sides are up; start() fails loudly if that takes longer than `timeoutMs`. */
   async start(timeoutMs = 15_000): Promise<void> {
-    this.srf.connect({ host: this.opts.drachtio.host, port: this.opts.drachtio.port, secret: this.opts.drachtio.secret });
+    const { host, port, secret } = this.opts.drachtio;
+    // Without a ceiling drachtio-srf's backoff grows by 1.7x per attempt (minutes apart after a long outage).
+    this.srf.connect({ host, port, secret, reconnect: { retryMaxDelay: RETRY_MAX_MS } } as Srf.SrfConfig);
     void this.#dialMedia();
     const deadline = Date.now() + timeoutMs;
     while (!(this.sipUp && this.mediaUp)) {
+      if (this.#stopped) throw new Error('engine connection stopped while starting');
       if (Date.now() > deadline) {
-        throw new Error(`engine not reachable: drachtio ${this.sipUp ? 'up' : 'down'} (${this.opts.drachtio.host}:${this.opts.drachtio.port}), `
+        throw new Error(`engine not reachable: drachtio ${this.sipUp ? 'up' : 'down'} (${host}:${port}), `
           + `FreeSWITCH ${this.mediaUp ? 'up' : 'down'} (${this.opts.freeswitch.host}:${this.opts.freeswitch.port})`);
       }
       await new Promise<void>((resolve) => {
@@ -62,13 +96,66 @@ export class EngineConnection {
 
   stop(): void {
     this.#stopped = true;
+    this.#sipDown();
     if (this.#retryTimer) clearTimeout(this.#retryTimer);
     this.#dropMedia();
-    try { this.srf.disconnect(); } catch { /* never connected */ }
+    this.#closeSrf();
+  }
+
+  /**
+   * Ends the drachtio connection for good. srf.disconnect() throws while no connection is open (drachtio down,
+   * between two retries) before it marks the client as closing, so its retry loop would run on and, once
+   * drachtio is back, a stopped engine would register its routes again and be handed calls.
+   */
+  #closeSrf(): void {
+    try { this.srf.disconnect(); } catch { /* no open connection: the retry loop is stopped below */ }
+    const wp = agentOf(this.srf)?.wp;
+    if (!wp) return;
+    wp.closing = true;
+    if (wp.reconnectVars?.retryTimer) {
+      clearTimeout(wp.reconnectVars.retryTimer);
+      wp.reconnectVars.retryTimer = null;
+    }
   }
 
   #wake(): void {
     for (const w of this.#waiters.splice(0)) w();
+  }
+
+  #sipDown(): void {
+    this.#sipUp = false;
+    this.#sipGeneration++;
+  }
+
+  /** Marks SIP up once drachtio-server has answered a ping sent after the route registrations. */
+  async #confirmRoutes(generation: number, hostport: string): Promise<void> {
+    const agent = agentOf(this.srf);
+    if (!agent) {
+      this.log.warn('drachtio-srf internals changed: cannot confirm route registrations; trusting its connect event');
+    }
+    while (agent && generation === this.#sipGeneration && !this.#stopped) {
+      const reply = await this.#ping(agent);
+      if (reply === 'ok') break;
+      // Gone already: its 'close' is on the way, and the next 'connect' confirms afresh.
+      if (reply === 'no-connection') return;
+      if (generation === this.#sipGeneration) this.log.warn('drachtio-server did not answer a ping; asking again');
+    }
+    if (generation !== this.#sipGeneration || this.#stopped) return;
+    this.#sipUp = true;
+    this.log.info({ hostport }, 'connected to drachtio-server');
+    this.#wake();
+  }
+
+  /** One wire round trip on the authenticated connection: drachtio-server answers in order, after the routes. */
+  #ping(agent: DrachtioAgent): Promise<'ok' | 'no-reply' | 'no-connection'> {
+    const entry = [...agent.mapServer].find(([s, server]) => server.authenticated && !s.destroyed);
+    if (!entry) return Promise.resolve('no-connection');
+    const [socket, server] = entry;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => { server.pendingRequests.delete(id); resolve('no-reply'); }, ROUND_TRIP_TIMEOUT_MS);
+      const id = agent.wp.send(socket, 'ping');
+      server.pendingRequests.set(id, (token) => { clearTimeout(timer); resolve(token[0] === 'OK' ? 'ok' : 'no-reply'); });
+    });
   }
 
   async #dialMedia(): Promise<void> {
@@ -80,6 +167,9 @@ export class EngineConnection {
       ...(media.advertisedAddress ? { advertisedAddress: media.advertisedAddress } : {}),
     };
     try {
+      const status = await eslApi(freeswitch.host, freeswitch.port, freeswitch.password, 'sofia status');
+      if (!MEDIA_PROFILE.test(status)) throw new Error('the drachtio_mrf SIP profile is not running yet');
+      if (this.#stopped) return;
       const ms = await new Mrf(this.srf).connect(connectOpts);
       if (this.#stopped) { ms.disconnect(); return; }
       this.#ms = ms;

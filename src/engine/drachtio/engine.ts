@@ -13,12 +13,14 @@ import { DrachtioIncomingCall } from './incoming.js';
 import { classifyInvite } from './invite.js';
 import type { DrachtioLeg } from './leg.js';
 import { originate } from './originate.js';
-import { Registrar } from './registrar.js';
+import { Registrar, type RegistrationStore } from './registrar.js';
 
 export interface DrachtioEngineOptions extends ConnectionOptions {
   /** The SIP domain trunks authenticate in (digest realm). */
   realm: string;
   carriers?: CarrierDirectory;
+  /** Where registrations are kept (the store), so they survive a restart. */
+  registrations: RegistrationStore;
 }
 
 export class DrachtioEngine implements EnginePort {
@@ -35,7 +37,7 @@ export class DrachtioEngine implements EnginePort {
   constructor(opts: DrachtioEngineOptions, private readonly log: Logger) {
     this.#conn = new EngineConnection(opts, log);
     this.#credentials = new CredentialStore(new DigestAuthority(opts.realm));
-    this.#registrar = new Registrar(this.#credentials, log);
+    this.#registrar = new Registrar(this.#credentials, opts.registrations, log);
     this.#carriers = opts.carriers ?? NO_CARRIERS;
   }
 

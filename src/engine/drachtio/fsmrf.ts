@@ -1,5 +1,6 @@
 // Typed views of the parts of drachtio-fsmrf (CommonJS, untyped) the adapter uses. Keeping the surface in one
 // place means an fsmrf upgrade is checked here, not discovered in a call flow.
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type Srf from 'drachtio-srf';
 
@@ -55,3 +56,59 @@ interface MrfClass { new (srf: Srf): { connect(opts: MrfConnectOptions): Promise
 
 const require = createRequire(import.meta.url);
 export const Mrf = require('drachtio-fsmrf') as MrfClass;
+
+/** The pieces of fsmrf's MediaServer that pair FreeSWITCH's event-socket connection with a SIP dialog. */
+interface PendingConnection { dialog?: Srf.Dialog; conn?: unknown; fn?: (conn: unknown) => void; connTimeout?: NodeJS.Timeout }
+interface MediaServerInternals {
+  pendingConnections: Map<string, PendingConnection>;
+  advertisedAddress: string;
+  advertisedPort: number;
+}
+const EndpointClass = require('drachtio-fsmrf/lib/endpoint') as new (conn: unknown, dialog: Srf.Dialog, ms: MediaServer, opts: object) => Endpoint;
+
+/** fsmrf's own wait for FreeSWITCH's event socket once the media INVITE is answered. */
+const ESL_CONNECTION_TIMEOUT_MS = 4_000;
+
+/**
+ * Media for an offer that needs a DTLS handshake but did not arrive in an INVITE: a WebRTC seat's offer in the
+ * 200 OK to a late-offer INVITE. It is what fsmrf's connectCaller does for an incoming call: FreeSWITCH gets
+ * the offer, its answer goes to the far end at once (`deliverAnswer`, the ACK) so the handshake can run, and
+ * the endpoint exists when FreeSWITCH's event socket connects back after it.
+ */
+export async function connectOffer(srf: Srf, ms: MediaServer, offer: string, deliverAnswer: (sdp: string) => Promise<void>): Promise<Endpoint> {
+  const internals = ms as unknown as MediaServerInternals;
+  const uuid = randomUUID();
+  const pending: PendingConnection = {};
+  internals.pendingConnections.set(uuid, pending);
+  let media: Srf.Dialog;
+  try {
+    media = await srf.createUAC(`sip:drachtio@${ms.sip.ipv4.udp.address}`, {
+      headers: { 'User-Agent': `drachtio-fsmrf:${uuid}`, 'X-esl-outbound': `${internals.advertisedAddress}:${internals.advertisedPort}` },
+      localSdp: offer,
+    });
+  } catch (err) {
+    internals.pendingConnections.delete(uuid);
+    throw err;
+  }
+  const connected = new Promise<unknown>((resolve, reject) => {
+    if (pending.conn) { internals.pendingConnections.delete(uuid); resolve(pending.conn); return; }
+    pending.dialog = media;
+    pending.fn = resolve;
+    pending.connTimeout = setTimeout(() => {
+      internals.pendingConnections.delete(uuid);
+      reject(new Error('FreeSWITCH did not connect back after the DTLS offer'));
+    }, ESL_CONNECTION_TIMEOUT_MS);
+  });
+  try {
+    await deliverAnswer(media.remote.sdp);
+    const conn = await connected;
+    const ep = new EndpointClass(conn, media, ms, {});
+    await new Promise<void>((resolve) => ep.once('ready', () => resolve()));
+    return ep;
+  } catch (err) {
+    clearTimeout(pending.connTimeout);
+    internals.pendingConnections.delete(uuid);
+    await Promise.resolve().then(() => media.destroy()).catch(() => undefined);
+    throw err;
+  }
+}

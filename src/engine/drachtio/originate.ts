@@ -1,15 +1,22 @@
 // Outbound legs: FreeSWITCH makes the offer (3PCC endpoint without remote SDP), drachtio sends the INVITE
-// to the carrier / URI / registered contact, and the answer's SDP is given back to the endpoint.
+// to the carrier / URI / registered contact, and the answer's SDP is given back to the endpoint. WebRTC seats
+// (registered over ws/wss) get a late-offer INVITE instead: their DTLS/ICE offer comes in the 200 OK and
+// FreeSWITCH answers it in the ACK, the same media negotiation as a seat calling in.
 import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
 import type { OriginateRequest, OriginateResult, OriginateTarget } from '../port.js';
 import { causeOfSipStatus, type AttemptFailure } from './causes.js';
 import { gatewayUri, routeFor, type CarrierDirectory } from './carriers.js';
-import type { Endpoint, MediaServer } from './fsmrf.js';
+import { connectOffer, type Endpoint, type MediaServer } from './fsmrf.js';
 import { DrachtioLeg } from './leg.js';
 import type { Registrar } from './registrar.js';
 
-interface Route { uri: string; proxy?: string; auth?: { username: string; password: string }; to: string }
+interface Route { uri: string; proxy?: string; auth?: { username: string; password: string }; to: string; lateOffer?: boolean }
+
+/** What drachtio-srf gives back for an answered late-offer INVITE (`noAck`): the far end's offer, ACK pending. */
+interface UnackedAnswer { sdp: string; ack(sdp: string): Promise<Srf.Dialog>; destroy(): Promise<void> }
+
+const WEBRTC_TRANSPORTS = new Set(['ws', 'wss']);
 
 export interface OriginateDeps {
   srf: Srf;
@@ -36,11 +43,11 @@ function routeOf(target: OriginateTarget, deps: OriginateDeps): Route | null {
       return { uri: target.uri, to: target.uri, ...(target.username && target.password ? { auth: { username: target.username, password: target.password } } : {}) };
     case 'trunk': {
       const [reg] = deps.registrar.lookup(target.endpointName);
-      return reg ? { uri: withUser(reg.contact, target.number), proxy: reg.proxy, to: target.number } : null;
+      return reg ? { uri: withUser(reg.contact, target.number), proxy: reg.proxy, to: target.number, lateOffer: WEBRTC_TRANSPORTS.has(reg.transport) } : null;
     }
     case 'client': {
       const [reg] = deps.registrar.lookup(target.identity);
-      return reg ? { uri: reg.contact, proxy: reg.proxy, to: `client:${target.identity}` } : null;
+      return reg ? { uri: reg.contact, proxy: reg.proxy, to: `client:${target.identity}`, lateOffer: WEBRTC_TRANSPORTS.has(reg.transport) } : null;
     }
   }
 }
@@ -58,12 +65,14 @@ export async function originate(req: OriginateRequest, deps: OriginateDeps): Pro
   if (!ms) return failed('failed', 503);
   if (req.signal?.aborted) return failed('canceled');
 
-  let ep: Endpoint;
-  try {
-    ep = await ms.createEndpoint();
-  } catch (err) {
-    deps.log.warn({ err: (err as Error).message }, 'originate: no media endpoint');
-    return failed('failed', 503);
+  let ep: Endpoint | null = null;
+  if (!route.lateOffer) {
+    try {
+      ep = await ms.createEndpoint();
+    } catch (err) {
+      deps.log.warn({ err: (err as Error).message }, 'originate: no media endpoint');
+      return failed('failed', 503);
+    }
   }
 
   let inviteReq: Srf.SrfRequest | null = null;
@@ -78,12 +87,12 @@ export async function originate(req: OriginateRequest, deps: OriginateDeps): Pro
   req.signal?.addEventListener('abort', onAbort, { once: true });
   let rang = false;
   try {
-    const dialog = await deps.srf.createUAC(route.uri, {
-      localSdp: ep.local.sdp,
+    const answer: Srf.Dialog | UnackedAnswer = await deps.srf.createUAC(route.uri, {
+      ...(ep ? { localSdp: ep.local.sdp } : { noAck: true }),
       ...(route.proxy ? { proxy: route.proxy } : {}),
       ...(route.auth ? { auth: route.auth } : {}),
       callingNumber: req.callerId,
-    } as Srf.CreateUACOptions, {
+    } as unknown as Srf.CreateUACOptions, {
       // drachtio-srf calls this as (err, req), whatever its typings say.
       cbRequest: ((_err: unknown, sent: Srf.SrfRequest) => { inviteReq = sent; if (withdrawn) withdraw(withdrawn); }) as unknown as (req: Srf.SrfRequest) => void,
       cbProvisional: (res) => {
@@ -97,18 +106,19 @@ export async function originate(req: OriginateRequest, deps: OriginateDeps): Pro
     req.signal?.removeEventListener('abort', onAbort);
     if (withdrawn) {
       // Answered in the same instant it was withdrawn: the answer loses.
-      try { dialog.destroy(); } catch { /* gone */ }
-      await ep.destroy().catch(() => undefined);
+      await Promise.resolve().then(() => answer.destroy()).catch(() => undefined);
+      await ep?.destroy().catch(() => undefined);
       return failed(withdrawn === 'abort' ? 'canceled' : 'no-answer');
     }
-    await ep.modify(dialog.remote.sdp);
-    const leg = new DrachtioLeg(deps.newId(), req.callerId, route.to, ep, dialog, deps.log);
+    const media = ep ? { ep, dialog: answer as Srf.Dialog } : await answerLateOffer(deps.srf, ms, answer as unknown as UnackedAnswer);
+    if (ep) await ep.modify(media.dialog.remote.sdp);
+    const leg = new DrachtioLeg(deps.newId(), req.callerId, route.to, media.ep, media.dialog, deps.log);
     deps.track(leg);
     return { answered: true, leg };
   } catch (err) {
     clearTimeout(timer);
     req.signal?.removeEventListener('abort', onAbort);
-    await ep.destroy().catch(() => undefined);
+    await ep?.destroy().catch(() => undefined);
     const status = (err as { status?: number }).status;
     deps.log.info({ uri: route.uri, status, err: (err as Error).message, withdrawn }, 'outbound attempt failed');
     if (withdrawn === 'abort') return failed('canceled', status);
@@ -116,5 +126,18 @@ export async function originate(req: OriginateRequest, deps: OriginateDeps): Pro
     if (typeof status === 'number') return failed(causeOfSipStatus(status), status);
     deps.log.warn({ err: (err as Error).message }, 'originate failed');
     return failed('failed');
+  }
+}
+
+/** FreeSWITCH answers the seat's offer; a seat whose media cannot be set up is hung up, not left dangling. */
+async function answerLateOffer(srf: Srf, ms: MediaServer, answer: UnackedAnswer): Promise<{ ep: Endpoint; dialog: Srf.Dialog }> {
+  let dialog: Srf.Dialog | null = null;
+  try {
+    const ep = await connectOffer(srf, ms, answer.sdp, async (sdp) => { dialog = await answer.ack(sdp); });
+    return { ep, dialog: dialog! };
+  } catch (err) {
+    const open: Srf.Dialog | UnackedAnswer = dialog ?? answer;
+    await Promise.resolve().then(() => open.destroy()).catch(() => undefined);
+    throw err;
   }
 }

@@ -22,3 +22,12 @@ export function parseRegister(req: Pick<Srf.SrfRequest, 'has' | 'get' | 'getPars
     });
   return contacts.length ? { kind: 'bindings', contacts } : { kind: 'query' };
 }
+
+/**
+ * The transport a REGISTER came over. drachtio reports a WebSocket connection as `tcp`; the top Via's sent
+ * protocol (`SIP/2.0/WS` or `WSS`) says it is one, which makes the binding a WebRTC seat.
+ */
+export function transportOf(req: Pick<Srf.SrfRequest, 'get' | 'protocol'>): string {
+  const sent = /^\s*SIP\s*\/\s*2\.0\s*\/\s*(WSS?)\b/i.exec(req.get('Via') ?? '');
+  return (sent ? sent[1]! : req.protocol || 'udp').toLowerCase();
+}

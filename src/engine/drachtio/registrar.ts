@@ -1,10 +1,10 @@
 // The registrar: trunks (PBXs, WebRTC seats) REGISTER with their endpoint_name and password; accepted
-// contacts are kept with their expiry so calls to a trunk or client can find them. In memory: a restart
-// forgets them, and well-behaved UAs re-register within their expiry.
+// contacts are kept with their expiry so calls to a trunk or client can find them. They are stored (the
+// control plane's SQLite), so a restart does not make trunks unreachable until they re-register.
 import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
 import type { CredentialStore } from './credentials.js';
-import { parseRegister } from './register-request.js';
+import { parseRegister, transportOf, type RegisterRequest } from './register-request.js';
 
 export interface Registration {
   endpointName: string;
@@ -15,26 +15,33 @@ export interface Registration {
   expiresAt: number;
 }
 
+/** Where bindings are kept: the store's RegistrationRepo. Expired rows may linger; listLive ignores them. */
+export interface RegistrationStore {
+  upsert(r: Registration): void;
+  remove(endpointName: string, contact: string): void;
+  removeAll(endpointName: string): void;
+  /** Bindings whose expiry is after `now`, newest expiry first. */
+  listLive(endpointName: string, now: number): Registration[];
+  pruneExpired(now: number): void;
+}
+
 const MIN_EXPIRES = 60;
 const MAX_EXPIRES = 3600;
 const DEFAULT_EXPIRES = 3600;
 
 export class Registrar {
-  readonly #bindings = new Map<string, Map<string, Registration>>();
-
-  constructor(private readonly credentials: CredentialStore, private readonly log: Logger, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly credentials: CredentialStore,
+    private readonly bindings: RegistrationStore,
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Current contacts of a trunk, newest first. */
-  lookup(endpointName: string): Registration[] {
-    const now = this.now();
-    const bindings = this.#bindings.get(endpointName);
-    if (!bindings) return [];
-    for (const [k, r] of bindings) if (r.expiresAt <= now) bindings.delete(k);
-    return [...bindings.values()].sort((a, b) => b.expiresAt - a.expiresAt);
-  }
+  lookup(endpointName: string): Registration[] { return this.bindings.listLive(endpointName, this.now()); }
 
   /** Ends every registration of a trunk (revoke, suspend). */
-  forget(endpointName: string): void { this.#bindings.delete(endpointName); }
+  forget(endpointName: string): void { this.bindings.removeAll(endpointName); }
 
   handle(req: Srf.SrfRequest, res: Srf.SrfResponse): void {
     const auth = this.credentials.authenticate(req, 'authorization');
@@ -52,28 +59,41 @@ export class Registrar {
       res.send(200); // a query for bindings: nothing to change
       return;
     }
-    const bindings = this.#bindings.get(auth.endpointName) ?? new Map<string, Registration>();
-    this.#bindings.set(auth.endpointName, bindings);
+    try {
+      this.#update(auth.endpointName, reg, req, res);
+    } catch (err) {
+      // A binding that could not be stored (database busy or full) must not look accepted: the UA retries.
+      this.log.error({ err, endpointName: auth.endpointName }, 'REGISTER not stored');
+      res.send(500);
+    }
+  }
+
+  #update(endpointName: string, reg: Exclude<RegisterRequest, { kind: 'query' }>, req: Srf.SrfRequest, res: Srf.SrfResponse): void {
+    const now = this.now();
+    // Each accepted REGISTER sweeps out every expired binding: the table stays about the size of the live ones
+    // without a timer, and lookups ignore whatever expired since.
+    this.bindings.pruneExpired(now);
     if (reg.kind === 'remove-all') {
-      bindings.clear();
+      this.bindings.removeAll(endpointName);
       res.send(200);
       return;
     }
-    const transport = (req.protocol || 'udp').toLowerCase();
+    const transport = transportOf(req);
     const granted: string[] = [];
     for (const { uri, expires: asked } of reg.contacts) {
       if (asked === 0) {
-        bindings.delete(uri);
+        this.bindings.remove(endpointName, uri);
         continue;
       }
       const expires = Math.min(MAX_EXPIRES, Math.max(MIN_EXPIRES, Number.isFinite(asked) && asked > 0 ? asked : DEFAULT_EXPIRES));
-      bindings.set(uri, {
-        endpointName: auth.endpointName, contact: uri, transport,
-        proxy: `sip:${req.source_address}:${req.source_port};transport=${transport}`,
-        expiresAt: this.now() + expires * 1000,
+      this.bindings.upsert({
+        endpointName, contact: uri, transport,
+        // drachtio's own name for the connection (a WebSocket is `tcp` to it), so requests reuse it.
+        proxy: `sip:${req.source_address}:${req.source_port};transport=${(req.protocol || 'udp').toLowerCase()}`,
+        expiresAt: now + expires * 1000,
       });
       granted.push(`<${uri}>;expires=${expires}`);
-      this.log.info({ endpointName: auth.endpointName, contact: uri, expires }, 'trunk registered');
+      this.log.info({ endpointName, contact: uri, expires }, 'trunk registered');
     }
     res.send(200, granted.length ? { headers: { Contact: granted.join(', ') } } : {});
   }

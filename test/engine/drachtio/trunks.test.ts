@@ -1,6 +1,8 @@
 // Trunks on real SIP: digest REGISTER against the provisioned credentials, revocation, and the refusal of
 // INVITEs from sources that are neither carriers nor trunks.
 import t from 'tap';
+import { systemClock } from '../../../src/clock.js';
+import { openStore } from '../../../src/store/index.js';
 import { enginesOrSkip } from '../../helpers/engines.js';
 import { freePort } from '../../helpers/server-process.js';
 import { realDrivers, type RealDriver } from '../../engine-suite/real-driver.js';
@@ -29,6 +31,9 @@ if (bins) {
     const [binding] = d.engine.registrations(tk.endpointName);
     t.match(binding?.contact, new RegExp(`^sip:${tk.endpointName}@127\\.0\\.0\\.1:\\d+`));
     t.ok(binding!.expiresAt > Date.now() + 100_000, 'expiry kept');
+    const reopened = openStore(d.h.dataDir, systemClock());
+    t.teardown(() => reopened.close());
+    t.same(reopened.registrations.listLive(tk.endpointName, Date.now()), [binding], 'stored in the database, expiry included');
   });
 
   t.test('REGISTER with a wrong password is refused', async (t) => {

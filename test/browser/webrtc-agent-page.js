@@ -1,0 +1,72 @@
+// Runs in the page (bundled with JsSIP by webrtc-agent.ts): one JsSIP user agent that registers, takes a call
+// when told to, and measures what it hears. Plain JavaScript: it is browser code, outside the Node type check.
+import JsSIP from 'jssip';
+
+window.startAgent = (opts) => {
+  const agent = { confirmed: false, registered: false, registrationFailed: null, incoming: null, ended: null, peak: 0, audibleAt: null };
+  window.agent = agent;
+  let session = null;
+
+  const listen = (stream) => {
+    // Chromium only pulls a remote WebRTC stream through WebAudio while a media element also plays it.
+    const sink = new Audio();
+    sink.srcObject = stream;
+    sink.muted = true;
+    void sink.play();
+    const ctx = new AudioContext();
+    void ctx.resume();
+    const analyser = ctx.createAnalyser();
+    ctx.createMediaStreamSource(stream).connect(analyser);
+    const samples = new Float32Array(analyser.fftSize);
+    const timer = setInterval(() => {
+      if (agent.ended) { clearInterval(timer); return; }
+      analyser.getFloatTimeDomainData(samples);
+      let peak = 0;
+      for (const s of samples) peak = Math.max(peak, Math.abs(s));
+      agent.peak = Math.max(agent.peak, peak);
+      if (peak > 0.05 && agent.audibleAt === null) agent.audibleAt = Date.now();
+    }, 20);
+  };
+
+  const ua = new JsSIP.UA({
+    sockets: [new JsSIP.WebSocketInterface(opts.wsUrl)], uri: opts.uri, password: opts.password,
+    register: true, session_timers: false,
+  });
+  ua.on('registered', () => { agent.registered = true; });
+  ua.on('registrationFailed', (e) => { agent.registrationFailed = e.cause; });
+  const follow = (s) => {
+    session = s;
+    const hear = (pc) => pc.addEventListener('track', (ev) => listen(ev.streams[0] ?? new MediaStream([ev.track])));
+    // A call the agent places has its peer connection already (ua.call() made it); an incoming one gets it on answer.
+    if (s.connection) hear(s.connection);
+    else s.on('peerconnection', ({ peerconnection }) => hear(peerconnection));
+    s.on('confirmed', () => { agent.confirmed = true; });
+    s.on('ended', (x) => { agent.ended = x.cause; });
+    s.on('failed', (x) => { agent.ended = x.cause; });
+  };
+  ua.on('newRTCSession', (e) => {
+    if (e.originator !== 'remote') return;
+    agent.incoming = { from: e.session.remote_identity.uri.toString(), hasOffer: Boolean(e.request.body) };
+    follow(e.session);
+  });
+  // A late-offer INVITE has no audio section to follow: JsSIP asks for the microphone only when told the
+  // offer it makes must receive audio.
+  window.agentAnswer = () => session?.answer({
+    mediaConstraints: { audio: true, video: false }, rtcOfferConstraints: { offerToReceiveAudio: true }, pcConfig: { iceServers: [] },
+  });
+  window.agentHangup = () => session?.terminate();
+  window.agentCall = (target) => {
+    follow(ua.call(target, { mediaConstraints: { audio: true, video: false }, pcConfig: { iceServers: [] } }));
+  };
+  /** The addresses media flows between: the selected ICE candidate pair, as the browser sees it. */
+  window.agentMediaPath = async () => {
+    const stats = await session.connection.getStats();
+    let pair = null;
+    stats.forEach((s) => { if (s.type === 'transport' && s.selectedCandidatePairId) pair = stats.get(s.selectedCandidatePairId); });
+    if (!pair) return null;
+    const local = stats.get(pair.localCandidateId);
+    const remote = stats.get(pair.remoteCandidateId);
+    return { local: local.address, remote: remote.address, protocol: local.protocol };
+  };
+  ua.start();
+};

@@ -1,0 +1,106 @@
+// The engine connection against stand-ins for the engines (no binaries needed): a FreeSWITCH event socket that
+// is up before its SIP profile (as during a FreeSWITCH start), and a drachtio-server that is down when the
+// engine stops. The restarts themselves, on the real engines, are in reconnect.test.ts.
+import t from 'tap';
+import { createServer, type Server, type Socket } from 'node:net';
+import { pino } from 'pino';
+import { EngineConnection } from '../../../src/engine/drachtio/connection.js';
+import { freePort } from '../../helpers/server-process.js';
+
+const PROFILE_LINE = 'drachtio_mrf\tprofile\tsip:mod_sofia@127.0.0.1:5080\tRUNNING (0)\n';
+
+async function until(what: string, ms: number, cond: () => boolean): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+async function listen(server: Server, port = 0): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return (server.address() as { port: number }).port;
+}
+
+/** An event socket that accepts any password and command; `sofia status` answers what `status()` says. */
+async function fakeEventSocket(t: { teardown(fn: () => unknown): void }, status: () => string) {
+  const sockets = new Set<Socket>();
+  const seen = { sofiaStatus: 0 };
+  const server = createServer((s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => undefined);
+    s.write('Content-Type: auth/request\n\n');
+    let buf = '';
+    s.on('data', (d: Buffer) => {
+      buf += d.toString();
+      for (let end = buf.indexOf('\n\n'); end >= 0; end = buf.indexOf('\n\n')) {
+        const command = buf.slice(0, end).trim();
+        buf = buf.slice(end + 2);
+        if (command.startsWith('api ')) {
+          if (command === 'api sofia status') seen.sofiaStatus++;
+          const body = command === 'api sofia status' ? status() : '+OK\n';
+          s.write(`Content-Type: api/response\nContent-Length: ${Buffer.byteLength(body)}\n\n${body}`);
+        } else if (command === 'exit') {
+          s.end();
+        } else {
+          s.write('Content-Type: command/reply\nReply-Text: +OK accepted\n\n');
+        }
+      }
+    });
+  });
+  const port = await listen(server);
+  t.teardown(() => new Promise<void>((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()); }));
+  return { port, seen };
+}
+
+function connection(drachtioPort: number, eslPort: number) {
+  return new EngineConnection({
+    drachtio: { host: '127.0.0.1', port: drachtioPort, secret: 'unused' },
+    freeswitch: { host: '127.0.0.1', port: eslPort, password: 'ClueCon' },
+    media: { listenAddress: '127.0.0.1', listenPort: 0, advertisedAddress: null },
+  }, pino({ level: 'silent' }));
+}
+
+t.test('FreeSWITCH answering before its SIP profile is up: media stays down, is asked again, then connects', async (t) => {
+  // fsmrf throws from a socket callback (ending the process) when `sofia status` lacks its profile.
+  let profileUp = false;
+  const esl = await fakeEventSocket(t, () => (profileUp ? PROFILE_LINE : '-ERR sofia Command not found!\n'));
+  const conn = connection(await freePort(), esl.port);
+  conn.srf.on('error', () => undefined);
+  t.teardown(() => conn.stop());
+  const started = conn.start(30_000).catch((err: Error) => err);
+
+  await until('two sofia status probes', 5_000, () => esl.seen.sofiaStatus >= 2);
+  t.equal(conn.mediaUp, false, 'media down while the profile is missing');
+  t.equal(conn.media, null, 'no media server for calls');
+
+  profileUp = true;
+  await until('media up once the profile is listed', 5_000, () => conn.mediaUp);
+  t.ok(conn.media, 'media server available');
+  t.equal(conn.sipUp, false, 'drachtio (nothing listening) still down');
+  conn.stop();
+  t.match(await started, { message: /stopped/ }, 'start() ends when the connection is stopped');
+});
+
+t.test('an engine stopped while drachtio-server is down does not connect when it comes back', async (t) => {
+  const drachtioPort = await freePort();
+  const esl = await fakeEventSocket(t, () => PROFILE_LINE);
+  const conn = connection(drachtioPort, esl.port);
+  let refused = 0;
+  conn.srf.on('error', () => { refused++; });
+  const started = conn.start(30_000).catch((err: Error) => err);
+  await until('drachtio-srf retrying a refused connection', 5_000, () => refused >= 2);
+  conn.stop();
+  await started;
+
+  // drachtio-server comes back on its port: a stopped engine must not log in again (it would be handed calls).
+  let attempts = 0;
+  const drachtio = createServer((s) => { attempts++; s.destroy(); });
+  await listen(drachtio, drachtioPort);
+  t.teardown(() => new Promise<void>((resolve) => drachtio.close(() => resolve())));
+  // A negative can only be waited for: drachtio-srf's next retry was due well within this (its delays start at
+  // 255 ms and grow 1.7x per attempt; two refusals in, the next is about 740 ms away).
+  await new Promise((r) => setTimeout(r, 1_500));
+  t.equal(attempts, 0, 'no connection attempt after stop()');
+});
