@@ -30,7 +30,14 @@ export type HangupCause =
   | 'no-answer'
   | 'rejected'
   | 'failed'
-  | 'canceled'; // we withdrew an outbound attempt
+  | 'canceled' // we withdrew an outbound attempt
+  | EngineLostCause;
+
+/**
+ * The engine lost the server carrying the call (restart, crash, connection dropped), so the engine ended the
+ * call itself: its media (FreeSWITCH) or its signalling (drachtio-server). Never the result of an attempt.
+ */
+export type EngineLostCause = 'media-server-lost' | 'sip-server-lost';
 
 export interface HangupInfo {
   cause: HangupCause;
@@ -164,7 +171,7 @@ export interface OriginateRequest {
 
 export type OriginateResult =
   | { answered: true; leg: CallLeg }
-  | { answered: false; cause: Exclude<HangupCause, 'normal' | 'caller-hangup'>; sipStatus?: number };
+  | { answered: false; cause: Exclude<HangupCause, 'normal' | 'caller-hangup' | EngineLostCause>; sipStatus?: number };
 
 export type IncomingCallHandler = (call: IncomingCall) => void;
 

@@ -2,31 +2,45 @@
 // when told to, and measures what it hears. Plain JavaScript: it is browser code, outside the Node type check.
 import JsSIP from 'jssip';
 
+/** Measures a remote stream into `agent.peak` / `agent.audibleAt` until `agent.ended` is set. */
+const listen = (stream, agent) => {
+  // Chromium only pulls a remote WebRTC stream through WebAudio while a media element also plays it.
+  const sink = new Audio();
+  sink.srcObject = stream;
+  sink.muted = true;
+  void sink.play();
+  const ctx = new AudioContext();
+  void ctx.resume();
+  const analyser = ctx.createAnalyser();
+  ctx.createMediaStreamSource(stream).connect(analyser);
+  const samples = new Float32Array(analyser.fftSize);
+  const timer = setInterval(() => {
+    if (agent.ended) { clearInterval(timer); return; }
+    analyser.getFloatTimeDomainData(samples);
+    let peak = 0;
+    for (const s of samples) peak = Math.max(peak, Math.abs(s));
+    agent.peak = Math.max(agent.peak, peak);
+    if (peak > 0.05 && agent.audibleAt === null) agent.audibleAt = Date.now();
+  }, 20);
+};
+
+const newAgent = () => ({ confirmed: false, registered: false, registrationFailed: null, incoming: null, ended: null, peak: 0, audibleAt: null });
+
+/** For a page that runs its own JsSIP (the dashboard snippet): measures whatever stream `element` is given. */
+window.hearElement = (element) => {
+  const agent = newAgent();
+  window.agent = agent;
+  const poll = setInterval(() => {
+    if (!element.srcObject) return;
+    clearInterval(poll);
+    listen(element.srcObject, agent);
+  }, 20);
+};
+
 window.startAgent = (opts) => {
-  const agent = { confirmed: false, registered: false, registrationFailed: null, incoming: null, ended: null, peak: 0, audibleAt: null };
+  const agent = newAgent();
   window.agent = agent;
   let session = null;
-
-  const listen = (stream) => {
-    // Chromium only pulls a remote WebRTC stream through WebAudio while a media element also plays it.
-    const sink = new Audio();
-    sink.srcObject = stream;
-    sink.muted = true;
-    void sink.play();
-    const ctx = new AudioContext();
-    void ctx.resume();
-    const analyser = ctx.createAnalyser();
-    ctx.createMediaStreamSource(stream).connect(analyser);
-    const samples = new Float32Array(analyser.fftSize);
-    const timer = setInterval(() => {
-      if (agent.ended) { clearInterval(timer); return; }
-      analyser.getFloatTimeDomainData(samples);
-      let peak = 0;
-      for (const s of samples) peak = Math.max(peak, Math.abs(s));
-      agent.peak = Math.max(agent.peak, peak);
-      if (peak > 0.05 && agent.audibleAt === null) agent.audibleAt = Date.now();
-    }, 20);
-  };
 
   const ua = new JsSIP.UA({
     sockets: [new JsSIP.WebSocketInterface(opts.wsUrl)], uri: opts.uri, password: opts.password,
@@ -36,7 +50,7 @@ window.startAgent = (opts) => {
   ua.on('registrationFailed', (e) => { agent.registrationFailed = e.cause; });
   const follow = (s) => {
     session = s;
-    const hear = (pc) => pc.addEventListener('track', (ev) => listen(ev.streams[0] ?? new MediaStream([ev.track])));
+    const hear = (pc) => pc.addEventListener('track', (ev) => listen(ev.streams[0] ?? new MediaStream([ev.track]), agent));
     // A call the agent places has its peer connection already (ua.call() made it); an incoming one gets it on answer.
     if (s.connection) hear(s.connection);
     else s.on('peerconnection', ({ peerconnection }) => hear(peerconnection));

@@ -39,17 +39,49 @@ export async function launchForWebrtc(t: { teardown(fn: () => unknown): void }):
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
       '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', '--autoplay-policy=no-user-gesture-required',
       // Loopback ICE candidates are what the engines listen on; mDNS names would announce the host on the LAN.
-      '--allow-loopback-in-peer-connection', '--disable-features=WebRtcHideLocalIpsWithMdns'],
+      '--allow-loopback-in-peer-connection', '--disable-features=WebRtcHideLocalIpsWithMdns',
+      // drachtio's wss listener presents the test harness's self-signed certificate.
+      '--ignore-certificate-errors'],
   });
   t.teardown(() => browser.close());
   return browser;
+}
+
+let esm: Promise<string> | null = null;
+
+/** JsSIP as the ES module a CDN's +esm endpoint serves (what the dashboard snippet imports), bundled once. */
+function jssipModule(): Promise<string> {
+  esm ??= build({ entryPoints: ['jssip'], absWorkingDir: ROOT, bundle: true, write: false, format: 'esm', platform: 'browser', logLevel: 'silent' })
+    .then((r) => r.outputFiles[0]!.text);
+  return esm;
+}
+
+/**
+ * A page running `snippet` as a customer pastes it, with its CDN import of JsSIP answered locally (no network
+ * here). Resolves with the page and the module URLs it asked for; `hearElement` measures what it plays.
+ */
+export async function openSnippetPage(browser: Browser, pageUrl: string, snippet: string): Promise<{ agent: WebrtcAgent; imported: string[] }> {
+  const page = await browser.newPage();
+  const agent = new WebrtcAgent(page);
+  const imported: string[] = [];
+  await page.route(/^https:\/\/cdn\.jsdelivr\.net\/npm\/jssip@/, async (route) => {
+    imported.push(route.request().url());
+    await route.fulfill({ contentType: 'text/javascript', headers: { 'Access-Control-Allow-Origin': '*' }, body: await jssipModule() });
+  });
+  await page.goto(pageUrl);
+  await page.addScriptTag({ content: await pageBundle() });
+  await page.evaluate((html) => { document.body.innerHTML = ''; document.body.insertAdjacentHTML('beforeend', html); }, snippet.replace(/<script[\s\S]*<\/script>/, ''));
+  const script = /<script type="module">([\s\S]*)<\/script>/.exec(snippet)?.[1] ?? '';
+  await page.evaluate(() => (window as unknown as { hearElement(e: unknown): void }).hearElement(document.getElementById('remote')));
+  await page.addScriptTag({ type: 'module', content: script });
+  return { agent, imported };
 }
 
 export class WebrtcAgent {
   /** The page's errors and console warnings, quoted when the agent does not get where a test expects. */
   readonly #console: string[] = [];
 
-  private constructor(readonly page: Page) {
+  constructor(readonly page: Page) {
     page.on('pageerror', (err) => this.#console.push(`pageerror: ${err.message}`));
     page.on('console', (msg) => { if (msg.type() === 'error' || msg.type() === 'warning') this.#console.push(`${msg.type()}: ${msg.text()}`); });
   }

@@ -1,24 +1,14 @@
 // Calls API, recording control and trunk calls: engine-agnostic, on every engine with a driver.
 import type { Test } from 'tap';
 import type { EngineDriver } from './driver.js';
-import { scene, CALLER, DID } from './flows.js';
+import { final, scene, CALLER, DID } from './flows.js';
 import { xml } from '../helpers/webhook-app.js';
 import { verify } from '../../src/net/index.js';
 import { decodeWav, wavInfo } from '../../src/engine/sandbox/index.js';
-import type { CallRecord } from '../../src/store/calls.js';
 
 type MakeDriver = (t: Test) => Promise<EngineDriver>;
 const PARTY = '+15550004444';
 
-/** Polls the store on the event loop until the call is final: a placed call runs in the background. */
-async function final(d: EngineDriver, sid: string): Promise<CallRecord> {
-  for (;;) {
-    const c = d.h.store.calls.get(sid)!;
-    if (c.endedAt) return c;
-    await new Promise((r) => setImmediate(r));
-    await d.h.app.calls.settled();
-  }
-}
 
 const count = (d: EngineDriver, where: string) => (d.h.store.db.prepare(`SELECT count(*) AS n FROM calls WHERE ${where}`).get() as { n: number }).n;
 

@@ -5,6 +5,16 @@ import { NumberService } from '../../src/numbers/service.js';
 import type { NumberSettings } from '../../src/numbers/settings.js';
 import type { CallRecord } from '../../src/store/calls.js';
 
+/** Polls the store on the event loop until the call is final: a placed call runs in the background. */
+export async function final(d: EngineDriver, sid: string): Promise<CallRecord> {
+  for (;;) {
+    const c = d.h.store.calls.get(sid)!;
+    if (c.endedAt) return c;
+    await new Promise((r) => setImmediate(r));
+    await d.h.app.calls.settled();
+  }
+}
+
 export const DID = '+15550001000';
 export const CALLER = '+15557770001';
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Test } from 'tap';
 import type { CallerPlan, EngineDriver, PartyPlan, PlacedCall } from './driver.js';
 import { startRealHarness } from './real-harness.js';
-import { pcapPayload, pcapRtp, rtpRecorder, type RtpRecorder } from './real-rtp.js';
+import { dtmfTone, pcapPayload, pcapRtp, rtpRecorder, type RtpRecorder } from './real-rtp.js';
 import { hangUpCaller, keyPcap, keySchedule, PCAP_DIR, runCaller, runParty, type SippRun } from './real-sipp.js';
 import { startEngines, type EngineBinaries, type RunningEngines } from '../helpers/engines.js';
 import { freePort } from '../helpers/server-process.js';
@@ -24,13 +24,16 @@ export interface RealPlacedCall extends PlacedCall {
   sipp: SippRun;
 }
 
+/** `inband`: the caller's SDP has no telephone-event, so its keys are DTMF tones in its audio. */
+export type RealCallerPlan = CallerPlan & { inband?: boolean };
+
 export type RealDriver = Omit<EngineDriver, 'inbound' | 'fromTrunk'> & {
   engines: RunningEngines;
   engine: DrachtioEngine;
   /** drachtio's SIP address (host:port) and a scratch dir for scenario files: for extra sipp runs. */
   sipTarget: string;
   scratch: string;
-  inbound(from: string, to: string, plan?: CallerPlan): Promise<RealPlacedCall>;
+  inbound(from: string, to: string, plan?: RealCallerPlan): Promise<RealPlacedCall>;
   fromTrunk(trunk: { endpointName: string; password: string }, from: string, to: string, plan?: CallerPlan): Promise<RealPlacedCall>;
 };
 
@@ -47,7 +50,7 @@ function hears(rtp: RtpRecorder, sipp: SippRun, heard: (rtp: RtpRecorder) => boo
 }
 
 /** Resolves once something (sipp) listens on the UDP port, or after 3 s. Asks `ss`, so the probe never holds the port. */
-async function udpPortTaken(port: number): Promise<void> {
+export async function udpPortTaken(port: number): Promise<void> {
   const deadline = Date.now() + 3_000;
   while (Date.now() < deadline) {
     const listening = await new Promise<boolean>((resolve) => {
@@ -94,12 +97,12 @@ export function realDrivers(root: Test, bins: EngineBinaries): (t: Test) => Prom
     const target = `127.0.0.1:${eng.drachtio.sipPort}`;
 
     const partiesReady = new Set<Promise<void>>();
-    const place = async (from: string, to: string, plan: CallerPlan, auth?: { username: string; password: string }): Promise<RealPlacedCall> => {
+    const place = async (from: string, to: string, plan: RealCallerPlan, auth?: { username: string; password: string }): Promise<RealPlacedCall> => {
       // A party scripted before the call must be listening before anything can dial it.
       await Promise.all([...partiesReady]);
       const rtp = await rtpRecorder();
       const localPort = auth ? await freePort() : callerPort;
-      const sipp = await runCaller({ target, localPort, rtpPort: rtp.port, from, to, plan, scratch, ...(auth ? { auth } : {}) });
+      const sipp = await runCaller({ target, localPort, rtpPort: rtp.port, from, to, plan, scratch, inband: plan.inband, ...(auth ? { auth } : {}) });
       running.add(sipp);
       const ended = sipp.exited.then((code) => { running.delete(sipp); rtp.close(); return code; });
       // Answered once any RTP arrives; "up" once the caller hears something (the platform is talking to it).
@@ -111,7 +114,7 @@ export function realDrivers(root: Test, bins: EngineBinaries): (t: Test) => Prom
         const start = Date.now();
         for (const { at, key } of schedule.keys) {
           await new Promise((r) => setTimeout(r, Math.max(0, start + at - Date.now())));
-          await rtp.sendKey(pcapRtp(keyPcap(key)));
+          await (plan.inband ? rtp.sendAudio(dtmfTone(key)) : rtp.sendKey(pcapRtp(keyPcap(key))));
         }
       });
       if (plan.speakMs) {

@@ -1,6 +1,6 @@
 // What a sipp caller hears: sipp sends from its own media port, but the SDP names this socket, so FreeSWITCH's
 // audio lands here. G.711 payloads are decoded to measure the peak level; the first packet's arrival time is
-// the caller's "first RTP" (bench).
+// the caller's "first RTP" (bench). Keys go out as RFC 2833 events, or as tones in the audio (in-band).
 import { createSocket, type Socket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
 
@@ -20,6 +20,40 @@ function ulaw(b: number): number {
   return ((u & 0x80) ? 0x84 - t : t - 0x84) / 32768;
 }
 
+/** A-law encoding by the decoder: the byte whose level is nearest (for in-band keys; speech comes encoded). */
+const ALAW_BY_LEVEL = Array.from({ length: 256 }, (_, b) => b).sort((a, b) => alaw(a) - alaw(b));
+function toAlaw(x: number): number {
+  let lo = 0;
+  let hi = 255;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (alaw(ALAW_BY_LEVEL[mid]!) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  const below = ALAW_BY_LEVEL[Math.max(0, lo - 1)]!;
+  return Math.abs(alaw(below) - x) < Math.abs(alaw(ALAW_BY_LEVEL[lo]!) - x) ? below : ALAW_BY_LEVEL[lo]!;
+}
+
+// ITU-T Q.23: each key is the sum of its row's low and its column's high frequency.
+const DTMF_ROWS = ['123A', '456B', '789C', '*0#D'];
+const DTMF_LOW = [697, 770, 852, 941];
+const DTMF_HIGH = [1209, 1336, 1477, 1633];
+const TONE_MS = 70;
+/** Per frequency, about -13 dBFS: far above FreeSWITCH's (spandsp's) detection threshold, no clipping, no twist. */
+const TONE_LEVEL = 0.22;
+
+/** A key as in-band audio (A-law, 8 kHz): 70 ms of its two tones, then 70 ms of silence, in whole 20 ms frames. */
+export function dtmfTone(key: string): Buffer {
+  const row = DTMF_ROWS.findIndex((r) => r.includes(key));
+  if (row < 0) throw new Error(`no DTMF tone for key ${key}`);
+  const [low, high] = [DTMF_LOW[row]!, DTMF_HIGH[DTMF_ROWS[row]!.indexOf(key)]!];
+  const audio = Buffer.alloc(Math.ceil((TONE_MS * 2 * 8) / 160) * 160, 0xd5);
+  for (let i = 0; i < TONE_MS * 8; i++) {
+    audio[i] = toAlaw(TONE_LEVEL * (Math.sin((2 * Math.PI * low * i) / 8000) + Math.sin((2 * Math.PI * high * i) / 8000)));
+  }
+  return audio;
+}
+
 export interface RtpRecorder {
   port: number;
   /** Highest absolute sample level heard (0..1); RFC 2833 and comfort noise are ignored. */
@@ -32,6 +66,8 @@ export interface RtpRecorder {
   speak(ms: number, pcmaPayload: Buffer): Promise<void>;
   /** Sends one RFC 2833 key: the event packets of a pcap, re-stamped into this stream. */
   sendKey(event: PcapRtp[]): Promise<void>;
+  /** Sends audio (A-law, e.g. `dtmfTone(key)`) in place of silence or speech; resolves once it has all been sent. */
+  sendAudio(audio: Buffer): Promise<void>;
   close(): void;
 }
 
@@ -91,13 +127,20 @@ function listen(socket: Socket): RtpRecorder {
   // nothing would leave them nearly empty.
   let speech: { payload: Buffer; frame: number } | null = null;
   let inKey = 0;
+  const queued: Array<{ audio: Buffer; at: number; sent: () => void }> = [];
   const SILENCE = Buffer.alloc(160, 0xd5);
   const talk = async () => {
     const started = Date.now();
     for (let i = 1; !closed; i++) {
       if (!inKey) {
         let frame: Buffer = SILENCE;
-        if (speech) {
+        const next = queued[0];
+        if (next) {
+          frame = Buffer.alloc(160, 0xd5);
+          next.audio.copy(frame, 0, next.at, next.at + 160);
+          next.at += 160;
+          if (next.at >= next.audio.length) { queued.shift(); next.sent(); }
+        } else if (speech) {
           const at = (speech.frame++ * 160) % (speech.payload.length - 160);
           frame = speech.payload.subarray(at, at + 160);
         }
@@ -150,7 +193,12 @@ function listen(socket: Socket): RtpRecorder {
       }
       inKey--;
     },
-    close: () => { closed = true; try { socket.close(); } catch { /* closed */ } },
+    sendAudio: (audio) => new Promise((sent) => { queued.push({ audio, at: 0, sent }); }),
+    close: () => {
+      closed = true;
+      for (const { sent } of queued.splice(0)) sent();
+      try { socket.close(); } catch { /* closed */ }
+    },
   };
 }
 

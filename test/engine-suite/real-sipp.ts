@@ -50,9 +50,20 @@ export async function mediaPort(): Promise<number> {
   }
 }
 
+export type SipTransport = 'udp' | 'tcp';
+
+/**
+ * sipp's arguments and scenario edit for a transport. Over TCP the Contact says `transport=tcp`, so requests the
+ * platform sends to it (BYE) come over TCP too, where sipp listens.
+ */
+function transportOf(transport: SipTransport | undefined): { args: string[]; edit: (xml: string) => string } {
+  if (transport !== 'tcp') return { args: [], edit: (xml) => xml };
+  return { args: ['-t', 't1'], edit: (xml) => xml.replaceAll('@[local_ip]:[local_port]>', '@[local_ip]:[local_port];transport=tcp>') };
+}
+
 /** Fills the driver's [keys] into a scenario: sipp's own -key values are not allowed in attributes such as timeouts. */
-function scenario(name: string, scratch: string, keys: Record<string, string>, edit: (xml: string) => string = (x) => x): string {
-  let xml = edit(readFileSync(path.join(DIR, name), 'utf8'));
+function scenario(name: string, scratch: string, keys: Record<string, string>, edit: (xml: string) => string = (x) => x, transport?: SipTransport): string {
+  let xml = transportOf(transport).edit(edit(readFileSync(path.join(DIR, name), 'utf8')));
   for (const [k, v] of Object.entries(keys)) xml = xml.replaceAll(`[${k}]`, v);
   const file = path.join(scratch, `${process.pid}-${Math.random().toString(36).slice(2)}-${name}`);
   writeFileSync(file, xml);
@@ -91,9 +102,16 @@ export interface CallerOptions {
   plan: CallerPlan;
   auth?: { username: string; password: string };
   scratch: string;
+  /** An SDP without telephone-event: the caller's keys are tones in its audio (the driver sends them). */
+  inband?: boolean;
   /** Have sipp log the call's INVITE → 200 OK time into the scratch dir (read it with inviteToOkMs). */
   traceRtt?: boolean;
+  /** 'tcp': one TCP connection (sipp -t t1). UDP when absent. */
+  transport?: SipTransport;
 }
+
+/** The caller's SDP offering audio only, no telephone-event (payload type 101): keys can only be tones in the audio. */
+const withoutTelephoneEvent = (xml: string) => xml.replace('RTP/AVP 8 101', 'RTP/AVP 8').replace(/\n.*a=(rtpmap|fmtp):101 .*/g, '');
 
 /** uac.xml filled in for one caller plan; `hangupMs` is how long it stays after its keys. */
 function callerScenario(o: Omit<CallerOptions, 'target' | 'localPort' | 'to'>): { file: string; hangupMs: number } {
@@ -103,11 +121,11 @@ function callerScenario(o: Omit<CallerOptions, 'target' | 'localPort' | 'to'>): 
   const file = scenario('uac.xml', o.scratch, {
     caller: o.from, listen_rtp: String(o.rtpPort), hangup_ms: String(hangupMs),
     auth_user: o.auth?.username ?? '', auth_pass: o.auth?.password ?? '',
-  }, (xml) => xml
+  }, (xml) => (o.inband ? withoutTelephoneEvent(xml) : xml)
     .replace('<!-- CHALLENGE -->', o.auth ? readFileSync(path.join(DIR, 'challenge.part'), 'utf8') : '')
     .replace('<!-- MEDIA -->', media.ms > 0 ? `<pause milliseconds="${media.ms}"/>` : '')
     .replaceAll('CSEQ ACK', `${cseq} ACK`)
-    .replace('BYE_CSEQ', String(cseq + 1)));
+    .replace('BYE_CSEQ', String(cseq + 1)), o.transport);
   return { file, hangupMs };
 }
 
@@ -116,7 +134,7 @@ export async function runCaller(o: CallerOptions): Promise<SippRun> {
   return run([
     o.target, '-sf', file, '-m', '1', '-i', '127.0.0.1', '-p', String(o.localPort), '-mi', '127.0.0.1', '-mp', String(await mediaPort()),
     '-s', o.to, '-timeout', `${Math.ceil(hangupMs / 1000) + 60}s`, '-timeout_error', '-nostdin',
-    ...(o.traceRtt ? ['-trace_rtt', '-rtt_freq', '1'] : []),
+    ...(o.traceRtt ? ['-trace_rtt', '-rtt_freq', '1'] : []), ...transportOf(o.transport).args,
   ], hangupMs + 90_000, o.scratch);
 }
 
@@ -188,7 +206,8 @@ export async function runParty(localPort: number, plan: PartyPlan, scratch: stri
 }
 
 /** One REGISTER with digest credentials; exit code 0 means the registrar accepted them. */
-export async function runRegister(target: string, localPort: number, auth: { username: string; password: string }, scratch: string): Promise<SippRun> {
-  const file = scenario('register.xml', scratch, { auth_user: auth.username, auth_pass: auth.password });
-  return run([target, '-sf', file, '-m', '1', '-i', '127.0.0.1', '-p', String(localPort), '-nostdin', '-timeout', '20s', '-timeout_error'], 30_000);
+export async function runRegister(target: string, localPort: number, auth: { username: string; password: string }, scratch: string, transport?: SipTransport): Promise<SippRun> {
+  const file = scenario('register.xml', scratch, { auth_user: auth.username, auth_pass: auth.password }, undefined, transport);
+  return run([target, '-sf', file, '-m', '1', '-i', '127.0.0.1', '-p', String(localPort), '-nostdin', '-timeout', '20s', '-timeout_error',
+    ...transportOf(transport).args], 30_000);
 }

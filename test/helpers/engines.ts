@@ -5,6 +5,7 @@ import { accessSync, constants, cpSync, mkdirSync, mkdtempSync, rmSync, writeFil
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { generate } from 'selfsigned';
 import { eslApi } from '../../src/engine/drachtio/esl-probe.js';
 import { ROOT } from './spawn.js';
 import { freePort } from './server-process.js';
@@ -12,7 +13,11 @@ import { freePort } from './server-process.js';
 export interface EngineBinaries { drachtio: string; freeswitch: string }
 
 export interface RunningEngines {
-  drachtio: { host: string; port: number; secret: string; sipPort: number; wsPort: number };
+  /**
+   * SIP listeners: udp+tcp on sipPort, ws on wsPort, tls on tlsPort, wss on wssPort; the last two present
+   * `tlsCert`, a self-signed certificate for 127.0.0.1 made for this run (PEM: clients trust it with `ca`).
+   */
+  drachtio: { host: string; port: number; secret: string; sipPort: number; wsPort: number; tlsPort: number; wssPort: number; tlsCert: string };
   freeswitch: { host: string; port: number; password: string; sipPort: number };
   /** Environment for the app (config.ts names) pointing at these engines. */
   env: Record<string, string>;
@@ -132,6 +137,22 @@ async function kill(proc: Proc | undefined): Promise<void> {
   }
 }
 
+/**
+ * A certificate for drachtio's tls and wss listeners, made once per engine start into the run's dir: a real key
+ * pair whose certificate names 127.0.0.1, so a client can verify it against this PEM instead of skipping checks.
+ */
+async function selfSignedCert(dir: string): Promise<{ certFile: string; keyFile: string; cert: string }> {
+  const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
+    keySize: 2048, algorithm: 'sha256', notAfterDate: new Date(Date.now() + 24 * 3600 * 1000),
+    extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: 'localhost' }] }],
+  });
+  const certFile = path.join(dir, 'tls.crt');
+  const keyFile = path.join(dir, 'tls.key');
+  writeFileSync(keyFile, pems.private, { mode: 0o600 });
+  writeFileSync(certFile, pems.cert);
+  return { certFile, keyFile, cert: pems.cert };
+}
+
 /** A random 2,000-port RTP window so concurrent runs on one machine do not fight over media ports. */
 function rtpWindow(): [number, number] {
   const start = 30000 + 2 * Math.floor(Math.random() * 14000);
@@ -145,7 +166,8 @@ export async function startEngines(bins: EngineBinaries, opts: { sessionsPerSeco
   cpSync(path.join(ROOT, 'drachtio', 'drachtio.conf.xml'), path.join(dir, 'drachtio.conf.xml'));
   for (const sub of ['log', 'db', 'run', 'cache']) mkdirSync(path.join(dir, sub));
 
-  const [adminPort, sipPort, wsPort, eslPort, fsSipPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [adminPort, sipPort, wsPort, tlsPort, wssPort, eslPort, fsSipPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const tls = await selfSignedCert(dir);
   const secret = 'test-' + Math.random().toString(36).slice(2);
   const eslPassword = 'esl-' + Math.random().toString(36).slice(2);
   const [rtpStart, rtpEnd] = rtpWindow();
@@ -163,6 +185,11 @@ export async function startEngines(bins: EngineBinaries, opts: { sessionsPerSeco
   const startDrachtio = () => launch(bins.drachtio, [
     '-f', path.join(dir, 'drachtio.conf.xml'), '--address', '127.0.0.1', '--port', String(adminPort), '--secret', secret,
     '--contact', `sip:127.0.0.1:${sipPort};transport=udp,tcp`, '--contact', `sip:127.0.0.1:${wsPort};transport=ws`,
+    // sips: for both, or sofia-sip binds neither (its sip: scheme knows udp, tcp, sctp and ws only).
+    '--contact', `sips:127.0.0.1:${tlsPort};transport=tls`, '--contact', `sips:127.0.0.1:${wssPort};transport=wss`,
+    // The chain file is required: sofia-sip loads it as its CA list and without one refuses the tls listener.
+    // A self-signed certificate is its own chain.
+    '--key-file', tls.keyFile, '--cert-file', tls.certFile, '--chain-file', tls.certFile,
   ], process.env, dir);
   const startFreeswitch = () => launch(bins.freeswitch, [
     '-nonat', '-nf', '-nc', '-conf', conf, '-log', path.join(dir, 'log'), '-db', path.join(dir, 'db'),
@@ -174,7 +201,9 @@ export async function startEngines(bins: EngineBinaries, opts: { sessionsPerSeco
     const deadline = Date.now() + 20_000;
     if (which === 'drachtio') {
       procs.drachtio = startDrachtio();
-      await waitForPort(adminPort, deadline);
+      // The TLS listeners too: drachtio exits when one cannot be set up (bad certificate files), silently at its
+      // log level here, and maybe only after the admin port has answered.
+      await Promise.all([adminPort, tlsPort, wssPort].map((p) => waitForPort(p, deadline)));
     } else {
       procs.freeswitch = startFreeswitch();
       await waitForFreeswitch(eslPort, eslPassword, deadline);
@@ -193,13 +222,14 @@ export async function startEngines(bins: EngineBinaries, opts: { sessionsPerSeco
   }
   return {
     dir,
-    drachtio: { host: '127.0.0.1', port: adminPort, secret, sipPort, wsPort },
+    drachtio: { host: '127.0.0.1', port: adminPort, secret, sipPort, wsPort, tlsPort, wssPort, tlsCert: tls.cert },
     freeswitch: { host: '127.0.0.1', port: eslPort, password: eslPassword, sipPort: fsSipPort },
     env: {
       RINGBASE_ENGINE: 'drachtio',
       DRACHTIO_HOST: '127.0.0.1', DRACHTIO_PORT: String(adminPort), DRACHTIO_SECRET: secret,
       FREESWITCH_HOST: '127.0.0.1', FREESWITCH_PORT: String(eslPort), FREESWITCH_PASSWORD: eslPassword,
-      RINGBASE_SIP_UDP_PORT: String(sipPort), RINGBASE_SIP_TCP_PORT: String(sipPort), RINGBASE_SIP_WSS_PORT: String(wsPort),
+      RINGBASE_SIP_UDP_PORT: String(sipPort), RINGBASE_SIP_TCP_PORT: String(sipPort), RINGBASE_SIP_TLS_PORT: String(tlsPort),
+      RINGBASE_SIP_WSS_PORT: String(wssPort),
       RINGBASE_MEDIA_LISTEN_ADDRESS: '127.0.0.1',
     },
     async restart(which, whileDown) {

@@ -1,8 +1,8 @@
 // SIP statuses and FreeSWITCH (Q.850) hangup causes, normalised to the port's HangupCause so the control plane
 // can turn them into call statuses without knowing about SIP.
-import type { HangupCause } from '../port.js';
+import type { EngineLostCause, HangupCause } from '../port.js';
 
-export type AttemptFailure = Exclude<HangupCause, 'normal' | 'caller-hangup'>;
+export type AttemptFailure = Exclude<HangupCause, 'normal' | 'caller-hangup' | EngineLostCause>;
 
 /** A final non-2xx answer to an outbound INVITE. 487 means the attempt was withdrawn (by us). */
 export function causeOfSipStatus(status: number): AttemptFailure {
@@ -29,6 +29,10 @@ export function causeOfQ850(cause: string | undefined): HangupCause {
       return 'no-answer';
     case 'CALL_REJECTED': return 'rejected';
     case 'ORIGINATOR_CANCEL': return 'caller-hangup';
+    // FreeSWITCH hangs up every channel with this when it shuts down (SIGTERM, `fsctl shutdown`).
+    case 'SYSTEM_SHUTDOWN':
+    case 'CRASH':
+      return 'media-server-lost';
     default: return 'failed';
   }
 }

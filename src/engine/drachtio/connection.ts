@@ -10,6 +10,8 @@
 //   confirms the routes before SIP is marked up.
 // - Media is up once fsmrf holds a ready MediaServer; FreeSWITCH is dialled only once `sofia status` lists
 //   the media profile (see esl-probe.ts).
+// Losing either connection is reported to `onLost` listeners (the engine ends the calls that lived on it): the
+// drachtio connection when a connection that had logged in closes, the media server when its event socket ends.
 import type { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import Srf from 'drachtio-srf';
@@ -28,6 +30,9 @@ const RETRY_MAX_MS = 2_000;
 const ROUND_TRIP_TIMEOUT_MS = 5_000;
 /** fsmrf's default media profile, and the line of `sofia status` it needs (its own regular expression). */
 const MEDIA_PROFILE = /^\s*drachtio_mrf\s.*sip:mod_sofia@(?:[0-9]{1,3}\.){3}[0-9]{1,3}:\d+.*RUNNING/m;
+
+/** Which server a lost connection led to: drachtio-server (SIP dialogs) or FreeSWITCH (media endpoints). */
+export type LostServer = 'sip' | 'media';
 
 /** The parts of drachtio-srf's agent (lib/drachtio-agent.js, lib/wire-protocol.js) used for the round trip and stop. */
 interface DrachtioAgent {
@@ -50,11 +55,15 @@ export class EngineConnection {
   #retryTimer: NodeJS.Timeout | null = null;
   #retryMs = RETRY_MIN_MS;
   #waiters: Array<() => void> = [];
+  /** True from a successful login until that connection closes: a close before any login loses nothing. */
+  #sipSession = false;
+  readonly #lostListeners = new Set<(server: LostServer) => void>();
 
   constructor(private readonly opts: ConnectionOptions, private readonly log: Logger) {
     this.srf.on('connect', (err: Error | null, hostport: string) => {
       if (err) return this.log.warn({ err }, 'drachtio refused the connection');
       if (this.#stopped) return this.#closeSrf(); // a connection that was being made when stop() ran
+      this.#sipSession = true;
       void this.#confirmRoutes(++this.#sipGeneration, hostport);
     });
     this.srf.on('error', (err: Error) => {
@@ -65,11 +74,34 @@ export class EngineConnection {
     (this.srf as EventEmitter).on('close', () => {
       if (this.#sipUp && !this.#stopped) this.log.warn('drachtio connection closed; reconnecting');
       this.#sipDown();
+      if (this.#sipSession) {
+        this.#sipSession = false;
+        if (!this.#stopped) this.#lost('sip');
+      }
     });
+  }
+
+  /**
+   * `fn` runs (synchronously) when a connection calls were living on is lost: 'sip' when the drachtio connection
+   * closes (drachtio-server's dialogs are unreachable from now on, even if it is still running), 'media' when the
+   * FreeSWITCH event socket ends. By then the connection is already marked down, so no new call is taken.
+   */
+  onLost(fn: (server: LostServer) => void): void { this.#lostListeners.add(fn); }
+
+  #lost(server: LostServer): void {
+    for (const fn of [...this.#lostListeners]) {
+      try { fn(server); } catch (err) { this.log.error({ err, server }, 'lost-connection listener threw'); }
+    }
   }
 
   get sipUp(): boolean { return this.#sipUp; }
   get mediaUp(): boolean { return this.#ms !== null && this.#ms.connected(); }
+
+  /** SIP dialogs drachtio-srf holds (its private dialog table), for leak checks; null if srf's internals changed. */
+  get openDialogs(): number | null {
+    const dialogs = (this.srf as unknown as { _dialogs?: unknown })._dialogs;
+    return dialogs instanceof Map ? dialogs.size : null;
+  }
 
   /** The media server, or null while FreeSWITCH is away (callers then refuse the call). */
   get media(): MediaServer | null { return this.mediaUp ? this.#ms : null; }
@@ -178,6 +210,7 @@ export class EngineConnection {
         this.log.warn('FreeSWITCH event socket lost; reconnecting');
         this.#dropMedia();
         this.#scheduleMedia();
+        if (!this.#stopped) this.#lost('media');
       });
       ms.on('error', (err: Error) => this.log.warn({ err: err.message }, 'FreeSWITCH media server error'));
       this.log.info({ freeswitch: `${freeswitch.host}:${freeswitch.port}` }, 'connected to FreeSWITCH');

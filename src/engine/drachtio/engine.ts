@@ -6,7 +6,7 @@ import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
 import type { EngineHealth, EnginePort, IncomingCallHandler, OriginateRequest, OriginateResult, TrunkCredentials } from '../port.js';
 import { NO_CARRIERS, type CarrierDirectory } from './carriers.js';
-import { EngineConnection, type ConnectionOptions } from './connection.js';
+import { EngineConnection, type ConnectionOptions, type LostServer } from './connection.js';
 import { CredentialStore } from './credentials.js';
 import { DigestAuthority } from './digest.js';
 import { DrachtioIncomingCall } from './incoming.js';
@@ -39,6 +39,7 @@ export class DrachtioEngine implements EnginePort {
     this.#credentials = new CredentialStore(new DigestAuthority(opts.realm));
     this.#registrar = new Registrar(this.#credentials, opts.registrations, log);
     this.#carriers = opts.carriers ?? NO_CARRIERS;
+    this.#conn.onLost((server) => this.#onLost(server));
   }
 
   async start(): Promise<void> {
@@ -93,8 +94,30 @@ export class DrachtioEngine implements EnginePort {
   /** Calls in progress (ringing or answered): 0 once every call has ended, for leak checks. */
   activeLegs(): number { return this.#legs.size + this.#pending.size; }
 
+  /**
+   * SIP dialogs still open in drachtio-srf (two per answered call: the far end's and FreeSWITCH's), for leak
+   * checks; null when drachtio-srf's internals changed.
+   */
+  openDialogs(): number | null { return this.#conn.openDialogs; }
+
   /** Current registrations of a trunk (tests, the trunk API's view of a seat). */
   registrations(endpointName: string): ReturnType<Registrar['lookup']> { return this.#registrar.lookup(endpointName); }
+
+  /**
+   * A connection calls lived on is gone: every call is ended now instead of waiting for a SIP or media event
+   * that will not come. There is one FreeSWITCH and one drachtio-server, so every leg had its endpoint or dialog
+   * on the lost one. Unanswered calls decide for themselves what they lost (DrachtioIncomingCall.lost).
+   */
+  #onLost(server: LostServer): void {
+    const cause = server === 'media' ? 'media-server-lost' : 'sip-server-lost';
+    const legs = [...this.#legs];
+    const pending = [...this.#pending];
+    if (legs.length + pending.length > 0) {
+      this.log.warn({ cause, answered: legs.length, unanswered: pending.length }, 'ending the calls in progress on the lost server');
+    }
+    for (const leg of legs) leg.lost(cause);
+    for (const call of pending) call.lost(cause);
+  }
 
   #track(leg: DrachtioLeg): void {
     this.#legs.add(leg);

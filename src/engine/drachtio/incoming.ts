@@ -3,11 +3,12 @@
 import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
 import {
-  EngineError, type CallLeg, type CallRecording, type CallRecordingOptions, type CallSource, type HangupInfo, type IncomingCall,
+  EngineError, type CallLeg, type CallRecording, type CallRecordingOptions, type CallSource, type EngineLostCause, type HangupInfo,
+  type IncomingCall,
 } from '../port.js';
 import { REJECT_STATUS } from './causes.js';
 import type { Endpoint, MediaServer } from './fsmrf.js';
-import { DrachtioLeg } from './leg.js';
+import { DrachtioLeg, endMediaDialog } from './leg.js';
 import { startCallRecording } from './recording.js';
 
 /** WebRTC offers need the DTLS handshake that only connectCaller performs. */
@@ -17,6 +18,7 @@ export class DrachtioIncomingCall implements IncomingCall {
   readonly ended: Promise<HangupInfo>;
   #resolveEnded!: (info: HangupInfo) => void;
   #gone = false;
+  #lost: EngineLostCause | null = null;
   #leg: Promise<DrachtioLeg> | null = null;
   #endpoint: Promise<Endpoint> | null = null;
 
@@ -60,11 +62,31 @@ export class DrachtioIncomingCall implements IncomingCall {
   }
 
   async reject(reason: 'busy' | 'rejected' | 'unavailable'): Promise<void> {
+    if (this.#gone) return; // over already (caller's CANCEL, a lost server, a failed answer): nothing to refuse
     if (this.#leg) throw new EngineError(`drachtio: call ${this.id} is already answered`);
-    if (this.#gone) return;
     if (!this.res.finalResponseSent) this.res.send(REJECT_STATUS[reason]);
     void this.#endpoint?.then((ep) => ep.destroy()).catch(() => undefined);
     this.#finish({ cause: reason === 'busy' ? 'busy' : 'rejected', by: 'local', sipStatus: REJECT_STATUS[reason] });
+  }
+
+  /**
+   * The engine lost a server this unanswered call depends on. drachtio-server: the INVITE transaction died with
+   * the connection (no answer can be sent), so the call is over. FreeSWITCH: only a call whose media was
+   * already prepared (early recording, an answer under way) lost something; it is refused with 503. A call
+   * without media yet is left alone: it can still be answered once FreeSWITCH is back, or be refused.
+   */
+  lost(cause: EngineLostCause): void {
+    if (this.#gone) return;
+    if (cause === 'media-server-lost' && !this.#endpoint) return;
+    if (cause === 'media-server-lost' && !this.res.finalResponseSent) {
+      try { this.res.send(503); } catch { /* the transaction is gone too */ }
+    }
+    this.#lost = cause;
+    this.#finish({ cause, by: 'local', ...(cause === 'media-server-lost' ? { sipStatus: 503 } : {}) });
+    void this.#endpoint?.then((ep) => {
+      void ep.destroy().catch(() => undefined); // hangs up a channel FreeSWITCH still has
+      endMediaDialog(ep);
+    }).catch(() => undefined);
   }
 
   #finish(info: HangupInfo): void {
@@ -102,6 +124,11 @@ export class DrachtioIncomingCall implements IncomingCall {
     }
     const leg = new DrachtioLeg(this.id, this.from, this.to, ep, dialog, this.log);
     this.track(leg);
+    if (this.#lost) {
+      // A server was lost while the answer was under way: the call is over already, the new leg goes at once.
+      leg.lost(this.#lost);
+      throw new EngineError(`drachtio: could not answer ${this.id}: ${this.#lost}`);
+    }
     void leg.ended.then((info) => this.#finish(info));
     return leg;
   }

@@ -1,9 +1,11 @@
 // An answered call with media: a SIP dialog towards the far end and a FreeSWITCH endpoint holding the audio.
 // Either side going away ends the leg; ending the leg releases both (and with them bridges and recordings).
+// The engine also ends it (`lost`) when the connection to the server holding one side drops: then no SIP or
+// media event would ever say so.
 import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
 import type {
-  CallLeg, CallRecording, CallRecordingOptions, CollectOptions, CollectResult, HangupInfo, LegEvents,
+  CallLeg, CallRecording, CallRecordingOptions, CollectOptions, CollectResult, EngineLostCause, HangupInfo, LegEvents,
   RecordOptions, RecordResult, SayOptions,
 } from '../port.js';
 import { causeOfQ850 } from './causes.js';
@@ -18,6 +20,25 @@ import { startCallRecording } from './recording.js';
 type Listeners = { [E in keyof LegEvents]: Set<LegEvents[E]> };
 
 const TEARDOWN_MS = 3_000;
+
+/** Sends BYE; resolves on its answer, or at once when it cannot be sent (drachtio connection closed). */
+function bye(dialog: Srf.Dialog): Promise<void> {
+  return new Promise<void>((resolve) => {
+    try { dialog.destroy(undefined, () => resolve()); } catch { resolve(); }
+  });
+}
+
+/** drachtio-srf's dialogs say whether they are still up (not in its typings). */
+const isUp = (dialog: Srf.Dialog | null | undefined): dialog is Srf.Dialog => (dialog as { connected?: boolean } | null | undefined)?.connected === true;
+
+/**
+ * An endpoint's own SIP dialog (drachtio <-> FreeSWITCH) normally ends with FreeSWITCH's BYE. After a lost server
+ * none comes: this ends it (a BYE towards FreeSWITCH, or at once on a closed drachtio connection), or drachtio-srf
+ * (and drachtio-server) would keep it for good.
+ */
+export function endMediaDialog(ep: Endpoint): void {
+  if (isUp(ep.dialog)) void bye(ep.dialog);
+}
 
 export class DrachtioLeg implements CallLeg, MediaContext {
   readonly digits = new DigitBuffer();
@@ -44,8 +65,15 @@ export class DrachtioLeg implements CallLeg, MediaContext {
       this.digits.push(dtmf);
     });
     dialog.on('destroy', () => this.#end({ cause: 'normal', by: 'remote' }));
-    // FreeSWITCH dropping the channel (restart, media timeout) ends the call for the far end too.
-    ep.on('destroy', (e?: { reason?: string }) => this.#end({ cause: e?.reason ? causeOfQ850(e.reason) : 'failed', by: 'local' }));
+    // FreeSWITCH dropping the channel (shutdown, media timeout) ends the call for the far end too. fsmrf reports
+    // no reason only when the channel's own event socket closed: FreeSWITCH is gone.
+    ep.on('destroy', (e?: { reason?: string }) => {
+      log.debug({ q850: e?.reason ?? null }, 'FreeSWITCH ended the channel');
+      this.#end({ cause: e?.reason ? causeOfQ850(e.reason) : 'media-server-lost', by: 'local' });
+    });
+    // A far end can hang up while its media is still being connected (between its 200 OK and this leg): its BYE
+    // was answered then, and the 'destroy' above came too early to be heard.
+    if (!isUp(dialog)) this.#end({ cause: 'normal', by: 'remote' });
     // Callers whose SDP has no telephone-event send keys in-band: let FreeSWITCH detect them.
     if (!/telephone-event/i.test(dialog.remote?.sdp ?? '')) void quietly(this, 'in-band DTMF detection', () => ep.execute('spandsp_start_dtmf'));
   }
@@ -109,10 +137,20 @@ export class DrachtioLeg implements CallLeg, MediaContext {
     await this.#released;
   }
 
+  /**
+   * The engine lost the server one side of this leg lived on (FreeSWITCH: its media; drachtio-server: its
+   * dialog). Ends the leg now, releasing what is still reachable: a BYE to the far end while drachtio is up, the
+   * FreeSWITCH channel while FreeSWITCH is.
+   */
+  lost(cause: EngineLostCause): void {
+    this.#end({ cause, by: 'local' });
+  }
+
   /** Records why the leg ended (first reason wins), tells listeners, and releases SIP and media. */
   #end(info: HangupInfo): void {
     if (this.#endInfo) return;
     this.#endInfo = info;
+    this.log.debug({ cause: info.cause, by: info.by }, 'leg ended');
     this.#unbridge?.();
     this.#released = this.#release(info);
     this.#resolveEnded(info);
@@ -121,11 +159,12 @@ export class DrachtioLeg implements CallLeg, MediaContext {
 
   async #release(info: HangupInfo): Promise<void> {
     await Promise.allSettled([...this.#recordings].map((r) => r.stop()));
-    const bye = info.by === 'local' ? new Promise<void>((resolve) => {
-      try { this.dialog.destroy(undefined, () => resolve()); } catch { resolve(); }
-    }) : Promise.resolve();
-    // endpoint.destroy() resolves on FreeSWITCH's BYE, which a dead media server never sends: bounded wait.
+    // With the drachtio connection gone the BYE fails at once: the caller's dialog died with drachtio-server.
+    const farEnd = info.by === 'local' ? bye(this.dialog) : Promise.resolve();
+    // endpoint.destroy() resolves on FreeSWITCH's BYE, which a dead media server never sends (and which cannot
+    // reach us without drachtio): bounded wait.
     const media = this.ep.destroy().catch(() => undefined);
-    await Promise.race([Promise.all([bye, media]), new Promise((r) => setTimeout(r, TEARDOWN_MS).unref())]);
+    await Promise.race([Promise.all([farEnd, media]), new Promise((r) => setTimeout(r, TEARDOWN_MS).unref())]);
+    if (info.cause === 'media-server-lost' || info.cause === 'sip-server-lost') endMediaDialog(this.ep);
   }
 }

@@ -14,9 +14,10 @@ const REFUSALS: Partial<Record<PartyScript['behavior'], Refusal>> = {
   reject: { reason: 'rejected', info: { cause: 'rejected', by: 'remote', sipStatus: 603 } },
 };
 
-/** An attempt that ends before answer reports why; an engine shutting down counts as withdrawn. */
+/** An attempt that ends before answer reports why; an engine shutting down counts as withdrawn, a lost one as failed. */
 function failure({ cause, sipStatus }: HangupInfo): OriginateResult {
-  const reported = cause === 'normal' || cause === 'caller-hangup' ? 'canceled' : cause;
+  const reported = cause === 'normal' || cause === 'caller-hangup' ? 'canceled'
+    : cause === 'media-server-lost' || cause === 'sip-server-lost' ? 'failed' : cause;
   return { answered: false, cause: reported, ...(sipStatus === undefined ? {} : { sipStatus }) };
 }
 

@@ -1,6 +1,7 @@
 // The engine connection against stand-ins for the engines (no binaries needed): a FreeSWITCH event socket that
 // is up before its SIP profile (as during a FreeSWITCH start), and a drachtio-server that is down when the
-// engine stops. The restarts themselves, on the real engines, are in reconnect.test.ts.
+// engine stops, and losing a connection (reported to onLost, which ends the calls on it). The restarts
+// themselves, on the real engines, are in reconnect.test.ts and restart-mid-call.test.ts.
 import t from 'tap';
 import { createServer, type Server, type Socket } from 'node:net';
 import { pino } from 'pino';
@@ -51,7 +52,9 @@ async function fakeEventSocket(t: { teardown(fn: () => unknown): void }, status:
   });
   const port = await listen(server);
   t.teardown(() => new Promise<void>((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()); }));
-  return { port, seen };
+  /** FreeSWITCH going away: every event-socket connection closes. */
+  const drop = () => { for (const s of sockets) s.destroy(); };
+  return { port, seen, drop };
 }
 
 function connection(drachtioPort: number, eslPort: number) {
@@ -83,10 +86,31 @@ t.test('FreeSWITCH answering before its SIP profile is up: media stays down, is 
   t.match(await started, { message: /stopped/ }, 'start() ends when the connection is stopped');
 });
 
+t.test('the FreeSWITCH event socket dropping is reported once as a lost media server, then re-dialled', async (t) => {
+  const esl = await fakeEventSocket(t, () => PROFILE_LINE);
+  const conn = connection(await freePort(), esl.port);
+  conn.srf.on('error', () => undefined);
+  const lost: string[] = [];
+  conn.onLost((server) => lost.push(server));
+  t.teardown(() => conn.stop());
+  void conn.start(30_000).catch(() => undefined);
+  await until('media up', 5_000, () => conn.mediaUp);
+  t.same(lost, [], 'nothing lost yet (drachtio, never logged in, is not reported)');
+
+  esl.drop();
+  await until('the loss to be reported', 5_000, () => lost.length > 0);
+  t.same(lost, ['media'], 'reported as the media server');
+  t.equal(conn.media, null, 'and no media server is handed out meanwhile');
+  await until('media up again', 5_000, () => conn.mediaUp);
+  t.same(lost, ['media'], 'reported once');
+});
+
 t.test('an engine stopped while drachtio-server is down does not connect when it comes back', async (t) => {
   const drachtioPort = await freePort();
   const esl = await fakeEventSocket(t, () => PROFILE_LINE);
   const conn = connection(drachtioPort, esl.port);
+  const lost: string[] = [];
+  conn.onLost((server) => lost.push(server));
   let refused = 0;
   conn.srf.on('error', () => { refused++; });
   const started = conn.start(30_000).catch((err: Error) => err);
@@ -103,4 +127,5 @@ t.test('an engine stopped while drachtio-server is down does not connect when it
   // 255 ms and grow 1.7x per attempt; two refusals in, the next is about 740 ms away).
   await new Promise((r) => setTimeout(r, 1_500));
   t.equal(attempts, 0, 'no connection attempt after stop()');
+  t.same(lost, [], 'refused connections and stop() lose nothing (no call can have lived on them)');
 });

@@ -6,6 +6,7 @@ import { enginesOrSkip } from '../../helpers/engines.js';
 import { xml } from '../../helpers/webhook-app.js';
 import { realDrivers, type RealDriver } from '../../engine-suite/real-driver.js';
 import { scene, CALLER, DID, type Scene } from '../../engine-suite/flows.js';
+import { bounded, until } from '../../helpers/waits.js';
 
 const SAY = 'Ringbase is listening.';
 /** A restarted engine is back and reconnected well within this (drachtio-srf and the media re-dial back off). */
@@ -14,24 +15,6 @@ const RECONNECT_MS = 20_000;
 const CALL_MS = 20_000;
 /** A refusal takes one SIP round trip on loopback: this only bounds "not hanging". */
 const REFUSAL_MS = 5_000;
-
-/** Resolves once `cond` holds (checked every `everyMs`), rejects after `ms`. */
-async function until(what: string | (() => string), ms: number, cond: () => boolean | Promise<boolean>, everyMs = 5): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${typeof what === 'string' ? what : what()}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
-/** `p`, or a rejection naming `what` after `ms`. */
-function bounded<T>(what: string, ms: number, p: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: no result within ${ms} ms`)), ms); }),
-  ]);
-}
 
 async function healthz(d: RealDriver): Promise<{ status: number; detail: string }> {
   const res = await d.h.request('GET', '/healthz', { key: null });

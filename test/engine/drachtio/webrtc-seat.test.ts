@@ -1,16 +1,20 @@
-// A WebRTC seat on the real engines: JsSIP in Chromium registers as a wss trunk over drachtio's WebSocket
-// transport. Called by the platform (late-offer INVITE; the seat's DTLS-SRTP/ICE offer is answered by
-// FreeSWITCH) it answers, hears the platform speak and hangs up; calling out, its offer is answered through
-// the trunk's voice webhook. The whole file runs in a network namespace with only loopback, so the browser
-// has no other address to offer or use.
+// A WebRTC seat on the real engines: JsSIP in Chromium registers as a wss trunk over drachtio's secure WebSocket
+// listener (the harness's self-signed certificate, which the browser is told to accept). Called by the platform
+// (late-offer INVITE; the seat's DTLS-SRTP/ICE offer is answered by FreeSWITCH) it answers, hears the platform
+// speak and hangs up; calling out, its offer is answered through the trunk's voice webhook. The whole file runs
+// in a network namespace with only loopback, so the browser has no other address to offer or use.
 import { loopbackNetnsUnavailable } from '../../helpers/loopback-netns.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import t, { type Test } from 'tap';
+import { ROOT } from '../../helpers/spawn.js';
 import { enginesOrSkip } from '../../helpers/engines.js';
 import { realDrivers, type RealDriver } from '../../engine-suite/real-driver.js';
-import { scene, DID } from '../../engine-suite/flows.js';
+import { final, scene, DID } from '../../engine-suite/flows.js';
+import { until } from '../../helpers/waits.js';
+import { jssipSnippet, JSSIP_VERSION } from '../../../src/http/dashboard/views/trunk.js';
 import { SKIP as NO_CHROMIUM } from '../../browser/chromium.js';
-import { launchForWebrtc, WebrtcAgent } from '../../browser/webrtc-agent.js';
-import type { CallRecord } from '../../../src/store/calls.js';
+import { launchForWebrtc, openSnippetPage, WebrtcAgent } from '../../browser/webrtc-agent.js';
 
 const LOOPBACK_MEDIA = { local: '127.0.0.1', remote: '127.0.0.1', protocol: 'udp' };
 
@@ -22,24 +26,15 @@ async function seat(t: Test, d: RealDriver): Promise<{ agent: WebrtcAgent; endpo
   const endpointName = created.body.endpoint_name as string;
   const agent = await WebrtcAgent.open(await launchForWebrtc(t), {
     pageUrl: `${d.h.url}/healthz`,
-    wsUrl: `ws://127.0.0.1:${d.engines.drachtio.wsPort}`,
+    wsUrl: `wss://127.0.0.1:${d.engines.drachtio.wssPort}`,
     uri: `sip:${endpointName}@127.0.0.1`,
     password: created.body.connection.password as string,
   });
   await agent.until('agent.registered || agent.registrationFailed', 15_000);
-  t.equal((await agent.state()).registrationFailed, null, 'digest REGISTER over ws accepted');
+  t.equal((await agent.state()).registrationFailed, null, 'digest REGISTER over wss accepted');
   return { agent, endpointName, trunkId: created.body.id as number };
 }
 
-/** The call once it has ended (the platform records the end after the BYE is handled). */
-async function ended(d: RealDriver, sid: string): Promise<CallRecord> {
-  for (;;) {
-    await d.h.app.calls.settled();
-    const call = d.h.store.calls.get(sid)!;
-    if (call.endedAt) return call;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const bins = enginesOrSkip(t);
 const unavailable = NO_CHROMIUM || loopbackNetnsUnavailable;
@@ -53,7 +48,7 @@ if (bins && !unavailable) {
     await scene(t, d);
     const { agent, endpointName } = await seat(t, d);
     const [binding] = d.engine.registrations(endpointName);
-    t.match(binding?.transport, /^wss?$/, 'the seat is registered as a WebSocket (WebRTC) binding');
+    t.equal(binding?.transport, 'wss', 'the seat is registered as a secure WebSocket (WebRTC) binding');
 
     const placed = await d.h.request('POST', '/api/calls', {
       body: { from: DID, to: `client:${endpointName}`, markup: '<Response><Say>Hello agent, this is Ringbase calling.</Say><Pause length="30"/></Response>', timeout: 20 },
@@ -69,7 +64,7 @@ if (bins && !unavailable) {
     t.same(await agent.mediaPath(), LOOPBACK_MEDIA, 'DTLS-SRTP media over loopback only');
 
     await agent.hangup();
-    const call = await ended(d, placed.body.sid);
+    const call = await final(d, placed.body.sid);
     t.equal(call.status, 'completed', 'the agent hanging up completes the call');
     t.ok(call.answeredAt, 'answered');
     t.equal((await agent.state()).ended, 'Terminated', 'the agent saw its own hang-up end the call');
@@ -85,15 +80,42 @@ if (bins && !unavailable) {
 
     await agent.call('sip:+15550002222@127.0.0.1');
     const heard = await agent.until('agent.audibleAt !== null || agent.ended !== null', 15_000);
-    t.equal(heard.ended, null, 'the call was taken (digest-challenged INVITE over ws, DTLS offer answered)');
+    t.equal(heard.ended, null, 'the call was taken (digest-challenged INVITE over wss, DTLS offer answered)');
     t.ok(heard.confirmed && heard.peak > 0.05, `the agent hears the webhook's markup (peak ${heard.peak.toFixed(3)})`);
     t.match((await s.app.waitFor('/seat-voice')).body, /\+15550002222/, 'the webhook was asked about the dialled number');
     t.same(await agent.mediaPath(), LOOPBACK_MEDIA, 'DTLS-SRTP media over loopback only');
 
     await agent.hangup();
     const row = d.h.store.db.prepare("SELECT sid FROM calls WHERE direction = 'trunk' ORDER BY rowid DESC LIMIT 1").get() as { sid: string };
-    const call = await ended(d, row.sid);
+    const call = await final(d, row.sid);
     t.equal(call.status, 'completed', 'the agent hanging up completes the call');
+    t.equal(d.engine.activeLegs(), 0, 'no leg left in the engine');
+  });
+
+  t.test("the dashboard's JsSIP snippet, pasted as it is, registers, answers a call from the platform and plays it", async (t) => {
+    const d = await make(t);
+    await scene(t, d);
+    const created = await d.h.request('POST', '/api/partner/trunks', { body: { transport: 'wss' } });
+    await d.h.app.trunks.settled();
+    const endpointName = created.body.endpoint_name as string;
+    const connection = (await d.h.request('GET', `/api/partner/trunks/${created.body.id}/connection`)).body;
+    // The customer fills in the password; the harness's listener stands in for the public wss URL.
+    const snippet = jssipSnippet({ ...connection, wss_url: `wss://127.0.0.1:${d.engines.drachtio.wssPort}` }, [])
+      .replace('YOUR_SIP_PASSWORD', created.body.connection.password as string);
+    const { agent, imported } = await openSnippetPage(await launchForWebrtc(t), `${d.h.url}/healthz`, snippet);
+    await until('the snippet to register', 15_000, () => d.engine.registrations(endpointName).length > 0, 20);
+    const installed = JSON.parse(readFileSync(path.join(ROOT, 'node_modules', 'jssip', 'package.json'), 'utf8')).version;
+    t.equal(JSSIP_VERSION, installed, 'the snippet imports the JsSIP release these tests run');
+    t.same(imported, [`https://cdn.jsdelivr.net/npm/jssip@${installed}/+esm`], 'from the CDN as an ES module');
+
+    const placed = await d.h.request('POST', '/api/calls', {
+      body: { from: DID, to: `client:${endpointName}`, markup: '<Response><Say>Hello from Ringbase to your new agent page.</Say><Pause length="2"/><Hangup/></Response>', timeout: 20 },
+    });
+    t.equal(placed.status, 201, JSON.stringify(placed.body));
+    const heard = await agent.until('agent.audibleAt !== null', 15_000);
+    t.ok(heard.peak > 0.05, `the snippet answers and plays the platform's speech (peak ${heard.peak.toFixed(3)})`);
+    const call = await final(d, placed.body.sid);
+    t.equal(call.status, 'completed', 'the platform hung up after its markup');
     t.equal(d.engine.activeLegs(), 0, 'no leg left in the engine');
   });
 }

@@ -7,16 +7,20 @@ import { statusBadge } from './trunks.js';
 import { when } from '../format.js';
 
 const PASSWORD_PLACEHOLDER = 'YOUR_SIP_PASSWORD';
+/** The JsSIP release the platform's seats are tested with (test/engine/drachtio/webrtc-seat.test.ts). */
+export const JSSIP_VERSION = '3.13.8';
 
 /** A minimal agent page for a wss trunk; the password stays a placeholder so copying never leaks it. */
 export function jssipSnippet(c: Connection, ice: IceServer[]): string {
   const iceJson = JSON.stringify(ice, null, 2).replace(/\n/g, '\n  ');
   return `<!-- Serve from your own site, to signed-in agents only: the SIP password is a long-lived credential. -->
 <audio id="remote" autoplay></audio>
-<script src="https://cdn.jsdelivr.net/npm/jssip@3/dist/jssip.min.js"></script>
-<script>
+<script type="module">
+  // JsSIP publishes CommonJS only; jsDelivr's +esm endpoint serves it as an ES module.
+  import JsSIP from 'https://cdn.jsdelivr.net/npm/jssip@${JSSIP_VERSION}/+esm';
   // TURN credentials expire: fetch fresh ones on your server from GET /api/partner/trunks/{id}/connection.
   const pcConfig = { iceServers: ${iceJson} };
+  const media = { mediaConstraints: { audio: true, video: false }, pcConfig };
   const ua = new JsSIP.UA({
     sockets: [new JsSIP.WebSocketInterface(${JSON.stringify(c.wss_url)})],
     uri: ${JSON.stringify(`sip:${c.username}@${c.sip_domain}`)},
@@ -24,12 +28,15 @@ export function jssipSnippet(c: Connection, ice: IceServer[]): string {
     register: true,
   });
   ua.on('newRTCSession', ({ session, originator }) => {
-    session.on('peerconnection', ({ peerconnection }) =>
-      peerconnection.addEventListener('track', (e) => { document.getElementById('remote').srcObject = e.streams[0]; }));
-    if (originator === 'remote') session.answer({ mediaConstraints: { audio: true, video: false }, pcConfig });
+    const hear = (pc) => pc.addEventListener('track', (e) => { document.getElementById('remote').srcObject = e.streams[0]; });
+    if (session.connection) hear(session.connection);
+    else session.on('peerconnection', ({ peerconnection }) => hear(peerconnection));
+    // Ringbase calls a seat without an SDP offer (the browser makes it, with its DTLS and ICE details), so
+    // the answer must ask for audio explicitly.
+    if (originator === 'remote') session.answer({ ...media, rtcOfferConstraints: { offerToReceiveAudio: true } });
   });
   ua.start();
-  // To place a call: ua.call('sip:+14155550100@${c.sip_domain}', { mediaConstraints: { audio: true, video: false }, pcConfig });
+  // To place a call: ua.call('sip:+14155550100@${c.sip_domain}', media);
 </script>`;
 }
 
