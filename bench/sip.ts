@@ -123,7 +123,11 @@ async function sustainedCps(label: string): Promise<number> {
     const count = rate * STEP_S;
     const r = await runLoad({ target, localPort: await freePort(), rtpPort: sink.address().port, to: DID, rate, count, scratch });
     const clean = r.failed === 0 && r.successful === count;
-    console.log(`  ${label}: ${rate} CPS × ${STEP_S} s → ${r.successful}/${count} completed, ${r.failed} failed`);
+    // sipp prints its statistics when it finishes: a step stopped at its bound, or whose errors flood the kept
+    // output, has none, and only overload does either.
+    const outcome = Number.isNaN(r.successful) ? 'no statistics from sipp (stopped at the bound or flooded with errors): failed'
+      : `${r.successful}/${count} completed, ${r.failed} failed`;
+    console.log(`  ${label}: ${rate} CPS × ${STEP_S} s → ${outcome}`);
     if (!clean) break;
     best = rate;
     await new Promise((res) => setTimeout(res, 2_000)); // let FreeSWITCH release the step's channels
