@@ -39,6 +39,11 @@ export type HangupCause =
  */
 export type EngineLostCause = 'media-server-lost' | 'sip-server-lost';
 
+export const isEngineLost = (cause: HangupCause): cause is EngineLostCause => cause === 'media-server-lost' || cause === 'sip-server-lost';
+
+/** Why an outbound attempt was not answered: neither a hang-up after answer nor a lost engine. */
+export type AttemptFailure = Exclude<HangupCause, 'normal' | 'caller-hangup' | EngineLostCause>;
+
 export interface HangupInfo {
   cause: HangupCause;
   /** Who ended it, when known. */
@@ -171,7 +176,7 @@ export interface OriginateRequest {
 
 export type OriginateResult =
   | { answered: true; leg: CallLeg }
-  | { answered: false; cause: Exclude<HangupCause, 'normal' | 'caller-hangup' | EngineLostCause>; sipStatus?: number };
+  | { answered: false; cause: AttemptFailure; sipStatus?: number };
 
 export type IncomingCallHandler = (call: IncomingCall) => void;
 

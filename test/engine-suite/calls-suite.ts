@@ -1,7 +1,7 @@
 // Calls API, recording control and trunk calls: engine-agnostic, on every engine with a driver.
 import type { Test } from 'tap';
 import type { EngineDriver } from './driver.js';
-import { final, scene, CALLER, DID } from './flows.js';
+import { final, lastTrunkCall, makeTrunk, scene, CALLER, DID } from './flows.js';
 import { xml } from '../helpers/webhook-app.js';
 import { verify } from '../../src/net/index.js';
 import { decodeWav, wavInfo } from '../../src/engine/sandbox/index.js';
@@ -185,18 +185,12 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
     t.equal((await d.h.request('POST', '/api/calls/CA0000/recordings', { body: {} })).status, 404);
   });
 
-  const makeTrunk = async (d: EngineDriver, settings: Record<string, unknown>) => {
-    const created = await d.h.request('POST', '/api/partner/trunks', { body: settings });
-    await d.h.app.trunks.settled();
-    return { endpointName: created.body.endpoint_name as string, password: created.body.connection.password as string, id: created.body.id as number };
-  };
   const trunkScene = async (t: Test, d: EngineDriver, settings: Record<string, unknown>) => {
     const s = await scene(t, d);
     d.party(PARTY, { behavior: 'answer', hangupAfterMs: 1000 });
     return { s, trunk: await makeTrunk(d, settings) };
   };
   const childOf = (d: EngineDriver, sid: string) => d.h.store.db.prepare('SELECT * FROM calls WHERE parent_sid = ?').get(sid) as { from_addr: string; to_addr: string } | undefined;
-  const lastTrunkCall = (d: EngineDriver) => (d.h.store.db.prepare("SELECT sid FROM calls WHERE direction = 'trunk' ORDER BY rowid DESC LIMIT 1").get() as { sid: string }).sid;
 
   t.test('trunk call: voice_webhook_url takes precedence over the lookup', async (t) => {
     const d = await make(t);

@@ -15,6 +15,18 @@ export async function final(d: EngineDriver, sid: string): Promise<CallRecord> {
   }
 }
 
+/** A trunk created through the API and provisioned on the engine: its id, endpoint name and SIP credentials. */
+export async function makeTrunk(d: EngineDriver, settings: Record<string, unknown>) {
+  const created = await d.h.request('POST', '/api/partner/trunks', { body: settings });
+  await d.h.app.trunks.settled();
+  const { id, endpoint_name: endpointName, connection } = created.body as { id: number; endpoint_name: string; connection: { username: string; password: string } };
+  return { id, endpointName, username: connection.username, password: connection.password };
+}
+
+/** The newest call that came in over a trunk. */
+export const lastTrunkCall = (d: EngineDriver): string =>
+  (d.h.store.db.prepare("SELECT sid FROM calls WHERE direction = 'trunk' ORDER BY rowid DESC LIMIT 1").get() as { sid: string }).sid;
+
 export const DID = '+15550001000';
 export const CALLER = '+15557770001';
 

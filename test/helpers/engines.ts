@@ -5,7 +5,7 @@ import { accessSync, constants, cpSync, mkdirSync, mkdtempSync, rmSync, writeFil
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { generate } from 'selfsigned';
+import { selfSignedPems } from '../../src/crypto/self-signed.js';
 import { eslApi } from '../../src/engine/drachtio/esl-probe.js';
 import { ROOT } from './spawn.js';
 import { freePort } from './server-process.js';
@@ -142,13 +142,10 @@ async function kill(proc: Proc | undefined): Promise<void> {
  * pair whose certificate names 127.0.0.1, so a client can verify it against this PEM instead of skipping checks.
  */
 async function selfSignedCert(dir: string): Promise<{ certFile: string; keyFile: string; cert: string }> {
-  const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
-    keySize: 2048, algorithm: 'sha256', notAfterDate: new Date(Date.now() + 24 * 3600 * 1000),
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: 'localhost' }] }],
-  });
+  const pems = await selfSignedPems('127.0.0.1', 1);
   const certFile = path.join(dir, 'tls.crt');
   const keyFile = path.join(dir, 'tls.key');
-  writeFileSync(keyFile, pems.private, { mode: 0o600 });
+  writeFileSync(keyFile, pems.key, { mode: 0o600 });
   writeFileSync(certFile, pems.cert);
   return { certFile, keyFile, cert: pems.cert };
 }

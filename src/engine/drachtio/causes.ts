@@ -1,8 +1,6 @@
 // SIP statuses and FreeSWITCH (Q.850) hangup causes, normalised to the port's HangupCause so the control plane
 // can turn them into call statuses without knowing about SIP.
-import type { EngineLostCause, HangupCause } from '../port.js';
-
-export type AttemptFailure = Exclude<HangupCause, 'normal' | 'caller-hangup' | EngineLostCause>;
+import type { AttemptFailure, HangupCause } from '../port.js';
 
 /** A final non-2xx answer to an outbound INVITE. 487 means the attempt was withdrawn (by us). */
 export function causeOfSipStatus(status: number): AttemptFailure {

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type Srf from 'drachtio-srf';
+import { bye } from './dialogs.js';
 
 export interface EslEvent {
   getHeader(name: string): string | undefined;
@@ -108,7 +109,7 @@ export async function connectOffer(srf: Srf, ms: MediaServer, offer: string, del
   } catch (err) {
     clearTimeout(pending.connTimeout);
     internals.pendingConnections.delete(uuid);
-    await Promise.resolve().then(() => media.destroy()).catch(() => undefined);
+    await bye(media);
     throw err;
   }
 }

@@ -4,12 +4,13 @@
 // media event would ever say so.
 import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
-import type {
-  CallLeg, CallRecording, CallRecordingOptions, CollectOptions, CollectResult, EngineLostCause, HangupInfo, LegEvents,
-  RecordOptions, RecordResult, SayOptions,
+import {
+  isEngineLost, type CallLeg, type CallRecording, type CallRecordingOptions, type CollectOptions, type CollectResult,
+  type EngineLostCause, type HangupInfo, type LegEvents, type RecordOptions, type RecordResult, type SayOptions,
 } from '../port.js';
 import { causeOfQ850 } from './causes.js';
 import { collectDigits } from './collect.js';
+import { bye, isUp } from './dialogs.js';
 import { DigitBuffer } from './digits.js';
 import type { Endpoint } from './fsmrf.js';
 import { quietly, type MediaContext } from './media-context.js';
@@ -20,16 +21,6 @@ import { startCallRecording } from './recording.js';
 type Listeners = { [E in keyof LegEvents]: Set<LegEvents[E]> };
 
 const TEARDOWN_MS = 3_000;
-
-/** Sends BYE; resolves on its answer, or at once when it cannot be sent (drachtio connection closed). */
-function bye(dialog: Srf.Dialog): Promise<void> {
-  return new Promise<void>((resolve) => {
-    try { dialog.destroy(undefined, () => resolve()); } catch { resolve(); }
-  });
-}
-
-/** drachtio-srf's dialogs say whether they are still up (not in its typings). */
-const isUp = (dialog: Srf.Dialog | null | undefined): dialog is Srf.Dialog => (dialog as { connected?: boolean } | null | undefined)?.connected === true;
 
 /**
  * An endpoint's own SIP dialog (drachtio <-> FreeSWITCH) normally ends with FreeSWITCH's BYE. After a lost server
@@ -165,6 +156,6 @@ export class DrachtioLeg implements CallLeg, MediaContext {
     // reach us without drachtio): bounded wait.
     const media = this.ep.destroy().catch(() => undefined);
     await Promise.race([Promise.all([farEnd, media]), new Promise((r) => setTimeout(r, TEARDOWN_MS).unref())]);
-    if (info.cause === 'media-server-lost' || info.cause === 'sip-server-lost') endMediaDialog(this.ep);
+    if (isEngineLost(info.cause)) endMediaDialog(this.ep);
   }
 }

@@ -4,9 +4,10 @@
 // FreeSWITCH answers it in the ACK, the same media negotiation as a seat calling in.
 import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
-import type { OriginateRequest, OriginateResult, OriginateTarget } from '../port.js';
-import { causeOfSipStatus, type AttemptFailure } from './causes.js';
+import type { AttemptFailure, OriginateRequest, OriginateResult, OriginateTarget } from '../port.js';
+import { causeOfSipStatus } from './causes.js';
 import { gatewayUri, routeFor, type CarrierDirectory } from './carriers.js';
+import { bye } from './dialogs.js';
 import { connectOffer, type Endpoint, type MediaServer } from './fsmrf.js';
 import { DrachtioLeg } from './leg.js';
 import type { Registrar } from './registrar.js';
@@ -17,6 +18,9 @@ interface Route { uri: string; proxy?: string; auth?: { username: string; passwo
 interface UnackedAnswer { sdp: string; ack(sdp: string): Promise<Srf.Dialog>; destroy(): Promise<void> }
 
 const WEBRTC_TRANSPORTS = new Set(['ws', 'wss']);
+
+/** Hangs up an answer that is no longer wanted: BYE on a dialog; ACK then BYE on an unacknowledged late offer. */
+const abandon = (answer: Srf.Dialog | UnackedAnswer): Promise<void> => ('remote' in answer ? bye(answer) : answer.destroy().catch(() => undefined));
 
 export interface OriginateDeps {
   srf: Srf;
@@ -106,7 +110,7 @@ export async function originate(req: OriginateRequest, deps: OriginateDeps): Pro
     req.signal?.removeEventListener('abort', onAbort);
     if (withdrawn) {
       // Answered in the same instant it was withdrawn: the answer loses.
-      await Promise.resolve().then(() => answer.destroy()).catch(() => undefined);
+      await abandon(answer);
       await ep?.destroy().catch(() => undefined);
       return failed(withdrawn === 'abort' ? 'canceled' : 'no-answer');
     }
@@ -136,8 +140,7 @@ async function answerLateOffer(srf: Srf, ms: MediaServer, answer: UnackedAnswer)
     const ep = await connectOffer(srf, ms, answer.sdp, async (sdp) => { dialog = await answer.ack(sdp); });
     return { ep, dialog: dialog! };
   } catch (err) {
-    const open: Srf.Dialog | UnackedAnswer = dialog ?? answer;
-    await Promise.resolve().then(() => open.destroy()).catch(() => undefined);
+    await abandon(dialog ?? answer);
     throw err;
   }
 }

@@ -1,6 +1,6 @@
 // The life of an outbound attempt against a scripted party: ringing, then an answer, a refusal, the request's
 // timeout or the caller's abort, whichever comes first. Every way out ends in a resolved result.
-import type { HangupInfo, OriginateRequest, OriginateResult } from '../port.js';
+import { isEngineLost, type HangupInfo, type OriginateRequest, type OriginateResult } from '../port.js';
 import { SandboxLeg } from './leg.js';
 import type { Line } from './line.js';
 import { DEFAULT_RING_MS, RINGING_AFTER_MS } from './media-timing.js';
@@ -17,7 +17,7 @@ const REFUSALS: Partial<Record<PartyScript['behavior'], Refusal>> = {
 /** An attempt that ends before answer reports why; an engine shutting down counts as withdrawn, a lost one as failed. */
 function failure({ cause, sipStatus }: HangupInfo): OriginateResult {
   const reported = cause === 'normal' || cause === 'caller-hangup' ? 'canceled'
-    : cause === 'media-server-lost' || cause === 'sip-server-lost' ? 'failed' : cause;
+    : isEngineLost(cause) ? 'failed' : cause;
   return { answered: false, cause: reported, ...(sipStatus === undefined ? {} : { sipStatus }) };
 }
 

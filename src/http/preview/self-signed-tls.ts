@@ -3,8 +3,8 @@
 // (RINGBASE_TLS_CERT/KEY) in production.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { generate } from 'selfsigned';
 import type { Config } from '../../config.js';
+import { selfSignedPems } from '../../crypto/self-signed.js';
 
 export const TLS_DIR = 'tls';
 
@@ -16,13 +16,9 @@ export async function selfSignedTls(config: Config): Promise<{ cert: Buffer; key
   const keyFile = path.join(dir, 'self-signed.key');
   if (!existsSync(certFile) || !existsSync(keyFile)) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const pems = await generate([{ name: 'commonName', value: hostName }], {
-      keySize: 2048, algorithm: 'sha256',
-      notAfterDate: new Date(Date.now() + 825 * 24 * 3600 * 1000),
-      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: hostName }, { type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
-    });
+    const pems = await selfSignedPems(hostName, 825);
     // Key first and private from the start: there is never a moment when it is readable by others.
-    writeFileSync(keyFile, pems.private, { mode: 0o600 });
+    writeFileSync(keyFile, pems.key, { mode: 0o600 });
     chmodSync(keyFile, 0o600);
     writeFileSync(certFile, pems.cert, { mode: 0o644 });
   }

@@ -11,21 +11,14 @@ import { realDrivers, type RealDriver } from '../../engine-suite/real-driver.js'
 import { runCaller, runRegister } from '../../engine-suite/real-sipp.js';
 import { rtpRecorder, type RtpRecorder } from '../../engine-suite/real-rtp.js';
 import { SipTlsClient, header } from '../../engine-suite/sip-tls-client.js';
-import { scene, DID } from '../../engine-suite/flows.js';
-import type { CallRecord } from '../../../src/store/calls.js';
+import { final, lastTrunkCall, makeTrunk, scene, DID } from '../../engine-suite/flows.js';
 
 const DIALLED = '+15550002222';
-
-async function trunk(d: RealDriver, transport: 'tcp' | 'tls') {
-  const created = await d.h.request('POST', '/api/partner/trunks', { body: { transport } });
-  await d.h.app.trunks.settled();
-  return { id: created.body.id as number, username: created.body.endpoint_name as string, password: created.body.connection.password as string };
-}
 
 /** An account whose trunk (of `transport`) has a voice webhook answering with `markup`. */
 async function trunkWithWebhook(t: Test, d: RealDriver, transport: 'tcp' | 'tls', markup: string) {
   const s = await scene(t, d);
-  const tk = await trunk(d, transport);
+  const tk = await makeTrunk(d, { transport: transport });
   d.h.store.trunks.updateSettings(tk.id, { voice_webhook_url: `${s.app.url}/trunk-voice` });
   s.app.on('/trunk-voice', xml(markup));
   return { s, tk };
@@ -37,17 +30,6 @@ function audible(rtp: RtpRecorder, over: Promise<unknown>): Promise<boolean> {
     const poll = setInterval(() => { if (rtp.firstAudibleAt() !== null) { clearInterval(poll); resolve(true); } }, 10);
     void over.finally(() => { clearInterval(poll); resolve(rtp.firstAudibleAt() !== null); });
   });
-}
-
-/** A call once the platform has written its end: by SID, or the newest trunk call. */
-async function ended(d: RealDriver, sid?: string): Promise<CallRecord> {
-  for (;;) {
-    await d.h.app.calls.settled();
-    const row = sid ? { sid } : d.h.store.db.prepare("SELECT sid FROM calls WHERE direction = 'trunk' ORDER BY rowid DESC LIMIT 1").get() as { sid: string } | undefined;
-    const call = row && d.h.store.calls.get(row.sid);
-    if (call?.endedAt) return call;
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** Whether `holds()` becomes true within `ms` (polled every 20 ms). */
@@ -74,7 +56,7 @@ const offer = (rtpPort: number) => [
 /** A trunk registered over TLS and called by the platform with `markup`; null when no INVITE arrived in 15 s. */
 async function tlsTrunkCalled(t: Test, d: RealDriver, markup: string) {
   await scene(t, d);
-  const tk = await trunk(d, 'tls');
+  const tk = await makeTrunk(d, { transport: 'tls' });
   const rtp = await rtpRecorder();
   t.teardown(() => rtp.close());
   const ua = await SipTlsClient.connect(d.engines.drachtio.tlsPort, d.engines.drachtio.tlsCert);
@@ -95,7 +77,7 @@ if (bins) {
   t.test('TCP: REGISTER is accepted with the right password (a tcp binding) and refused with a wrong one', async (t) => {
     const d = await make(t);
     d.h.account();
-    const tk = await trunk(d, 'tcp');
+    const tk = await makeTrunk(d, { transport: 'tcp' });
     const reg = await runRegister(d.sipTarget, await freePort(), tk, d.scratch, 'tcp');
     const code = await reg.exited;
     if (code !== 0) t.comment(reg.output().slice(-1500));
@@ -124,7 +106,7 @@ if (bins) {
     if (code !== 0) t.comment(sipp.output().slice(-1500));
     t.equal(code, 0, "407 answered, 200 OK, and the platform's BYE received over TCP");
     t.match((await s.app.waitFor('/trunk-voice')).body, /\+15550002222/, 'the trunk webhook was asked about the dialled number');
-    const call = await ended(d);
+    const call = await final(d, lastTrunkCall(d));
     t.equal(call.status, 'completed', 'the platform hanging up completes the call');
     t.equal(d.engine.activeLegs(), 0, 'no leg left in the engine');
   });
@@ -132,7 +114,7 @@ if (bins) {
   t.test('TLS: REGISTER is challenged, accepted with the right password (a tls binding), refused with a wrong one', async (t) => {
     const d = await make(t);
     d.h.account();
-    const tk = await trunk(d, 'tls');
+    const tk = await makeTrunk(d, { transport: 'tls' });
     const ua = await SipTlsClient.connect(d.engines.drachtio.tlsPort, d.engines.drachtio.tlsCert);
     t.teardown(() => ua.close());
     const ok = await ua.register(tk);
@@ -166,7 +148,7 @@ if (bins) {
     const bye = await call.hangup();
     t.equal(bye.status, 200, 'BYE accepted');
     const byeAt = Date.now();
-    const record = await ended(d);
+    const record = await final(d, lastTrunkCall(d));
     t.ok(Date.now() - byeAt < 5_000, 'ended by the BYE, not by the end of the markup');
     t.equal(record.status, 'completed', 'the caller hanging up completes the call');
     t.ok(record.answeredAt, 'answered');
@@ -185,7 +167,7 @@ if (bins) {
 
     t.equal((await call.hangup()).status, 200, 'BYE accepted');
     const byeAt = Date.now();
-    const record = await ended(d, sid);
+    const record = await final(d, sid);
     t.ok(Date.now() - byeAt < 5_000, 'ended by the BYE, not by the end of the markup');
     t.equal(record.status, 'completed', 'the trunk hanging up completes the call');
     t.equal(d.engine.activeLegs(), 0, 'no leg left in the engine');
@@ -199,7 +181,7 @@ if (bins) {
     // The BYE follows the ACK at once: it reaches the platform while FreeSWITCH is still being given the answer.
     t.equal((await call.hangup()).status, 200, 'BYE accepted');
     const byeAt = Date.now();
-    const record = await ended(d, sid);
+    const record = await final(d, sid);
     t.ok(Date.now() - byeAt < 5_000, `ended by the BYE (${Date.now() - byeAt} ms), not by the end of the markup`);
     t.equal(record.status, 'completed', 'answered, then completed');
     t.equal(d.engine.activeLegs(), 0, 'no leg left in the engine');

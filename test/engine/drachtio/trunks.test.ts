@@ -8,13 +8,11 @@ import { freePort } from '../../helpers/server-process.js';
 import { realDrivers, type RealDriver } from '../../engine-suite/real-driver.js';
 import { runCaller, runRegister } from '../../engine-suite/real-sipp.js';
 import { rtpRecorder } from '../../engine-suite/real-rtp.js';
-import { scene, CALLER, DID } from '../../engine-suite/flows.js';
+import { makeTrunk, scene, CALLER, DID } from '../../engine-suite/flows.js';
 
 async function trunk(d: RealDriver) {
   d.h.account();
-  const created = await d.h.request('POST', '/api/partner/trunks', { body: { transport: 'udp' } });
-  await d.h.app.trunks.settled();
-  return { id: created.body.id as number, endpointName: created.body.endpoint_name as string, password: created.body.connection.password as string };
+  return makeTrunk(d, { transport: 'udp' });
 }
 
 const bins = enginesOrSkip(t);

@@ -10,7 +10,7 @@ import t, { type Test } from 'tap';
 import { ROOT } from '../../helpers/spawn.js';
 import { enginesOrSkip } from '../../helpers/engines.js';
 import { realDrivers, type RealDriver } from '../../engine-suite/real-driver.js';
-import { final, scene, DID } from '../../engine-suite/flows.js';
+import { final, lastTrunkCall, makeTrunk, scene, DID } from '../../engine-suite/flows.js';
 import { until } from '../../helpers/waits.js';
 import { jssipSnippet, JSSIP_VERSION } from '../../../src/http/dashboard/views/trunk.js';
 import { SKIP as NO_CHROMIUM } from '../../browser/chromium.js';
@@ -86,8 +86,7 @@ if (bins && !unavailable) {
     t.same(await agent.mediaPath(), LOOPBACK_MEDIA, 'DTLS-SRTP media over loopback only');
 
     await agent.hangup();
-    const row = d.h.store.db.prepare("SELECT sid FROM calls WHERE direction = 'trunk' ORDER BY rowid DESC LIMIT 1").get() as { sid: string };
-    const call = await final(d, row.sid);
+    const call = await final(d, lastTrunkCall(d));
     t.equal(call.status, 'completed', 'the agent hanging up completes the call');
     t.equal(d.engine.activeLegs(), 0, 'no leg left in the engine');
   });
@@ -95,13 +94,11 @@ if (bins && !unavailable) {
   t.test("the dashboard's JsSIP snippet, pasted as it is, registers, answers a call from the platform and plays it", async (t) => {
     const d = await make(t);
     await scene(t, d);
-    const created = await d.h.request('POST', '/api/partner/trunks', { body: { transport: 'wss' } });
-    await d.h.app.trunks.settled();
-    const endpointName = created.body.endpoint_name as string;
-    const connection = (await d.h.request('GET', `/api/partner/trunks/${created.body.id}/connection`)).body;
+    const { id, endpointName, password } = await makeTrunk(d, { transport: 'wss' });
+    const connection = (await d.h.request('GET', `/api/partner/trunks/${id}/connection`)).body;
     // The customer fills in the password; the harness's listener stands in for the public wss URL.
     const snippet = jssipSnippet({ ...connection, wss_url: `wss://127.0.0.1:${d.engines.drachtio.wssPort}` }, [])
-      .replace('YOUR_SIP_PASSWORD', created.body.connection.password as string);
+      .replace('YOUR_SIP_PASSWORD', password);
     const { agent, imported } = await openSnippetPage(await launchForWebrtc(t), `${d.h.url}/healthz`, snippet);
     await until('the snippet to register', 15_000, () => d.engine.registrations(endpointName).length > 0, 20);
     const installed = JSON.parse(readFileSync(path.join(ROOT, 'node_modules', 'jssip', 'package.json'), 'utf8')).version;
