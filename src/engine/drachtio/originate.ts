@@ -114,8 +114,7 @@ export async function originate(req: OriginateRequest, deps: OriginateDeps): Pro
       await ep?.destroy().catch(() => undefined);
       return failed(withdrawn === 'abort' ? 'canceled' : 'no-answer');
     }
-    const media = ep ? { ep, dialog: answer as Srf.Dialog } : await answerLateOffer(deps.srf, ms, answer as unknown as UnackedAnswer);
-    if (ep) await ep.modify(media.dialog.remote.sdp);
+    const media = ep ? await answerEarlyOffer(ep, answer as Srf.Dialog) : await answerLateOffer(deps.srf, ms, answer as unknown as UnackedAnswer);
     const leg = new DrachtioLeg(deps.newId(), req.callerId, route.to, media.ep, media.dialog, deps.log);
     deps.track(leg);
     return { answered: true, leg };
@@ -131,6 +130,17 @@ export async function originate(req: OriginateRequest, deps: OriginateDeps): Pro
     deps.log.warn({ err: (err as Error).message }, 'originate failed');
     return failed('failed');
   }
+}
+
+/** FreeSWITCH takes the far end's answer to its offer; a far end whose media cannot be set up is hung up. */
+async function answerEarlyOffer(ep: Endpoint, dialog: Srf.Dialog): Promise<{ ep: Endpoint; dialog: Srf.Dialog }> {
+  try {
+    await ep.modify(dialog.remote.sdp);
+  } catch (err) {
+    await bye(dialog);
+    throw err;
+  }
+  return { ep, dialog };
 }
 
 /** FreeSWITCH answers the seat's offer; a seat whose media cannot be set up is hung up, not left dangling. */
