@@ -1,5 +1,6 @@
 import type { OriginateTarget } from '../engine/port.js';
-import { detectFormat, formatIssues, MarkupError, parseMarkup } from '../markup/index.js';
+import { detectFormat, formatIssues, MarkupError, mediaUrlsOf, parseMarkup } from '../markup/index.js';
+import type { UrlCheck } from '../net/index.js';
 import { E164 } from '../numbers/settings.js';
 import type { Store } from '../store/index.js';
 import type { FieldErrors } from '../http/errors.js';
@@ -21,7 +22,7 @@ function targetFor(to: string, trunkEndpoint: string | null): OriginateTarget | 
  * Checks a place-call request against the account's own state (its numbers and trunks) and turns it into a
  * placement. Everything wrong is reported at once, keyed by field, before anything is dialled.
  */
-export function toPlacement(store: Store, accountId: number, body: CallCreateInput): { ok: true; placement: PlaceCall } | { ok: false; errors: FieldErrors } {
+export function toPlacement(store: Store, accountId: number, body: CallCreateInput, checkMedia: (url: string) => UrlCheck): { ok: true; placement: PlaceCall } | { ok: false; errors: FieldErrors } {
   const errors: FieldErrors = {};
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
 
@@ -46,7 +47,12 @@ export function toPlacement(store: Store, accountId: number, body: CallCreateInp
   else {
     try {
       const format = detectFormat(body.markup!);
-      markup = { kind: 'inline', verbs: parseMarkup(body.markup!, format), format };
+      const verbs = parseMarkup(body.markup!, format);
+      for (const url of mediaUrlsOf(verbs)) {
+        const check = checkMedia(url);
+        if (!check.ok) add('markup', `The media URL ${url} is refused: ${check.reason}.`);
+      }
+      markup = { kind: 'inline', verbs, format };
     } catch (err) {
       if (!(err instanceof MarkupError)) throw err;
       add('markup', formatIssues(err.issues));

@@ -5,6 +5,7 @@ import type { Store } from '../store/index.js';
 import type { CustomerHttp } from './customer-http.js';
 import type { LifecycleEvents } from '../events/lifecycle.js';
 import type { CallWatch } from './watch.js';
+import type { MediaCache } from '../media/media-cache.js';
 
 /** What a call needs from the rest of the platform, wired once by createApp. */
 export interface CallServices {
@@ -19,4 +20,6 @@ export interface CallServices {
   /** Base for URLs handed to customers (recording media links). */
   publicBaseUrl: string;
   watch: CallWatch;
+  /** Customer media (<Play> URLs) fetched under the target policy into local files the engine plays. */
+  media: MediaCache;
 }

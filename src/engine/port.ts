@@ -53,10 +53,21 @@ export interface HangupInfo {
 
 export interface SayOptions { voice: string; language: string }
 
+/**
+ * Audio the control plane has already fetched (through the media policy) into a local file. Engines play only
+ * these: a media server never fetches a customer URL itself.
+ */
+export interface LocalMedia {
+  /** Absolute path of a WAV or MP3 file the media server can read. */
+  file: string;
+  /** Where it came from (the customer's URL), for transcripts and logs. */
+  source: string;
+}
+
 /** A media prompt inside a digit collection. */
 export type Prompt =
   | { kind: 'say'; text: string; voice: string; language: string }
-  | { kind: 'play'; url: string }
+  | { kind: 'play'; media: LocalMedia }
   | { kind: 'pause'; seconds: number };
 
 export interface CollectOptions {
@@ -130,7 +141,7 @@ export interface CallLeg {
   off<E extends keyof LegEvents>(event: E, listener: LegEvents[E]): void;
   /** Media operations resolve early (never reject) when the leg hangs up meanwhile. */
   say(text: string, opts: SayOptions): Promise<void>;
-  play(url: string): Promise<void>;
+  play(media: LocalMedia): Promise<void>;
   pause(ms: number): Promise<void>;
   collectDigits(opts: CollectOptions): Promise<CollectResult>;
   record(opts: RecordOptions): Promise<RecordResult>;

@@ -25,6 +25,7 @@ import { SigningSecrets } from '../accounts/signing-secret.js';
 import { CustomerHttp } from '../calls/customer-http.js';
 import { CallDispatcher } from '../calls/dispatcher.js';
 import type { CallServices } from '../calls/services.js';
+import { MediaCache } from '../media/media-cache.js';
 import { CallWatch } from '../calls/watch.js';
 import { SandboxEngine } from '../engine/sandbox/index.js';
 import { operatorToken } from '../operator-token.js';
@@ -107,6 +108,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
     recordingsDir: path.join(config.dataDir, 'recordings'),
     publicBaseUrl: config.publicBaseUrl ?? `http://${config.host}:${config.port}`,
     watch: new CallWatch(),
+    media: new MediaCache({
+      dir: path.join(config.dataDir, 'media-cache'), client: outbound, clock,
+      log: logger.child({ component: 'media' }), allowLoopback: config.devAllowLocalTargets,
+    }),
   };
   const calls = new CallDispatcher(callServices);
   calls.setTrunkHandler(handleTrunkCall);

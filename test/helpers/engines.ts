@@ -173,7 +173,7 @@ export async function startEngines(bins: EngineBinaries, opts: { sessionsPerSeco
     FS_SIP_IP: '127.0.0.1', FS_SIP_PORT: String(fsSipPort), FS_RTP_IP: '127.0.0.1', FS_EXT_RTP_IP: '127.0.0.1',
     FS_RTP_START_PORT: String(rtpStart), FS_RTP_END_PORT: String(rtpEnd),
     FS_ESL_IP: '127.0.0.1', FS_ESL_PORT: String(eslPort), FS_ESL_PASSWORD: eslPassword,
-    FS_SESSIONS_PER_SECOND: String(opts.sessionsPerSecond ?? 200), FS_HTTP_CACHE_DIR: path.join(dir, 'cache'),
+    FS_SESSIONS_PER_SECOND: String(opts.sessionsPerSecond ?? 200),
     // Media goes to loopback candidates only, whatever other interfaces a browser seat reports.
     FS_WEBRTC_CANDIDATE_ACL: 'loopback.auto', FS_WEBRTC_PUBLIC_CANDIDATE_ACL: 'loopback.auto',
   };

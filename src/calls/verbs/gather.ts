@@ -1,27 +1,37 @@
 import type { GatherVerb, PromptVerb } from '../../markup/index.js';
 import type { Prompt } from '../../engine/port.js';
+import type { MediaLease } from '../../media/media-cache.js';
 import { failCall, gotoOrFail, requestDocument, resolveUrl, type Flow, type Outcome } from '../flow.js';
+import { leaseMedia, localMedia } from '../media-lease.js';
+import type { CallSession } from '../session.js';
 
-function toPrompts(prompts: PromptVerb[]): Prompt[] {
-  return prompts.flatMap((p): Prompt[] => {
+/** The prompts as the engine plays them; a Play whose media could not be had is left out. */
+function toPrompts(prompts: PromptVerb[], leases: Array<MediaLease | null>): Prompt[] {
+  return prompts.flatMap((p, i): Prompt[] => {
     if (p.verb === 'pause') return [{ kind: 'pause', seconds: p.length }];
+    const lease = leases[i];
+    if (p.verb === 'play' && !lease) return [];
     // Inside a Gather, loop="0" repeats until a key is pressed; 10 rounds is ample before the timeout applies.
     const times = p.loop === 0 ? 10 : p.loop;
-    const one: Prompt = p.verb === 'say' ? { kind: 'say', text: p.text, voice: p.voice, language: p.language } : { kind: 'play', url: p.url };
+    const one: Prompt = p.verb === 'say' ? { kind: 'say', text: p.text, voice: p.voice, language: p.language } : { kind: 'play', media: localMedia(lease!) };
     return Array.from({ length: times }, () => one);
   });
+}
+
+function leasePrompts(session: CallSession, prompts: PromptVerb[]): Promise<Array<MediaLease | null>> {
+  return Promise.all(prompts.map((p) => (p.verb === 'play' ? leaseMedia(session, p.url) : null)));
 }
 
 /** Collects keys; with input, POSTs {digit, digits} to the action and runs the reply; without, falls through. */
 export async function gatherVerb(flow: Flow, verb: GatherVerb): Promise<Outcome> {
   const { session } = flow;
-  const leg = await session.answer();
+  const [leg, leases] = await Promise.all([session.answer(), leasePrompts(session, verb.prompts)]);
   const result = await leg.collectDigits({
-    prompts: toPrompts(verb.prompts),
+    prompts: toPrompts(verb.prompts, leases),
     ...(verb.numDigits !== undefined ? { numDigits: verb.numDigits } : {}),
     timeoutMs: verb.timeout * 1000,
     finishOnKey: verb.finishOnKey,
-  });
+  }).finally(() => leases.forEach((lease) => lease?.release()));
   session.timeline('digits', { digits: result.digits, reason: result.reason });
   if (leg.isEnded || result.digits === '') return { kind: 'next' };
   const target = verb.action ?? flow.docUrl;

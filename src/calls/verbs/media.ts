@@ -1,5 +1,6 @@
 import type { PauseVerb, PlayVerb, SayVerb } from '../../markup/index.js';
 import type { Flow, Outcome } from '../flow.js';
+import { leaseMedia, localMedia } from '../media-lease.js';
 
 // loop="0" means "until the call ends"; the cap keeps a runaway document bounded all the same.
 const MAX_LOOPS = 1_000;
@@ -12,8 +13,14 @@ export async function sayVerb(flow: Flow, verb: SayVerb): Promise<Outcome> {
 }
 
 export async function playVerb(flow: Flow, verb: PlayVerb): Promise<Outcome> {
-  const leg = await flow.session.answer();
-  for (let i = 0; i < loops(verb.loop) && !leg.isEnded; i++) await leg.play(verb.url);
+  // The fetch overlaps the answer: a cold prompt costs one of the two, not both.
+  const [leg, lease] = await Promise.all([flow.session.answer(), leaseMedia(flow.session, verb.url)]);
+  if (!lease) return { kind: 'next' };
+  try {
+    for (let i = 0; i < loops(verb.loop) && !leg.isEnded; i++) await leg.play(localMedia(lease));
+  } finally {
+    lease.release();
+  }
   return { kind: 'next' };
 }
 

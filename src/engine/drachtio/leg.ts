@@ -6,7 +6,7 @@ import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
 import {
   isEngineLost, type CallLeg, type CallRecording, type CallRecordingOptions, type CollectOptions, type CollectResult,
-  type EngineLostCause, type HangupInfo, type LegEvents, type RecordOptions, type RecordResult, type SayOptions,
+  type EngineLostCause, type HangupInfo, type LegEvents, type LocalMedia, type RecordOptions, type RecordResult, type SayOptions,
 } from '../port.js';
 import { causeOfQ850 } from './causes.js';
 import { collectDigits } from './collect.js';
@@ -86,10 +86,10 @@ export class DrachtioLeg implements CallLeg, MediaContext {
 
   say(text: string, opts: SayOptions): Promise<void> { return this.step({ kind: 'speak', args: speakArgs(text, opts.voice) }); }
 
-  async play(url: string): Promise<void> {
-    const file = playTarget(url);
+  async play(media: LocalMedia): Promise<void> {
+    const file = playTarget(media);
     if (file) await this.step({ kind: 'file', file });
-    else this.log.warn({ url }, 'play: unsupported URL scheme; skipped');
+    else this.log.warn({ file: media.file }, 'play: not a plain local file path; skipped');
   }
 
   async pause(ms: number): Promise<void> {

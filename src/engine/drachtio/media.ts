@@ -1,5 +1,6 @@
-// How the port's media requests are expressed to FreeSWITCH: flite voices for <Say>, http_cache for URLs.
-import type { Prompt } from '../port.js';
+// How the port's media requests are expressed to FreeSWITCH: flite voices for <Say>, local files for <Play>.
+import path from 'node:path';
+import type { LocalMedia, Prompt } from '../port.js';
 
 const TTS_ENGINE = 'flite';
 
@@ -19,11 +20,13 @@ export function speakArgs(text: string, voice: string): { ttsEngine: string; voi
   return { ttsEngine: TTS_ENGINE, voice: fliteVoice(voice), text: ttsText(text) };
 }
 
-/** http(s) URLs go through mod_http_cache, so repeated prompts are fetched once; other schemes are refused. */
-export function playTarget(url: string): string | null {
-  if (/^https?:\/\//i.test(url)) return `http_cache://${url}`;
-  if (/^(tone_stream|silence_stream):\/\//.test(url)) return url;
-  return null;
+/**
+ * The playback argument for a cached file, or null. Only plain absolute paths pass: FreeSWITCH would otherwise
+ * read a URL scheme (fetching it itself), `{var=...}` prefixes or `${...}` expansions out of the string.
+ */
+export function playTarget(media: LocalMedia): string | null {
+  const { file } = media;
+  return path.isAbsolute(file) && !/[{}$!\s]|:\/\//.test(file) ? file : null;
 }
 
 /** One FreeSWITCH playback string per prompt, or a speak request; pauses become silence streams. */
@@ -33,7 +36,7 @@ export function promptStep(prompt: Prompt): MediaStep | null {
   switch (prompt.kind) {
     case 'say': return { kind: 'speak', args: speakArgs(prompt.text, prompt.voice) };
     case 'play': {
-      const file = playTarget(prompt.url);
+      const file = playTarget(prompt.media);
       return file ? { kind: 'file', file } : null;
     }
     case 'pause': return { kind: 'file', file: `silence_stream://${Math.round(prompt.seconds * 1000)}` };

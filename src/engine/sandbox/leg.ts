@@ -1,7 +1,7 @@
 // The platform's handle on an answered simulated call. Media and digit logic live in their own modules; this
 // class wires them to one Line and adds events, bridging and hangup.
 import type {
-  CallLeg, CallRecording, CallRecordingOptions, CollectOptions, CollectResult, HangupInfo, LegEvents,
+  CallLeg, CallRecording, CallRecordingOptions, CollectOptions, CollectResult, HangupInfo, LegEvents, LocalMedia,
   RecordOptions, RecordResult, SayOptions,
 } from '../port.js';
 import { collectDigits } from './collect.js';
@@ -48,7 +48,7 @@ export class SandboxLeg implements CallLeg {
   }
 
   async say(text: string, opts: SayOptions): Promise<void> { await this.#line.perform(sayMedia(text, opts)); }
-  async play(url: string): Promise<void> { await this.#line.perform(playMedia(url)); }
+  async play(media: LocalMedia): Promise<void> { await this.#line.perform(playMedia(media.source)); }
   async pause(ms: number): Promise<void> { await this.#line.perform(pauseMedia(ms)); }
 
   collectDigits(opts: CollectOptions): Promise<CollectResult> { return collectDigits(this.#line, this.#keys, opts); }

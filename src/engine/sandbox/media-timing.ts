@@ -6,7 +6,7 @@ import type { TranscriptEntry } from './transcript.js';
 /** A typical TTS voice speaks roughly 15 characters a second. */
 export const SAY_MS_PER_CHAR = 60;
 export const SAY_MIN_MS = 300;
-/** Audio files are never fetched, so every play lasts the same. */
+/** Simulated playback does not read the file, so every play lasts the same. */
 export const PLAY_MS = 2000;
 export const BEEP_MS = 300;
 
@@ -35,7 +35,7 @@ export const beepMedia: Media = { heard: { type: 'beep' }, ms: BEEP_MS };
 export function promptMedia(prompt: Prompt): Media {
   switch (prompt.kind) {
     case 'say': return sayMedia(prompt.text, prompt);
-    case 'play': return playMedia(prompt.url);
+    case 'play': return playMedia(prompt.media.source);
     case 'pause': return pauseMedia(prompt.seconds * 1000);
   }
 }

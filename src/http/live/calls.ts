@@ -31,7 +31,7 @@ export async function callRoutes(app: FastifyInstance, deps: { services: CallSer
       response: { 201: CallResource, 422: { $ref: 'LiveValidationError#' }, 429: { $ref: 'LiveError#' }, 500: { $ref: 'LiveError#' } },
     },
   }, async (req, reply) => {
-    const checked = toPlacement(store, req.account.id, req.body);
+    const checked = toPlacement(store, req.account.id, req.body, (url) => services.media.check(url));
     if (!checked.ok) throw errors.validation(checked.errors);
     const health = engine.health();
     if (!health.ok) throw errors.callNotPlaced(`the call engine is unavailable (${health.detail})`);

@@ -64,7 +64,7 @@ t.test('keys typed during the prompts count and cut the prompts short; timeout t
   sb.answerWith(async (l) => { leg = l; });
   const call = sb.engine.simulateInbound({ from: 'a', to: 'b', caller: { digits: [{ atMs: 500, keys: '12' }] } });
   await sb.clock.advance(0);
-  const prompts = [say('x'.repeat(50)), { kind: 'play' as const, url: 'https://example.com/menu.wav' }];
+  const prompts = [say('x'.repeat(50)), { kind: 'play' as const, media: { file: '/tmp/menu.wav', source: 'https://example.com/menu.wav' } }];
   const result = timed(sb.clock, leg.collectDigits(collect({ prompts, numDigits: 3, timeoutMs: 3000 })));
   await sb.clock.advance(10_000);
   t.same(result.value, { digits: '12', reason: 'timeout' });
@@ -154,7 +154,7 @@ t.test('the caller hanging up mid-say ends media early, and later media resolves
 
   const before = call.transcript.length;
   await leg.say('anyone there?', voice);
-  await leg.play('https://example.com/a.wav');
+  await leg.play({ file: '/tmp/a.wav', source: 'https://example.com/a.wav' });
   t.same(await leg.collectDigits(collect({ prompts: [say('x')] })), { digits: '', reason: 'timeout' });
   t.equal(call.transcript.length, before, 'nothing is heard after hangup');
   t.equal(sb.engine.activeLegs(), 0);
