@@ -1,6 +1,6 @@
 // The only way customer media reaches a media server: the control plane fetches it through the guarded client
 // (address policy at connect time, no redirects, size and time limits), checks it is audio, and keeps it in a
-// bounded on-disk cache. FreeSWITCH is handed a local path and never fetches anything itself.
+// bounded on-disk cache, as WAV (MP3 is decoded here). FreeSWITCH is handed a local path and never fetches anything.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import type { Clock } from '../clock.js';
 import { checkTargetUrl, OutboundError, type GuardedClient, type UrlCheck } from '../net/index.js';
 import { audioFormatOf } from './audio-format.js';
 import { conditionalHeaders, freshnessOf, validatorsOf } from './freshness.js';
+import { mp3ToWav } from './transcode.js';
 
 export interface MediaCacheOptions {
   dir: string;
@@ -53,6 +54,8 @@ interface Entry {
 
 type Fetched = { ok: true; entry: Entry; via: MediaLease['via'] } | { ok: false; code: string; reason: string };
 
+/** A decoded MP3 is larger than the download (about 8x at 32 kbit/s); the bound scales with the download limit. */
+const DECODED_GROWTH = 8;
 const MEDIA_ACCEPT = 'audio/wav, audio/x-wav, audio/mpeg;q=0.9, application/octet-stream;q=0.1';
 
 export class MediaCache {
@@ -135,14 +138,20 @@ export class MediaCache {
     const contentType = res.headers['content-type'];
     const format = audioFormatOf(Array.isArray(contentType) ? contentType[0] : contentType, res.body);
     if (!format.ok) return { ok: false, code: 'not_audio', reason: format.reason };
+    let audio = res.body;
+    if (format.format === 'mp3') {
+      const wav = await mp3ToWav(res.body, maxFileBytes * DECODED_GROWTH);
+      if (!wav.ok) return { ok: false, code: 'not_audio', reason: wav.reason };
+      audio = wav.wav;
+    }
     const fresh = freshnessOf(res.headers, now, defaultMaxAgeMs);
     const base = createHash('sha256').update(url).digest('hex');
-    const name = fresh.store ? `${base}.${format.format}` : `${base}-${randomBytes(6).toString('hex')}.${format.format}`;
+    const name = fresh.store ? `${base}.wav` : `${base}-${randomBytes(6).toString('hex')}.wav`;
     const entry: Entry = {
-      url, file: path.join(this.#o.dir, name), bytes: res.body.length, expiresAt: fresh.expiresAt, ...validatorsOf(res.headers),
+      url, file: path.join(this.#o.dir, name), bytes: audio.length, expiresAt: fresh.expiresAt, ...validatorsOf(res.headers),
       lastUsed: now, pins: 0, indexed: fresh.store,
     };
-    this.#writeAtomically(entry.file, res.body);
+    this.#writeAtomically(entry.file, audio);
     if (entry.indexed) {
       if (stale) this.#forget(stale, stale.file !== entry.file);
       this.#index.set(url, entry);

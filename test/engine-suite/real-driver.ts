@@ -18,6 +18,8 @@ import type { DrachtioEngine } from '../../src/engine/drachtio/index.js';
 export interface RealPlacedCall extends PlacedCall {
   /** What the caller received, measured on its RTP: peak level 0..1 and packet count. */
   audio(): { peak: number; packets: number; firstAudibleAt: number | null };
+  /** What the caller heard, decoded (8 kHz samples). */
+  samples(): Float32Array;
   answered: Promise<boolean>;
   /** Resolves true once the caller hears audio above silence. */
   audible: Promise<boolean>;
@@ -130,6 +132,7 @@ export function realDrivers(root: Test, bins: EngineBinaries): (t: Test) => Prom
         heard: () => null,
         hangup: () => { void hangUpCaller(sipp, localPort); },
         audio: () => ({ peak: rtp.peak(), packets: rtp.packets(), firstAudibleAt: rtp.firstAudibleAt() }),
+        samples: () => rtp.samples(),
       };
     };
 

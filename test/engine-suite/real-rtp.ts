@@ -62,6 +62,8 @@ export interface RtpRecorder {
   /** Arrival time of the first audio packet whose level is above silence, or null. */
   firstAudibleAt(): number | null;
   firstPacketAt(): number | null;
+  /** Everything heard so far, decoded to samples in [-1, 1] at 8 kHz (the first 2 minutes), for frequency checks. */
+  samples(): Float32Array;
   /** Talks for `ms` (instead of silence) towards wherever FreeSWITCH's audio comes from: speech (A-law) from `pcmaPayload`. */
   speak(ms: number, pcmaPayload: Buffer): Promise<void>;
   /** Sends one RFC 2833 key: the event packets of a pcap, re-stamped into this stream. */
@@ -94,6 +96,7 @@ export function pcapPayload(file: string): Buffer {
 }
 
 const AUDIBLE = 0.02;
+const MAX_KEPT_SAMPLES = 8000 * 120;
 
 function listen(socket: Socket): RtpRecorder {
   let peak = 0;
@@ -102,6 +105,8 @@ function listen(socket: Socket): RtpRecorder {
   let audible: number | null = null;
   let peer: { address: string; port: number } | null = null;
   let closed = false;
+  const heard: Float32Array[] = [];
+  let kept = 0;
   // What we send is one RTP stream: a random SSRC, a sequence number, and a timestamp that follows the wall clock.
   const ssrc = Math.floor(Math.random() * 2 ** 32);
   const clockStart = Date.now();
@@ -161,8 +166,11 @@ function listen(socket: Socket): RtpRecorder {
     first ??= Date.now();
     const cc = msg[0]! & 0x0f;
     const decode = pt === 8 ? alaw : ulaw;
+    const payload = msg.subarray(12 + cc * 4);
+    const decoded = Float32Array.from(payload, decode);
+    if (kept < MAX_KEPT_SAMPLES) { heard.push(decoded); kept += decoded.length; }
     let packetPeak = 0;
-    for (let i = 12 + cc * 4; i < msg.length; i++) packetPeak = Math.max(packetPeak, Math.abs(decode(msg[i]!)));
+    for (const x of decoded) packetPeak = Math.max(packetPeak, Math.abs(x));
     if (packetPeak > AUDIBLE) audible ??= Date.now();
     peak = Math.max(peak, packetPeak);
   });
@@ -172,6 +180,12 @@ function listen(socket: Socket): RtpRecorder {
     packets: () => count,
     firstAudibleAt: () => audible,
     firstPacketAt: () => first,
+    samples: () => {
+      const out = new Float32Array(kept);
+      let at = 0;
+      for (const chunk of heard) { out.set(chunk, at); at += chunk.length; }
+      return out;
+    },
     async speak(ms, payload) {
       speech = { payload, frame: 0 };
       await new Promise((r) => setTimeout(r, ms));

@@ -2,7 +2,8 @@
 // tests can prove who fetched what (and that refused URLs were fetched by nobody).
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { encodeWav } from '../../src/engine/sandbox/wav.js';
+import { Mp3Encoder } from '@breezystack/lamejs';
+import { encodeWav } from '../../src/media/wav.js';
 
 export interface MediaReply { status?: number; headers?: Record<string, string>; body?: Buffer | string; hang?: boolean }
 
@@ -21,6 +22,13 @@ export interface MediaOrigin {
 export function toneWav(seconds = 1, hz = 440, amplitude = 0.5): Buffer {
   const samples = new Float32Array(8000 * seconds).map((_, i) => amplitude * Math.sin((2 * Math.PI * hz * i) / 8000));
   return encodeWav({ sampleRate: 8000, channels: [samples] });
+}
+
+/** The same tone as an MP3 (8 kHz mono, 32 kbit/s). */
+export function toneMp3(seconds = 1, hz = 440, amplitude = 0.5): Buffer {
+  const pcm = Int16Array.from({ length: 8000 * seconds }, (_, i) => Math.round(32767 * amplitude * Math.sin((2 * Math.PI * hz * i) / 8000)));
+  const encoder = new Mp3Encoder(1, 8000, 32);
+  return Buffer.concat([encoder.encodeBuffer(pcm), encoder.flush()].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)));
 }
 
 export async function startMediaOrigin(t: { teardown(fn: () => unknown): void }): Promise<MediaOrigin> {

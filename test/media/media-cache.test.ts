@@ -1,17 +1,18 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { FakeClock } from '../../src/clock.js';
 import { MediaCache, type MediaCacheOptions } from '../../src/media/media-cache.js';
 import { createGuardedClient } from '../../src/net/index.js';
+import { readWavInfo } from '../../src/media/wav.js';
 import { tempDir } from '../helpers/harness.js';
-import { startMediaOrigin, toneWav } from '../helpers/media-origin.js';
+import { startMediaOrigin, toneMp3, toneWav, type MediaReply } from '../helpers/media-origin.js';
 
 const WAV = toneWav();
-const MP3 = Buffer.concat([Buffer.from('ID3\x04\x00\x00\x00\x00\x00\x00', 'latin1'), Buffer.alloc(64, 0x55)]);
+const MP3 = toneMp3();
 
-async function setup(t: Tap, opts: Partial<MediaCacheOptions> = {}) {
+async function setup(t: Test, opts: Partial<MediaCacheOptions> = {}) {
   const origin = await startMediaOrigin(t);
   const client = createGuardedClient({ allowLoopback: opts.allowLoopback ?? true, requireHttps: false });
   t.teardown(() => client.close());
@@ -21,7 +22,6 @@ async function setup(t: Tap, opts: Partial<MediaCacheOptions> = {}) {
     new MediaCache({ dir, client, clock, log: pino({ level: 'silent' }), allowLoopback: true, ...opts, ...more });
   return { origin, clock, dir, cache: make(), make };
 }
-type Tap = typeof t;
 
 async function leaseOf(cache: MediaCache, url: string) {
   const r = await cache.acquire(url);
@@ -58,7 +58,7 @@ t.test('concurrent requests for one URL share one fetch', async (t) => {
 
 t.test('honours max-age and revalidates with the ETag when it expires', async (t) => {
   const { origin, cache, clock } = await setup(t);
-  origin.on('/a.wav', (req) => (req.headers['if-none-match'] === '"v1"'
+  origin.on('/a.wav', (req): MediaReply => (req.headers['if-none-match'] === '"v1"'
     ? { status: 304, headers: { etag: '"v1"', 'cache-control': 'max-age=60' } }
     : { headers: { 'content-type': 'audio/wav', etag: '"v1"', 'cache-control': 'max-age=60' }, body: WAV }));
   (await leaseOf(cache, `${origin.origin}/a.wav`)).release();
@@ -104,7 +104,10 @@ t.test('only audio is accepted: wrong types, HTML pages and mismatched bodies ar
   }
   origin.on('/song.mp3', { headers: { 'content-type': 'audio/mpeg' }, body: MP3 });
   const mp3 = await leaseOf(cache, `${origin.origin}/song.mp3`);
-  t.ok(mp3.file.endsWith('.mp3'), 'MP3 is kept as .mp3 so the media server picks its reader');
+  const decoded = await readWavInfo(mp3.file);
+  t.ok(mp3.file.endsWith('.wav') && decoded.channels === 1 && decoded.durationMs >= 990 && decoded.peak > 0.4, 'MP3 is stored decoded, as WAV');
+  origin.on('/garbage.mp3', { headers: { 'content-type': 'audio/mpeg' }, body: Buffer.concat([Buffer.from('ID3'), Buffer.alloc(500, 0x11)]) });
+  t.match(await cache.acquire(`${origin.origin}/garbage.mp3`), { ok: false, code: 'not_audio', reason: /no decodable audio/ });
   origin.on('/octet', { headers: { 'content-type': 'application/octet-stream' }, body: WAV });
   t.ok((await leaseOf(cache, `${origin.origin}/octet`)).file.endsWith('.wav'), 'generic types are decided by the bytes');
   t.equal(cache.stats.files, 2, 'refused bodies are not kept');

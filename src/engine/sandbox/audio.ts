@@ -1,7 +1,7 @@
 // Synthetic audio for sandbox recordings: no real media flows, so each recorded track gets a distinct tone
 // that tests can tell from silence (and, per channel, from each other).
 import type { RecordingTracks } from '../port.js';
-import type { WavAudio } from './wav.js';
+import type { WavAudio } from '../../media/wav.js';
 
 export const SAMPLE_RATE = 8000;
 const AMPLITUDE = 0.3;

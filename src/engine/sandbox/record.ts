@@ -5,7 +5,7 @@ import { speechThenSilence } from './audio.js';
 import type { DigitQueue } from './digits.js';
 import type { Line } from './line.js';
 import { beepMedia } from './media-timing.js';
-import { writeWav } from './wav.js';
+import { writeWav } from '../../media/wav.js';
 
 type Reason = RecordResult['reason'];
 

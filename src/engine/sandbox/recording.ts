@@ -3,7 +3,7 @@
 import type { CallRecording, CallRecordingOptions } from '../port.js';
 import { callAudio } from './audio.js';
 import type { Line } from './line.js';
-import { writeWav } from './wav.js';
+import { writeWav } from '../../media/wav.js';
 import { EngineError } from '../port.js';
 
 class SandboxCallRecording implements CallRecording {

@@ -1,4 +1,4 @@
-// Minimal RIFF/WAVE PCM 16-bit codec: enough for sandbox recordings to be real, playable files, and for
+// Minimal RIFF/WAVE PCM 16-bit codec: enough for sandbox recordings and transcoded media to be real, playable files, and for
 // tests (and later the recordings API) to inspect them without an audio library.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
