@@ -1,5 +1,5 @@
 import type { OriginateTarget } from '../engine/port.js';
-import { detectFormat, formatIssues, MarkupError, mediaUrlsOf, parseMarkup } from '../markup/index.js';
+import { detectFormat, formatIssues, MarkupError, parseMarkup, targetUrlsOf } from '../markup/index.js';
 import type { UrlCheck } from '../net/index.js';
 import { E164 } from '../numbers/settings.js';
 import type { Store } from '../store/index.js';
@@ -22,7 +22,7 @@ function targetFor(to: string, trunkEndpoint: string | null): OriginateTarget | 
  * Checks a place-call request against the account's own state (its numbers and trunks) and turns it into a
  * placement. Everything wrong is reported at once, keyed by field, before anything is dialled.
  */
-export function toPlacement(store: Store, accountId: number, body: CallCreateInput, checkMedia: (url: string) => UrlCheck): { ok: true; placement: PlaceCall } | { ok: false; errors: FieldErrors } {
+export function toPlacement(store: Store, accountId: number, body: CallCreateInput, checkUrl: (url: string) => UrlCheck): { ok: true; placement: PlaceCall } | { ok: false; errors: FieldErrors } {
   const errors: FieldErrors = {};
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
 
@@ -48,9 +48,9 @@ export function toPlacement(store: Store, accountId: number, body: CallCreateInp
     try {
       const format = detectFormat(body.markup!);
       const verbs = parseMarkup(body.markup!, format);
-      for (const url of mediaUrlsOf(verbs)) {
-        const check = checkMedia(url);
-        if (!check.ok) add('markup', `The media URL ${url} is refused: ${check.reason}.`);
+      for (const url of targetUrlsOf(verbs)) {
+        const check = checkUrl(url);
+        if (!check.ok) add('markup', `The URL ${url} is refused: ${check.reason}.`);
       }
       markup = { kind: 'inline', verbs, format };
     } catch (err) {

@@ -1,0 +1,26 @@
+import type { Verb } from './types.js';
+
+/** Every audio URL a document would have the platform fetch (<Play>, also inside <Gather>), in document order. */
+function mediaUrlsOf(verbs: readonly Verb[]): string[] {
+  return verbs.flatMap((verb) => {
+    if (verb.verb === 'play') return [verb.url];
+    if (verb.verb === 'gather') return verb.prompts.flatMap((p) => (p.verb === 'play' ? [p.url] : []));
+    return [];
+  });
+}
+
+/**
+ * Every URL a document names for the platform to request: media, next documents (actions, Redirect) and
+ * callbacks. Relative references are left out: they resolve against the document's own URL at run time.
+ */
+export function targetUrlsOf(verbs: readonly Verb[]): string[] {
+  const named = verbs.flatMap((verb): Array<string | undefined> => {
+    switch (verb.verb) {
+      case 'redirect': return [verb.url];
+      case 'gather': case 'dial': return [verb.action];
+      case 'record': return [verb.action, verb.recordingStatusCallback];
+      default: return [];
+    }
+  });
+  return [...mediaUrlsOf(verbs), ...named.filter((u): u is string => u !== undefined && /^[a-z][a-z0-9+.-]*:/i.test(u))];
+}
