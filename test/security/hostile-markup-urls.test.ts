@@ -1,0 +1,59 @@
+// The hostile-URL corpus through markup: inline documents given to the API are refused with 422 before anything
+// is dialled, and documents fetched from a webhook skip every hostile <Play> (fetched by nobody) and end in an
+// application error on a hostile <Redirect>, never a request to it.
+import t from 'tap';
+import { checkTargetUrl } from '../../src/net/index.js';
+import { NumberService } from '../../src/numbers/service.js';
+import { startHarness } from '../helpers/harness.js';
+import { scaledClock } from '../helpers/scaled-clock.js';
+import { startMediaOrigin } from '../helpers/media-origin.js';
+import { startWebhookApp, xml } from '../helpers/webhook-app.js';
+import { STATIC_HOSTILE_URLS } from '../net/support/hostile-urls.js';
+
+const DID = '+15550001000';
+const escape = (url: string) => url.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+
+t.ok(STATIC_HOSTILE_URLS.length >= 60, `${STATIC_HOSTILE_URLS.length} hostile URLs`);
+
+t.test('inline markup naming a hostile URL is refused with 422 on markup; nothing is dialled', async (t) => {
+  const h = await startHarness(t);
+  const { id } = h.account();
+  new NumberService(h.store.numbers).add(DID, id, {});
+  let refused = 0;
+  for (const url of STATIC_HOSTILE_URLS) {
+    for (const doc of [`<Play>${escape(url)}</Play>`, `<Redirect>${escape(url)}</Redirect>`, `<Gather action="${escape(url).replace(/"/g, '&quot;')}"><Play>${escape(url)}</Play></Gather>`]) {
+      const res = await h.request('POST', '/api/calls', { body: { from: DID, to: '+15557770001', markup: `<Response>${doc}</Response>` } });
+      if (res.status === 422 && res.body?.errors?.markup?.length > 0) refused++;
+      else t.fail(`accepted: ${doc} → ${res.status} ${res.text}`);
+    }
+  }
+  t.equal(refused, STATIC_HOSTILE_URLS.length * 3, 'every document refused');
+  t.equal((h.store.db.prepare('SELECT COUNT(*) AS n FROM calls').get() as { n: number }).n, 0, 'no call was created');
+});
+
+t.test('fetched markup: hostile <Play> URLs are skipped and fetched by nobody; a hostile <Redirect> is an application error', async (t) => {
+  // The webhook lives on loopback, so this runs with the dev flag; what it admits (plain loopback) is left out, and so
+  // are non-http(s) URLs, which make the whole document invalid markup (the inline test above covers them).
+  const refusedEvenInDev = STATIC_HOSTILE_URLS.filter((u) => /^https?:/.test(u) && !checkTargetUrl(u, { requireHttps: false, allowLoopback: true }).ok);
+  t.ok(refusedEvenInDev.length >= 40, `${refusedEvenInDev.length} http(s) URLs are refused even with the dev flag`);
+  const h = await startHarness(t, { clock: scaledClock(50), env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
+  const { id } = h.account();
+  const app = await startWebhookApp(t);
+  const origin = await startMediaOrigin(t);
+  new NumberService(h.store.numbers).add(DID, id, { webhook_url: `${app.url}/voice` });
+  // Spellings of the media origin itself that the policy refuses: if anyone fetched them, it would see the request.
+  const aimed = [`http://[::ffff:127.0.0.1]:${origin.port}/a.wav`, `http://0.0.0.0:${origin.port}/a.wav`];
+  const plays = [...refusedEvenInDev, ...aimed].map((u) => `<Play>${escape(u)}</Play>`).join('');
+  app.on('/voice', xml(`${plays}<Say>Still here.</Say><Redirect>${escape(`http://[::ffff:127.0.0.1]:${origin.port}/next`)}</Redirect>`));
+
+  const call = h.engine.simulateInbound({ from: '+15557770001', to: DID });
+  await call.ended;
+  await h.app.calls.settled();
+  const row = h.store.db.prepare('SELECT sid, status FROM calls ORDER BY rowid DESC LIMIT 1').get() as { sid: string; status: string };
+  const timeline = h.store.calls.timeline(row.sid);
+  t.equal(timeline.filter((e) => e.kind === 'media-skipped').length, refusedEvenInDev.length + aimed.length, 'each hostile <Play> skipped, visibly');
+  t.ok(call.transcript.some((e) => e.type === 'heard-say' && e.text === 'Still here.'), 'the call went on with the next verb');
+  t.notOk(call.transcript.some((e) => e.type === 'heard-play'), 'no audio from any of them');
+  t.match(timeline.find((e) => e.kind === 'application-error'), { detail: { reason: /refused/ } }, 'the hostile Redirect ends the call as an application error');
+  t.equal(origin.seen.length, 0, 'nobody fetched anything from the origin');
+});
