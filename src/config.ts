@@ -30,6 +30,8 @@ export interface Config {
     media: { listenAddress: string; listenPort: number; advertisedAddress: string | null };
   };
   devAllowLocalTargets: boolean;
+  /** Customer media fetched for <Play> (and later hold and wait audio): disk budget and largest download, in MiB. */
+  mediaCache: { maxMb: number; maxFileMb: number };
 }
 
 export class ConfigError extends Error {
@@ -142,6 +144,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       },
     },
     devAllowLocalTargets: env.RINGBASE_DEV_ALLOW_LOCAL_TARGETS === '1' || d.devAllowLocalTargets,
+    mediaCache: {
+      maxMb: int(env, 'RINGBASE_MEDIA_CACHE_MB', d.mediaCache.maxMb),
+      maxFileMb: int(env, 'RINGBASE_MEDIA_MAX_FILE_MB', d.mediaCache.maxFileMb),
+    },
     ...overrides,
   };
   if ((c.tls.certFile === null) !== (c.tls.keyFile === null)) {

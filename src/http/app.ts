@@ -64,6 +64,8 @@ function tlsOptions(config: Config) {
   return { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) };
 }
 
+const MIB = 1024 * 1024;
+
 /** Builds the whole control plane from its parts; no module-level state, so tests wire their own. */
 export async function createApp(deps: AppDeps): Promise<App> {
   const { config, store, engine, clock, logger, secrets } = deps;
@@ -111,6 +113,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     media: new MediaCache({
       dir: path.join(config.dataDir, 'media-cache'), client: outbound, clock,
       log: logger.child({ component: 'media' }), allowLoopback: config.devAllowLocalTargets,
+      maxBytes: config.mediaCache.maxMb * MIB, maxFileBytes: config.mediaCache.maxFileMb * MIB,
     }),
   };
   const calls = new CallDispatcher(callServices);
