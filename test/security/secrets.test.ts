@@ -1,5 +1,5 @@
 import t from 'tap';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { startHarness } from '../helpers/harness.js';
 
@@ -18,7 +18,8 @@ t.test('no API key, SIP password or TURN secret in logs or in the database in cl
 
   const logs = h.logs.join('');
   t.ok(logs.length > 0, 'something was logged');
-  const files = readdirSync(h.dataDir).map((f) => path.join(h.dataDir, f));
+  // Every file of the data dir, subdirectories (media cache, recordings) included.
+  const files = readdirSync(h.dataDir, { recursive: true }).map((f) => path.join(h.dataDir, String(f))).filter((f) => statSync(f).isFile());
   const db = Buffer.concat(files.map((f) => readFileSync(f)));
   for (const [name, secret] of [['API key', a.key], ['SIP password', password], ['TURN secret', turnSecret]] as const) {
     t.notOk(logs.includes(secret), `${name} not in logs`);
