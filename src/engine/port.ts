@@ -124,6 +124,35 @@ export interface CallRecording {
   stop(): Promise<{ durationMs: number }>;
 }
 
+export interface ConferenceJoinOptions {
+  /** Joins muted (heard by nobody until unmuted). */
+  muted: boolean;
+}
+
+/**
+ * A leg's place in a conference room on the media server carrying the leg (a room lives on one server). The
+ * room exists while it has members; its name is the control plane's conference sid.
+ */
+export interface ConferenceMember {
+  readonly room: string;
+  /** Resolves once, when the leg is out of the room: removed, the room ended, or the leg hung up. */
+  readonly left: Promise<void>;
+  /** Not heard by the room while muted. */
+  setMuted(muted: boolean): Promise<void>;
+  /** On hold: not heard, hears nothing of the room, hears `music` in a loop instead (silence when null). */
+  hold(music: LocalMedia | null): Promise<void>;
+  /** Back in the room, muted or not as before the hold. */
+  unhold(): Promise<void>;
+  /** Coaching: heard only by `target` (another member of the room); null makes it heard by everyone again. */
+  coach(target: ConferenceMember | null): Promise<void>;
+  /** Plays to the whole room once; resolves when it has played (or the member left). */
+  announce(media: LocalMedia): Promise<void>;
+  /** Takes the leg out of the room; the leg stays up. Idempotent. */
+  leave(): Promise<void>;
+  /** Hangs up every leg in the room (conference ended). */
+  endRoom(): Promise<void>;
+}
+
 export interface LegEvents {
   dtmf: (digit: string) => void;
   hangup: (info: HangupInfo) => void;
@@ -146,6 +175,8 @@ export interface CallLeg {
   collectDigits(opts: CollectOptions): Promise<CollectResult>;
   record(opts: RecordOptions): Promise<RecordResult>;
   startCallRecording(opts: CallRecordingOptions): Promise<CallRecording>;
+  /** Joins the room (created on first join); rejects with EngineError when the media server does not confirm in time. */
+  joinConference(room: string, opts: ConferenceJoinOptions): Promise<ConferenceMember>;
   /** Connects audio both ways; resolves when either leg ends (the other is left up) or a later bridge replaces this one. */
   bridge(other: CallLeg): Promise<void>;
   /** Ends the leg and frees everything it holds (recordings stopped, bridges broken). Idempotent. */

@@ -42,6 +42,11 @@ const TONE_MS = 70;
 /** Per frequency, about -13 dBFS: far above FreeSWITCH's (spandsp's) detection threshold, no clipping, no twist. */
 const TONE_LEVEL = 0.22;
 
+/** A steady tone as A-law audio (8 kHz), e.g. to tell callers apart by what the others hear. */
+export function toneAlaw(hz: number, ms: number, level = 0.3): Buffer {
+  return Buffer.from(Array.from({ length: Math.round(ms * 8) }, (_, i) => toAlaw(level * Math.sin((2 * Math.PI * hz * i) / 8000))));
+}
+
 /** A key as in-band audio (A-law, 8 kHz): 70 ms of its two tones, then 70 ms of silence, in whole 20 ms frames. */
 export function dtmfTone(key: string): Buffer {
   const row = DTMF_ROWS.findIndex((r) => r.includes(key));

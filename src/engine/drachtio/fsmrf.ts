@@ -15,6 +15,8 @@ export interface Endpoint {
   readonly local: { sdp: string };
   readonly dialog: Srf.Dialog;
   readonly connected: boolean;
+  /** The channel's event-socket connection (events filtered to this channel): conference joins are confirmed on it. */
+  readonly conn: { on(event: string, fn: (evt: EslEvent) => void): void; removeListener(event: string, fn: (evt: EslEvent) => void): void };
   on(event: 'dtmf', fn: (e: { dtmf: string; source?: string }) => void): this;
   on(event: 'destroy', fn: (e?: { reason?: string }) => void): this;
   on(event: string, fn: (...args: any[]) => void): this;

@@ -5,11 +5,12 @@
 import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
 import {
-  isEngineLost, type CallLeg, type CallRecording, type CallRecordingOptions, type CollectOptions, type CollectResult,
+  isEngineLost, type CallLeg, type CallRecording, type ConferenceJoinOptions, type ConferenceMember, type CallRecordingOptions, type CollectOptions, type CollectResult,
   type EngineLostCause, type HangupInfo, type LegEvents, type LocalMedia, type RecordOptions, type RecordResult, type SayOptions,
 } from '../port.js';
 import { causeOfQ850 } from './causes.js';
 import { collectDigits } from './collect.js';
+import { joinConference } from './conference.js';
 import { bye, isUp } from './dialogs.js';
 import { DigitBuffer } from './digits.js';
 import type { Endpoint } from './fsmrf.js';
@@ -105,6 +106,11 @@ export class DrachtioLeg implements CallLeg, MediaContext {
     const rec = await startCallRecording(this, opts);
     this.#recordings.add(rec);
     return rec;
+  }
+
+  joinConference(room: string, opts: ConferenceJoinOptions): Promise<ConferenceMember> {
+    this.#unbridge?.();
+    return joinConference(this, room, opts);
   }
 
   async bridge(other: CallLeg): Promise<void> {

@@ -7,6 +7,7 @@ import {
 } from '../port.js';
 import { SandboxIncomingCall } from './incoming.js';
 import { Line, type Direction, type SandboxFaults } from './line.js';
+import { SandboxRooms } from './conference.js';
 import { DEFAULT_SPEAK_MS } from './media-timing.js';
 import { dial } from './outbound.js';
 import { RemoteParty, type CallerScript, type InCallScript, type PartyScript, type SimulatedCall } from './party.js';
@@ -41,6 +42,8 @@ export class SandboxEngine implements EnginePort {
   #handler: IncomingCallHandler | null = null;
   /** Test-controlled failures; see SandboxFaults. */
   readonly faults: SandboxFaults = { recordingCommand: null };
+  /** Conference rooms of this engine's calls (tests ask who hears whom). */
+  readonly rooms = new SandboxRooms();
   #nextId = 1;
   #running = false;
 
@@ -126,7 +129,7 @@ export class SandboxEngine implements EnginePort {
   activeLegs(): number { return this.#lines.size; }
 
   #open(direction: Direction, from: string, to: string, script: InCallScript): Line {
-    const line = new Line(this.clock, { id: `sbx-${this.#nextId++}`, from, to, direction, speakMs: script.speakMs ?? DEFAULT_SPEAK_MS }, this.faults);
+    const line = new Line(this.clock, { id: `sbx-${this.#nextId++}`, from, to, direction, speakMs: script.speakMs ?? DEFAULT_SPEAK_MS }, this.faults, this.rooms);
     this.#lines.add(line);
     line.onEnd(() => this.#lines.delete(line));
     return line;

@@ -1,7 +1,8 @@
 // The platform's handle on an answered simulated call. Media and digit logic live in their own modules; this
 // class wires them to one Line and adds events, bridging and hangup.
 import type {
-  CallLeg, CallRecording, CallRecordingOptions, CollectOptions, CollectResult, HangupInfo, LegEvents, LocalMedia,
+  CallLeg, CallRecording, CallRecordingOptions, CollectOptions, CollectResult, ConferenceJoinOptions, ConferenceMember,
+  HangupInfo, LegEvents, LocalMedia,
   RecordOptions, RecordResult, SayOptions,
 } from '../port.js';
 import { collectDigits } from './collect.js';
@@ -56,6 +57,11 @@ export class SandboxLeg implements CallLeg {
 
   async startCallRecording(opts: CallRecordingOptions): Promise<CallRecording> {
     return startCallRecording(this.#line, opts);
+  }
+
+  async joinConference(room: string, opts: ConferenceJoinOptions): Promise<ConferenceMember> {
+    this.#unbridge?.();
+    return this.#line.rooms.join(this.#line, room, opts);
   }
 
   async bridge(other: CallLeg): Promise<void> {

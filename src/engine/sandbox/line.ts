@@ -5,6 +5,7 @@ import type { Clock, TimerHandle } from '../../clock.js';
 import type { HangupInfo } from '../port.js';
 import { Transcript } from './transcript.js';
 import type { Media } from './media-timing.js';
+import type { SandboxRooms } from './conference.js';
 
 export type Direction = 'inbound' | 'outbound';
 
@@ -49,7 +50,7 @@ export class Line {
   #rang = false;
   #resolveEnded!: (info: HangupInfo) => void;
 
-  constructor(readonly clock: Clock, init: LineInit, readonly faults: SandboxFaults = { recordingCommand: null }) {
+  constructor(readonly clock: Clock, init: LineInit, readonly faults: SandboxFaults, readonly rooms: SandboxRooms) {
     ({ id: this.id, from: this.from, to: this.to, direction: this.direction, speakMs: this.speakMs } = init);
     this.#startedAt = clock.now();
     this.transcript = new Transcript(() => clock.now() - this.#startedAt);

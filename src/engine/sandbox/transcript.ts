@@ -13,6 +13,7 @@ export type TranscriptEntry =
   | { type: 'pressed'; digit: string }
   | { type: 'recording-started' | 'recording-stopped'; file: string }
   | { type: 'bridged'; to: string }
+  | { type: 'conference-joined' | 'conference-left'; room: string }
   /** `by` is from the platform's point of view, as in HangupInfo: 'remote' means the simulated party. */
   | { type: 'hangup'; cause: HangupCause; by: HangupInfo['by']; sipStatus?: number };
 

@@ -18,6 +18,8 @@ function callerLine(e: Record<string, unknown>): string {
     case 'answered': return 'Answered';
     case 'rejected': return `Refused (${String(e.reason)})`;
     case 'bridged': return `Connected to ${String(e.to)}`;
+    case 'conference-joined': return 'Caller joins the conference';
+    case 'conference-left': return 'Caller leaves the conference';
     case 'hangup': return `Call ends (${String(e.cause)}, by ${e.by === 'local' ? 'the platform' : 'the caller'})`;
     default: return String(e.type);
   }

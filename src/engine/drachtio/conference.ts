@@ -1,0 +1,121 @@
+// A leg in a mod_conference room. The `conference` application holds the channel for as long as the leg is a
+// member, so joining is one execute whose completion is the leave; the join itself is confirmed by FreeSWITCH's
+// add-member event for this channel (with a deadline). Member and room operations that fsmrf's Conference class
+// lacks (hold music to one member, relate for coaching, ending the room) are `conference <room> ...` API commands.
+import { EngineError, type ConferenceJoinOptions, type ConferenceMember, type LocalMedia } from '../port.js';
+import type { Endpoint, EslEvent } from './fsmrf.js';
+import { playTarget } from './media.js';
+import { quietly, type MediaContext } from './media-context.js';
+
+export const JOIN_TIMEOUT_MS = 5_000;
+const MAINTENANCE = 'conference::maintenance';
+
+type Leg = Pick<MediaContext, 'ep' | 'ended' | 'isEnded' | 'log'>;
+
+/** FreeSWITCH room names are the control plane's sids; anything else could smuggle API syntax into commands. */
+function checkRoom(room: string): void {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(room)) throw new EngineError(`invalid conference room name: ${room}`);
+}
+
+export async function joinConference(leg: Leg, room: string, opts: ConferenceJoinOptions): Promise<ConferenceMember> {
+  checkRoom(room);
+  if (leg.isEnded) throw new EngineError('the leg has ended');
+  const { ep } = leg;
+  let onEvent: ((evt: EslEvent) => void) | undefined;
+  const joined = new Promise<string>((resolve, reject) => {
+    onEvent = (evt) => {
+      if (evt.getHeader('Event-Subclass') !== MAINTENANCE || evt.getHeader('Conference-Name') !== room) return;
+      if (evt.getHeader('Action') === 'add-member') resolve(evt.getHeader('Member-ID') ?? '');
+    };
+    ep.conn.on('esl::event::CUSTOM::*', onEvent);
+    setTimeout(() => reject(new EngineError(`conference ${room}: the media server did not confirm the join within ${JOIN_TIMEOUT_MS} ms`)), JOIN_TIMEOUT_MS).unref();
+    void leg.ended.then(() => reject(new EngineError('the leg ended while joining')));
+  });
+  // Resolves when the conference application returns: the member is out of the room.
+  const left = ep.execute('conference', `${room}@default${opts.muted ? '+flags{mute}' : ''}`).then(() => undefined, () => undefined);
+  try {
+    const memberId = await joined;
+    if (!/^\d+$/.test(memberId)) throw new EngineError(`conference ${room}: add-member without a member id`);
+    return new DrachtioMember(leg, room, memberId, opts.muted, Promise.race([left, leg.ended.then(() => undefined)]));
+  } catch (err) {
+    // A join that was not confirmed must not leave the channel in a room nobody tracks.
+    await quietly(leg, 'conference join cleanup', () => ep.api('uuid_break', `${ep.uuid} all`));
+    throw err;
+  } finally {
+    ep.conn.removeListener('esl::event::CUSTOM::*', onEvent!);
+  }
+}
+
+class DrachtioMember implements ConferenceMember {
+  #muted: boolean;
+  #held = false;
+  #out = false;
+
+  constructor(private readonly leg: Leg, readonly room: string, readonly memberId: string, muted: boolean, readonly left: Promise<void>) {
+    this.#muted = muted;
+    void left.then(() => { this.#out = true; });
+  }
+
+  get #ep(): Endpoint { return this.leg.ep; }
+
+  /** One `conference <room> <command>` API call; failures after the member left are expected and quiet. */
+  async #api(command: string): Promise<string> {
+    if (this.#out) return '';
+    const evt = await quietly(this.leg, `conference ${command}`, () => this.#ep.api('conference', `${this.room} ${command}`));
+    return evt?.getBody() ?? '';
+  }
+
+  async setMuted(muted: boolean): Promise<void> {
+    this.#muted = muted;
+    if (!this.#held) await this.#api(`${muted ? 'mute' : 'unmute'} ${this.memberId}`);
+  }
+
+  async hold(music: LocalMedia | null): Promise<void> {
+    this.#held = true;
+    await this.#api(`mute ${this.memberId}`);
+    await this.#api(`deaf ${this.memberId}`);
+    await this.#api(`stop current ${this.memberId}`);
+    const file = music ? playTarget(music) : null;
+    // mod_conference repeats a member's file while it is given loops=inf, until `stop`.
+    if (file) await this.#api(`play {loops=inf}${file} ${this.memberId}`);
+  }
+
+  async unhold(): Promise<void> {
+    this.#held = false;
+    // Stopped first: hold music left playing after unhold is a known trap.
+    await this.#api(`stop all ${this.memberId}`);
+    await this.#api(`undeaf ${this.memberId}`);
+    if (!this.#muted) await this.#api(`unmute ${this.memberId}`);
+  }
+
+  /** The room's members as `conference list` prints them: `id;register string;uuid;...` per line. */
+  async #roster(): Promise<Array<{ id: string; uuid: string }>> {
+    return (await this.#api('list')).split('\n').map((line) => line.split(';'))
+      .filter((f) => /^\d+$/.test(f[0] ?? '') && /^[0-9a-f-]{36}$/.test(f[2] ?? ''))
+      .map((f) => ({ id: f[0]!, uuid: f[2]! }));
+  }
+
+  async coach(target: ConferenceMember | null): Promise<void> {
+    const others = (await this.#roster()).map((m) => m.id).filter((id) => id !== this.memberId);
+    const targetId = target instanceof DrachtioMember ? target.memberId : null;
+    for (const other of others) {
+      await this.#api(`relate ${this.memberId} ${other} ${targetId === null || other === targetId ? 'clear' : 'nospeak'}`);
+    }
+  }
+
+  async announce(media: LocalMedia): Promise<void> {
+    const file = playTarget(media);
+    if (file) await this.#api(`play ${file}`);
+  }
+
+  async leave(): Promise<void> {
+    await this.#api(`kick ${this.memberId}`);
+    await this.left;
+  }
+
+  /** mod_conference's `hup all` only removes members; their channels are hung up here, so every leg gets its BYE. */
+  async endRoom(): Promise<void> {
+    const members = await this.#roster();
+    await Promise.all(members.map((m) => quietly(this.leg, 'uuid_kill', () => this.#ep.api('uuid_kill', `${m.uuid} NORMAL_CLEARING`))));
+  }
+}
