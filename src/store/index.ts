@@ -13,6 +13,7 @@ import { UserRepo } from '../users/repo.js';
 import { OrgSettingsRepo } from '../org/settings.js';
 import { LeadRepo } from '../org/leads.js';
 import { SubscriptionRepo } from '../events/subscriptions.js';
+import { ConferenceRepo } from '../conferences/repo.js';
 
 export interface Store {
   db: Db;
@@ -28,6 +29,7 @@ export interface Store {
   orgSettings: OrgSettingsRepo;
   leads: LeadRepo;
   webhookSubscriptions: SubscriptionRepo;
+  conferences: ConferenceRepo;
   close(): void;
 }
 
@@ -49,6 +51,7 @@ export function openStore(dataDir: string, clock: Clock): Store {
     orgSettings: new OrgSettingsRepo(db, clock),
     leads: new LeadRepo(db, clock),
     webhookSubscriptions: new SubscriptionRepo(db, clock),
+    conferences: new ConferenceRepo(db, clock),
     close: () => db.close(),
   };
 }

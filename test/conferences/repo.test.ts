@@ -1,0 +1,71 @@
+import t from 'tap';
+import { FakeClock } from '../../src/clock.js';
+import { openStore } from '../../src/store/index.js';
+import type { NewConference } from '../../src/conferences/repo.js';
+import { tempDir } from '../helpers/harness.js';
+
+function setup(t: Parameters<typeof tempDir>[0]) {
+  const clock = new FakeClock();
+  const store = openStore(tempDir(t), clock);
+  t.teardown(() => store.close());
+  const account = store.accounts.create({ name: 'a', trunking: false, trunkCapacity: 1 });
+  let n = 0;
+  const conf = (name: string, accountId = account.id): NewConference => ({
+    sid: `CF${String(++n).padStart(32, '0')}`, accountId, friendlyName: name, record: false, maxParticipants: 250,
+    statusCallback: null, statusCallbackMethod: 'POST', statusCallbackEvents: ['start', 'end'],
+  });
+  return { clock, store, repo: store.conferences, account, conf };
+}
+
+t.test('a friendly name addresses one open conference; once it completes, the name starts a new one', async (t) => {
+  const { repo, conf, store } = setup(t);
+  const first = repo.openOrCreate(conf('support'));
+  t.equal(first.created, true);
+  t.equal(first.conference.status, 'init');
+  t.same(first.conference.statusCallbackEvents, ['start', 'end']);
+  const again = repo.openOrCreate(conf('support'));
+  t.equal(again.created, false, 'joining the same name finds it');
+  t.equal(again.conference.sid, first.conference.sid);
+  const other = store.accounts.create({ name: 'b', trunking: false, trunkCapacity: 1 });
+  t.not(repo.openOrCreate(conf('support', other.id)).conference.sid, first.conference.sid, 'names are per account');
+
+  t.equal(repo.markStarted(first.conference.sid), true);
+  t.equal(repo.markStarted(first.conference.sid), false, 'starts once');
+  t.equal(repo.markCompleted(first.conference.sid, 'last-participant-left'), true);
+  t.equal(repo.markCompleted(first.conference.sid, 'api'), false, 'ends once');
+  t.match(repo.get(first.conference.sid), { status: 'completed', endReason: 'last-participant-left' });
+  const next = repo.openOrCreate(conf('support'));
+  t.equal(next.created, true);
+  t.not(next.conference.sid, first.conference.sid, 'a new sid for the same name');
+});
+
+t.test('lists newest first with filters and a cursor', async (t) => {
+  const { repo, conf, account } = setup(t);
+  const sids = ['a', 'b', 'c', 'd'].map((name) => repo.openOrCreate(conf(name)).conference);
+  repo.markCompleted(sids[1]!.sid, 'api');
+  t.same(repo.list(account.id, { beforeId: null, limit: 10 }).map((c) => c.friendlyName), ['d', 'c', 'b', 'a']);
+  const page1 = repo.list(account.id, { beforeId: null, limit: 2 });
+  t.same(repo.list(account.id, { beforeId: page1.at(-1)!.id, limit: 2 }).map((c) => c.friendlyName), ['b', 'a']);
+  t.same(repo.list(account.id, { status: 'completed', beforeId: null, limit: 10 }).map((c) => c.friendlyName), ['b']);
+  t.same(repo.list(account.id, { friendlyName: 'c', beforeId: null, limit: 10 }).map((c) => c.friendlyName), ['c']);
+});
+
+t.test('participants: forward-only status, counted only while in progress, flags updated', async (t) => {
+  const { repo, conf, account } = setup(t);
+  const { conference } = repo.openOrCreate(conf('room'));
+  const base = { conferenceSid: conference.sid, accountId: account.id, muted: false, startConferenceOnEnter: true, endConferenceOnExit: false, statusCallback: null };
+  repo.addParticipant({ ...base, callSid: 'CA1' });
+  repo.addParticipant({ ...base, callSid: 'CA2', muted: true });
+  t.equal(repo.countInProgress(conference.sid), 0, 'connecting legs are not counted');
+  t.equal(repo.setParticipantStatus(conference.sid, 'CA1', 'in-progress'), true);
+  t.equal(repo.countInProgress(conference.sid), 1);
+  t.equal(repo.setParticipantStatus(conference.sid, 'CA1', 'completed'), true);
+  t.equal(repo.setParticipantStatus(conference.sid, 'CA1', 'in-progress'), false, 'never back');
+  t.equal(repo.countInProgress(conference.sid), 0);
+  t.match(repo.updateParticipant(conference.sid, 'CA2', { hold: true, holdUrl: 'https://x.example/h.wav', coaching: true, callSidToCoach: 'CA1' }),
+    { muted: true, hold: true, holdUrl: 'https://x.example/h.wav', coaching: true, callSidToCoach: 'CA1' });
+  t.same(repo.participants(conference.sid, { openOnly: true }).map((p) => p.callSid), ['CA2']);
+  t.same(repo.participants(conference.sid).map((p) => p.callSid), ['CA1', 'CA2']);
+  t.equal(repo.nextSequence(conference.sid), 1);
+  t.equal(repo.nextSequence(conference.sid), 2);
+});
