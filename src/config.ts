@@ -32,6 +32,8 @@ export interface Config {
   devAllowLocalTargets: boolean;
   /** Customer media fetched for <Play> (and later hold and wait audio): disk budget and largest download, in MiB. */
   mediaCache: { maxMb: number; maxFileMb: number };
+  /** Networks SIP destinations may reach besides public addresses (PBXs, gateways on private ranges). */
+  sipAllowedNetworks: string[];
 }
 
 export class ConfigError extends Error {
@@ -148,6 +150,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       maxMb: int(env, 'RINGBASE_MEDIA_CACHE_MB', d.mediaCache.maxMb),
       maxFileMb: int(env, 'RINGBASE_MEDIA_MAX_FILE_MB', d.mediaCache.maxFileMb),
     },
+    sipAllowedNetworks: cidrList(env, 'RINGBASE_SIP_ALLOWED_NETWORKS', d.sipAllowedNetworks),
     ...overrides,
   };
   if ((c.tls.certFile === null) !== (c.tls.keyFile === null)) {

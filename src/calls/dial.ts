@@ -2,6 +2,7 @@ import type { CallLeg, OriginateResult, OriginateTarget } from '../engine/port.j
 import type { CallStatus } from '../store/calls.js';
 import { newSid } from '../crypto/tokens.js';
 import { CallSession } from './session.js';
+import { vetOriginateTarget } from './sip-targets.js';
 
 export interface DialRequest {
   targets: OriginateTarget[];
@@ -41,8 +42,14 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
 
   let winner: { sid: string; leg: CallLeg } | undefined;
   const results = await Promise.all(attempts.map(async (a) => {
+    const vetted = await vetOriginateTarget(parent.services, a.target);
+    if (!vetted.ok) {
+      parent.timeline('dial-target-refused', { call_sid: a.sid, to: addressOf(a.target), reason: vetted.reason });
+      store.calls.finish(a.sid, 'failed', 'failed');
+      return { a, status: 'failed' as const };
+    }
     const result: OriginateResult = await engine.originate({
-      target: a.target, callerId: req.callerId, timeoutMs: req.timeoutMs, signal: a.abort.signal,
+      target: vetted.target, callerId: req.callerId, timeoutMs: req.timeoutMs, signal: a.abort.signal,
       onRinging: () => store.calls.setStatus(a.sid, 'ringing'),
     });
     if (result.answered) {

@@ -6,6 +6,7 @@ import type { CallServices } from './services.js';
 import { CallSession } from './session.js';
 import { trackStatusCallbacks, type StatusCallbackTarget } from './call-status-events.js';
 import type { Flow } from './flow.js';
+import { vetOriginateTarget } from './sip-targets.js';
 import { fetchAndRun, runMarkup } from './interpreter.js';
 
 export type MarkupSource =
@@ -50,8 +51,14 @@ export function placeCall(services: CallServices, req: PlaceCall): { call: CallR
 async function run(session: CallSession, req: PlaceCall, progress: (e: 'ringing' | 'in-progress') => void): Promise<void> {
   const { engine, store } = session.services;
   session.timeline('originate', { to: req.to, timeout_ms: req.timeoutMs });
+  const vetted = await vetOriginateTarget(session.services, req.target);
+  if (!vetted.ok) {
+    session.timeline('target-refused', { to: req.to, reason: vetted.reason });
+    await session.finish({ cause: 'failed', by: 'remote' });
+    return;
+  }
   const result = await engine.originate({
-    target: req.target, callerId: req.from, timeoutMs: req.timeoutMs,
+    target: vetted.target, callerId: req.from, timeoutMs: req.timeoutMs,
     onRinging: () => { store.calls.setStatus(session.sid, 'ringing'); progress('ringing'); },
   });
   if (!result.answered) {

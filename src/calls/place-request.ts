@@ -1,6 +1,6 @@
 import type { OriginateTarget } from '../engine/port.js';
-import { detectFormat, formatIssues, MarkupError, parseMarkup, targetUrlsOf } from '../markup/index.js';
-import type { UrlCheck } from '../net/index.js';
+import { detectFormat, formatIssues, MarkupError, parseMarkup, sipUrisOf, targetUrlsOf } from '../markup/index.js';
+import type { SipStaticCheck, UrlCheck } from '../net/index.js';
 import { E164 } from '../numbers/settings.js';
 import type { Store } from '../store/index.js';
 import type { FieldErrors } from '../http/errors.js';
@@ -18,11 +18,14 @@ function targetFor(to: string, trunkEndpoint: string | null): OriginateTarget | 
   return null;
 }
 
+/** The target policy as a request sees it: URLs, and SIP URIs before their names are resolved. */
+export interface PlacementChecks { url(url: string): UrlCheck; sip(uri: string): SipStaticCheck }
+
 /**
  * Checks a place-call request against the account's own state (its numbers and trunks) and turns it into a
  * placement. Everything wrong is reported at once, keyed by field, before anything is dialled.
  */
-export function toPlacement(store: Store, accountId: number, body: CallCreateInput, checkUrl: (url: string) => UrlCheck): { ok: true; placement: PlaceCall } | { ok: false; errors: FieldErrors } {
+export function toPlacement(store: Store, accountId: number, body: CallCreateInput, checks: PlacementChecks): { ok: true; placement: PlaceCall } | { ok: false; errors: FieldErrors } {
   const errors: FieldErrors = {};
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
 
@@ -40,6 +43,10 @@ export function toPlacement(store: Store, accountId: number, body: CallCreateInp
   }
   const target = targetFor(body.to, trunkEndpoint);
   if (!target) add('to', 'The to field must be an E.164 number, a sip: URI or client:<identity>.');
+  else if (target.kind === 'sip') {
+    const sip = checks.sip(target.uri);
+    if (!sip.ok) add('to', `The SIP destination ${target.uri} is refused: ${sip.reason}.`);
+  }
 
   let markup: PlaceCall['markup'] | null = null;
   if ((body.url === undefined) === (body.markup === undefined)) add('url', 'Give either url or markup (one of them).');
@@ -49,8 +56,12 @@ export function toPlacement(store: Store, accountId: number, body: CallCreateInp
       const format = detectFormat(body.markup!);
       const verbs = parseMarkup(body.markup!, format);
       for (const url of targetUrlsOf(verbs)) {
-        const check = checkUrl(url);
+        const check = checks.url(url);
         if (!check.ok) add('markup', `The URL ${url} is refused: ${check.reason}.`);
+      }
+      for (const uri of sipUrisOf(verbs)) {
+        const check = checks.sip(uri);
+        if (!check.ok) add('markup', `The SIP destination ${uri} is refused: ${check.reason}.`);
       }
       markup = { kind: 'inline', verbs, format };
     } catch (err) {

@@ -6,6 +6,7 @@ import type { CustomerHttp } from './customer-http.js';
 import type { LifecycleEvents } from '../events/lifecycle.js';
 import type { CallWatch } from './watch.js';
 import type { MediaCache } from '../media/media-cache.js';
+import type { SipTargetPolicy } from '../net/index.js';
 
 /** What a call needs from the rest of the platform, wired once by createApp. */
 export interface CallServices {
@@ -22,4 +23,6 @@ export interface CallServices {
   watch: CallWatch;
   /** Customer media (<Play> URLs) fetched under the target policy into local files the engine plays. */
   media: MediaCache;
+  /** SIP destinations (API `to`, <Dial><Sip>, conference participants) are vetted and pinned here. */
+  sip: SipTargetPolicy;
 }

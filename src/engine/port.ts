@@ -202,7 +202,8 @@ export interface IncomingCall {
 
 export type OriginateTarget =
   | { kind: 'number'; number: string }
-  | { kind: 'sip'; uri: string; username?: string; password?: string }
+  /** `via`: the vetted address the INVITE is sent to (sip:ADDR:PORT;transport=T), so DNS is not asked again. */
+  | { kind: 'sip'; uri: string; username?: string; password?: string; via?: string }
   | { kind: 'client'; identity: string }
   | { kind: 'trunk'; endpointName: string; number: string };
 

@@ -20,7 +20,7 @@ import { recordingRoutes } from './live/recordings.js';
 import { CpsLimiter } from '../calls/cps-limiter.js';
 import { handleTrunkCall } from '../calls/trunk-calls.js';
 import path from 'node:path';
-import { createGuardedClient } from '../net/index.js';
+import { createGuardedClient, SipTargetPolicy } from '../net/index.js';
 import { SigningSecrets } from '../accounts/signing-secret.js';
 import { CustomerHttp } from '../calls/customer-http.js';
 import { CallDispatcher } from '../calls/dispatcher.js';
@@ -114,6 +114,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
       dir: path.join(config.dataDir, 'media-cache'), client: outbound, clock,
       log: logger.child({ component: 'media' }), allowLoopback: config.devAllowLocalTargets,
       maxBytes: config.mediaCache.maxMb * MIB, maxFileBytes: config.mediaCache.maxFileMb * MIB,
+    }),
+    sip: new SipTargetPolicy({
+      allowLoopback: config.devAllowLocalTargets, allowedNetworks: config.sipAllowedNetworks,
+      carrierHosts: () => store.carriers.list().map((c) => c.host),
     }),
   };
   const calls = new CallDispatcher(callServices);

@@ -24,3 +24,8 @@ export function targetUrlsOf(verbs: readonly Verb[]): string[] {
   });
   return [...mediaUrlsOf(verbs), ...named.filter((u): u is string => u !== undefined && /^[a-z][a-z0-9+.-]*:/i.test(u))];
 }
+
+/** Every SIP URI a document would have the platform dial (<Dial><Sip>). */
+export function sipUrisOf(verbs: readonly Verb[]): string[] {
+  return verbs.flatMap((verb) => (verb.verb === 'dial' ? verb.targets.flatMap((t) => (t.type === 'sip' ? [t.uri] : [])) : []));
+}

@@ -8,3 +8,7 @@ export { classifyIp, isPlainLoopback, parseCidr, cidrContains } from './ip-polic
 export type { Cidr, IpCategory, IpVerdict } from './ip-policy.js';
 export { sign, verify, parseSignatureHeader, SIGNATURE_HEADER, DEFAULT_TOLERANCE_SECONDS } from './signature.js';
 export type { ParsedSignature, VerifyResult } from './signature.js';
+export { SipTargetPolicy } from './sip-policy.js';
+export type { SipPolicyOptions, VettedSipTarget, SipVet, SipStaticCheck } from './sip-policy.js';
+export { parseSipUri } from './sip-uri.js';
+export type { SipUriParts, SipTransport } from './sip-uri.js';

@@ -98,12 +98,15 @@ function checkAddress(host: string): UrlCheck | null {
 }
 
 function checkName(host: string): UrlCheck | null {
-  const internal =
-    INTERNAL_NAMES.has(host) ||
+  return isInternalName(host) ? refuse('internal_hostname', `${host} is an internal host name`) : null;
+}
+
+/** Names that reach the machine itself or the LAN by convention, whatever DNS says; `host` normalized. */
+export function isInternalName(host: string): boolean {
+  return INTERNAL_NAMES.has(host) ||
     INTERNAL_SUFFIXES.some((suffix) => host === suffix || host.endsWith(`.${suffix}`)) ||
     // Single-label names (`metadata`, `intranet`) resolve via search domains to internal hosts.
     !host.includes('.');
-  return internal ? refuse('internal_hostname', `${host} is an internal host name`) : null;
 }
 
 function refuse(code: UrlPolicyCode, reason: string): UrlCheck {

@@ -44,7 +44,7 @@ function routeOf(target: OriginateTarget, deps: OriginateDeps): Route | null {
       return carrier ? { uri: gatewayUri(carrier, target.number), to: target.number } : null;
     }
     case 'sip':
-      return { uri: target.uri, to: target.uri, ...(target.username && target.password ? { auth: { username: target.username, password: target.password } } : {}) };
+      return { uri: target.uri, to: target.uri, ...(target.via ? { proxy: target.via } : {}), ...(target.username && target.password ? { auth: { username: target.username, password: target.password } } : {}) };
     case 'trunk': {
       const [reg] = deps.registrar.lookup(target.endpointName);
       return reg ? { uri: withUser(reg.contact, target.number), proxy: reg.proxy, to: target.number, lateOffer: WEBRTC_TRANSPORTS.has(reg.transport) } : null;

@@ -38,6 +38,7 @@ export class SandboxEngine implements EnginePort {
   readonly #provisioned = new Map<string, TrunkCredentials>();
   readonly #parties = new Map<string, PartyScript>();
   readonly #partyCalls = new Map<string, RemoteParty[]>();
+  readonly #originated: OriginateTarget[] = [];
   readonly #lines = new Set<Line>();
   #handler: IncomingCallHandler | null = null;
   /** Test-controlled failures; see SandboxFaults. */
@@ -105,10 +106,14 @@ export class SandboxEngine implements EnginePort {
   setParty(address: string, script: PartyScript): void { this.#parties.set(address, script); }
 
   /** Every call placed to `address`, oldest first. */
+  /** Every target the platform asked this engine to dial, in order (what a policy let through). */
+  originated(): OriginateTarget[] { return [...this.#originated]; }
+
   partyCalls(address: string): SimulatedCall[] { return [...(this.#partyCalls.get(address) ?? [])]; }
 
   /** Never rejects: even a malformed request comes back as a failed attempt. */
   async originate(req: OriginateRequest): Promise<OriginateResult> {
+    this.#originated.push(req.target);
     try {
       const address = partyAddress(req.target);
       const script = this.#parties.get(address) ?? UNSCRIPTED;

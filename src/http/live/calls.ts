@@ -5,8 +5,10 @@ import type { CpsLimiter } from '../../calls/cps-limiter.js';
 import { placeCall } from '../../calls/outbound.js';
 import type { CallDispatcher } from '../../calls/dispatcher.js';
 import { toPlacement } from '../../calls/place-request.js';
+import type { PlaceCall } from '../../calls/outbound.js';
+import { sipUrisOf } from '../../markup/index.js';
 import type { CallRecord } from '../../store/calls.js';
-import { errors } from '../errors.js';
+import { errors, type FieldErrors } from '../errors.js';
 import { CallCreateBody, CallList, CallListQuery, CallResource, type CallCreateInput, type CallListInput } from '../schemas/call.js';
 import { callView } from './call-views.js';
 
@@ -20,6 +22,22 @@ export function loadCall(services: CallServices, req: FastifyRequest<{ Params: {
   return call;
 }
 
+/**
+ * Names in SIP destinations judged on what they resolve to now, so a name pointing inside is a 422 rather than
+ * a failed call. A name that does not resolve yet is let through: the dial re-checks it and fails visibly.
+ */
+async function refusedSipNames(services: CallServices, placement: PlaceCall): Promise<FieldErrors | null> {
+  const named: Array<[field: string, uri: string]> = [];
+  if (placement.target.kind === 'sip') named.push(['to', placement.target.uri]);
+  if (placement.markup.kind === 'inline') named.push(...sipUrisOf(placement.markup.verbs).map((uri): [string, string] => ['markup', uri]));
+  const errors: FieldErrors = {};
+  for (const [field, uri] of named) {
+    const vet = await services.sip.vet(uri);
+    if (!vet.ok && !vet.unresolvable) (errors[field] ??= []).push(`The SIP destination ${uri} is refused: ${vet.reason}.`);
+  }
+  return Object.keys(errors).length > 0 ? errors : null;
+}
+
 export async function callRoutes(app: FastifyInstance, deps: { services: CallServices; cps: CpsLimiter; dispatcher: CallDispatcher }): Promise<void> {
   const { services, cps, dispatcher } = deps;
   const { store, engine } = services;
@@ -31,8 +49,10 @@ export async function callRoutes(app: FastifyInstance, deps: { services: CallSer
       response: { 201: CallResource, 422: { $ref: 'LiveValidationError#' }, 429: { $ref: 'LiveError#' }, 500: { $ref: 'LiveError#' } },
     },
   }, async (req, reply) => {
-    const checked = toPlacement(store, req.account.id, req.body, (url) => services.media.check(url));
+    const checked = toPlacement(store, req.account.id, req.body, { url: (url) => services.media.check(url), sip: (uri) => services.sip.check(uri) });
     if (!checked.ok) throw errors.validation(checked.errors);
+    const resolvedRefusals = await refusedSipNames(services, checked.placement);
+    if (resolvedRefusals) throw errors.validation(resolvedRefusals);
     const health = engine.health();
     if (!health.ok) throw errors.callNotPlaced(`the call engine is unavailable (${health.detail})`);
     const route = engine.routeProblem?.(checked.placement.target);

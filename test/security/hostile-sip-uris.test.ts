@@ -1,0 +1,69 @@
+// The hostile SIP destination corpus on every surface that takes a SIP URI: the API's `to` and inline
+// <Dial><Sip> are refused with 422 before anything is dialled; a fetched document's hostile <Sip> targets each
+// fail visibly (timeline) and are never handed to the engine. The dashboard takes no SIP URI (its test call
+// dials the account's own numbers).
+import t from 'tap';
+import { NumberService } from '../../src/numbers/service.js';
+import { startHarness } from '../helpers/harness.js';
+import { scaledClock } from '../helpers/scaled-clock.js';
+import { startWebhookApp, xml } from '../helpers/webhook-app.js';
+import { HOSTILE_SIP_URIS } from '../net/support/hostile-sip-uris.js';
+
+const DID = '+15550001000';
+const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+const callCount = (h: { store: { db: { prepare(sql: string): { get(): unknown } } } }) =>
+  (h.store.db.prepare('SELECT COUNT(*) AS n FROM calls').get() as { n: number }).n;
+
+t.ok(HOSTILE_SIP_URIS.length >= 20, `${HOSTILE_SIP_URIS.length} hostile SIP URIs`);
+
+t.test('API: a hostile `to` or inline <Dial><Sip> is a 422 that says why; nothing is dialled', async (t) => {
+  for (const env of [{}, { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' }] as Array<Record<string, string>>) {
+    const h = await startHarness(t, { env });
+    const { id } = h.account();
+    new NumberService(h.store.numbers).add(DID, id, {});
+    for (const uri of HOSTILE_SIP_URIS) {
+      const direct = await h.request('POST', '/api/calls', { body: { from: DID, to: uri, markup: '<Response><Hangup/></Response>' } });
+      t.equal(direct.status, 422, `to ${uri}: 422`);
+      t.match(direct.body?.errors?.to?.[0], /refused|not a|not allowed|not a valid|out of range|carries/, `to ${uri}: ${direct.body?.errors?.to?.[0]}`);
+      const inline = await h.request('POST', '/api/calls', { body: { from: DID, to: '+15557770001', markup: `<Response><Dial><Sip>${escape(uri)}</Sip></Dial></Response>` } });
+      t.equal(inline.status, 422, `inline <Sip>${uri}: 422`);
+      t.ok(inline.body?.errors?.markup?.length > 0, `inline <Sip>${uri}: error on markup`);
+    }
+    t.equal(callCount(h), 0, 'no call was created');
+    t.same(h.engine.originated(), [], 'the engine was asked to dial nothing');
+  }
+});
+
+t.test('fetched markup: each hostile <Sip> fails visibly and is never dialled; the call goes on', async (t) => {
+  const h = await startHarness(t, { clock: scaledClock(50), env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
+  const { id } = h.account();
+  const app = await startWebhookApp(t);
+  new NumberService(h.store.numbers).add(DID, id, { webhook_url: `${app.url}/voice` });
+  // Up to 10 targets per <Dial>: the corpus in chunks, each a Dial whose every target must be refused.
+  const chunks: string[][] = [];
+  for (let i = 0; i < HOSTILE_SIP_URIS.length; i += 10) chunks.push(HOSTILE_SIP_URIS.slice(i, i + 10));
+  const dials = chunks.map((c) => `<Dial timeout="5">${c.map((u) => `<Sip>${escape(u)}</Sip>`).join('')}</Dial>`).join('');
+  app.on('/voice', xml(`${dials}<Say>Still here.</Say>`));
+
+  const call = h.engine.simulateInbound({ from: '+15557770001', to: DID });
+  await call.ended;
+  await h.app.calls.settled();
+  const parent = h.store.db.prepare("SELECT sid FROM calls WHERE parent_sid IS NULL ORDER BY rowid DESC LIMIT 1").get() as { sid: string };
+  const refused = h.store.calls.timeline(parent.sid).filter((e) => e.kind === 'dial-target-refused');
+  t.equal(refused.length, HOSTILE_SIP_URIS.length, 'one timeline entry per hostile target');
+  const children = h.store.db.prepare('SELECT status FROM calls WHERE parent_sid = ?').all(parent.sid) as Array<{ status: string }>;
+  t.equal(children.length, HOSTILE_SIP_URIS.length, 'each attempt is in the call log');
+  t.ok(children.every((c) => c.status === 'failed'), 'each attempt failed');
+  t.same(h.engine.originated(), [], 'the engine was asked to dial none of them');
+  t.ok(call.transcript.some((e) => e.type === 'heard-say' && e.text === 'Still here.'), 'the call went on with the next verb');
+});
+
+t.test('an allowed SIP destination is dialled at the vetted address', async (t) => {
+  const h = await startHarness(t, { env: { RINGBASE_SIP_ALLOWED_NETWORKS: '10.20.0.0/16' } });
+  const { id } = h.account();
+  new NumberService(h.store.numbers).add(DID, id, {});
+  const res = await h.request('POST', '/api/calls', { body: { from: DID, to: 'sip:pbx@10.20.1.2:5080', markup: '<Response><Hangup/></Response>' } });
+  t.equal(res.status, 201, 'an operator-allowed network is reachable');
+  await h.app.calls.settled();
+  t.match(h.engine.originated(), [{ kind: 'sip', uri: 'sip:pbx@10.20.1.2:5080', via: 'sip:10.20.1.2:5080;transport=udp' }]);
+});
