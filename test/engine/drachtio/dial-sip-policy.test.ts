@@ -1,0 +1,71 @@
+// <Dial><Sip> on the real engines under the SIP target policy: spellings of a listener's loopback address that
+// the policy refuses (even with the dev flag, which admits plain loopback) never get an INVITE from drachtio;
+// the plain spelling does, and an answering party is reached through the pinned address.
+import t, { type Test } from 'tap';
+import { createSocket } from 'node:dgram';
+import { enginesOrSkip } from '../../helpers/engines.js';
+import { xml } from '../../helpers/webhook-app.js';
+import { realDrivers, udpPortTaken } from '../../engine-suite/real-driver.js';
+import { runParty } from '../../engine-suite/real-sipp.js';
+import { freePort } from '../../helpers/server-process.js';
+import { scene, CALLER, DID } from '../../engine-suite/flows.js';
+
+/** A UDP socket on 127.0.0.2 that counts the INVITEs reaching it and turns each down as busy. */
+async function sipListener(t: Test) {
+  const socket = createSocket('udp4');
+  const requests: string[] = [];
+  socket.on('message', (m, from) => {
+    const lines = m.toString().split('\r\n');
+    requests.push(lines[0]!);
+    if (!lines[0]!.startsWith('INVITE ')) return;
+    const echoed = lines.filter((l) => /^(Via|From|To|Call-ID|CSeq):/i.test(l));
+    socket.send(['SIP/2.0 486 Busy Here', ...echoed, 'Content-Length: 0', '', ''].join('\r\n'), from.port, from.address);
+  });
+  await new Promise<void>((r) => socket.bind(0, '127.0.0.2', () => r()));
+  t.teardown(() => socket.close());
+  return { port: socket.address().port, invites: () => requests.filter((l) => l.startsWith('INVITE ')) };
+}
+
+const bins = enginesOrSkip(t);
+if (bins) {
+  t.setTimeout(4 * 60_000);
+  const make = realDrivers(t, bins);
+
+  t.test('hostile spellings of a listening address get no INVITE; the plain spelling does', async (t) => {
+    const d = await make(t);
+    const s = await scene(t, d);
+    const listener = await sipListener(t);
+    const p = listener.port;
+    const hostile = [`sip:bob@2130706434:${p}`, `sip:bob@0x7f000002:${p}`, `sip:bob@127.0.2:${p}`, `sip:bob@[::ffff:127.0.0.2]:${p}`,
+      `sip:bob@[::ffff:7f00:2]:${p}`, `sip:bob@localhost.localdomain:${p}`, `sip:bob@sip.example.com:${p};maddr=127.0.0.2`];
+    s.app.on('/voice', xml(`<Dial timeout="5">${hostile.map((u) => `<Sip>${u}</Sip>`).join('')}</Dial><Say>Next.</Say>`));
+    const call = await d.inbound(CALLER, DID);
+    await call.ended;
+    const final = await s.finalCall();
+    t.equal(final.status, 'completed');
+    t.equal(d.h.store.calls.timeline(final.sid).filter((e) => e.kind === 'dial-target-refused').length, hostile.length, 'each refused visibly');
+    t.same(listener.invites(), [], 'the listener received no INVITE');
+
+    s.app.on('/voice', xml(`<Dial timeout="5"><Sip>sip:bob@127.0.0.2:${p}</Sip></Dial><Hangup/>`));
+    const control = await d.inbound(CALLER, DID);
+    await control.ended;
+    await s.finalCall();
+    t.ok(listener.invites().length >= 1, `the plain loopback spelling (allowed by the dev flag) was dialled: ${listener.invites()[0]}`);
+  });
+
+  t.test('an allowed SIP destination is reached through the pinned address and bridged', async (t) => {
+    const d = await make(t);
+    const s = await scene(t, d);
+    const port = await freePort();
+    const party = await runParty(port, { behavior: 'answer', hangupAfterMs: 2_000 }, d.scratch);
+    t.teardown(() => party.kill());
+    await udpPortTaken(port);
+    s.app.on('/voice', xml(`<Dial timeout="10"><Sip>sip:bob@127.0.0.1:${port}</Sip></Dial><Hangup/>`));
+    const call = await d.inbound(CALLER, DID);
+    await call.ended;
+    const final = await s.finalCall();
+    const child = d.h.store.db.prepare('SELECT status, duration FROM calls WHERE parent_sid = ?').get(final.sid) as { status: string; duration: number };
+    t.equal(child.status, 'completed', 'the party answered');
+    t.equal(await party.exited, 0, 'the party completed its scenario');
+  });
+}
