@@ -1,4 +1,5 @@
 import pino, { type Logger, type DestinationStream } from 'pino';
+import { serializeRequest } from './log-redaction.js';
 
 // Secrets must never reach a log line, whatever object a caller happens to log.
 export const REDACT_PATHS = [
@@ -9,5 +10,6 @@ export const REDACT_PATHS = [
 ];
 
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, destination);
+  // The req serializer replaces fastify's (which logs the URL with its query string as sent).
+  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, serializers: { req: serializeRequest } }, destination);
 }
