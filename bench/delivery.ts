@@ -46,7 +46,7 @@ async function durable(): Promise<number> {
   const account = store.accounts.create({ name: 'bench', trunking: false, trunkCapacity: 1 });
   store.orgSettings.allowHost(account.id, '127.0.0.1');
   store.webhookSubscriptions.create({
-    accountId: account.id, eventType: 'call-start', targetUrl: target, headers: {}, deliveryMode: 'async',
+    accountId: account.id, eventType: 'call-start', targetUrl: target, deliveryMode: 'async',
     timeoutMs: 5000, maxRetries: 5, secretSealed: secrets.seal('whsec_bench'), payloadTemplate: null,
   });
   const system = createEventSystem({ store, clock, secrets, log: pino({ level: 'silent' }), allowLocalTargets: true });

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Clock, TimerHandle } from '../clock.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { OutboundError, type GuardedClient } from '../net/index.js';
+import { openHeaders } from './subscription-headers.js';
 import type { OrgSettingsRepo } from '../org/settings.js';
 import { retryDelayMs } from './backoff.js';
 import type { AttemptRecord, ClaimedDelivery, DeliveryStatus, OutboxStore } from './outbox-store.js';
@@ -126,7 +127,7 @@ export class DeliveryWorker {
       const res = await client.request(c.subscription.targetUrl, {
         method: 'POST',
         body,
-        headers: deliveryHeaders(c, secret, body, Math.floor(clock.now() / 1000)),
+        headers: deliveryHeaders(c, openHeaders(c.subscription.headersSealed, secrets), secret, body, Math.floor(clock.now() / 1000)),
         timeoutMs: c.subscription.timeoutMs,
         // Checked again on every attempt: removing a host from the allow-list stops deliveries to it at once.
         allowHosts: orgSettings.get(c.subscription.accountId).webhookHosts,

@@ -9,6 +9,7 @@ import { OutboxStore } from './outbox-store.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { DurableEvents, type EventOutbox } from './outbox.js';
 import { OutboxRetention } from './retention.js';
+import { sealLegacyHeaders } from './subscription-headers.js';
 
 export interface EventSystem {
   events: EventOutbox;
@@ -21,6 +22,9 @@ export function createEventSystem(deps: {
   store: Store; clock: Clock; secrets: SecretBox; log: Logger; allowLocalTargets: boolean; random?: () => number;
 }): EventSystem {
   const { store, clock, secrets, log } = deps;
+  // Before any delivery or request can read a subscription (see sealLegacyHeaders).
+  const sealed = sealLegacyHeaders(store.db, secrets);
+  if (sealed > 0) log.info({ subscriptions: sealed }, 'sealed custom webhook header values stored in clear by an earlier version');
   const outbox = new OutboxStore(store.db, clock);
   // Subscriptions must be https; the development loopback exemption is the only way around it.
   const client = createGuardedClient({ allowLoopback: deps.allowLocalTargets, requireHttps: true });

@@ -18,10 +18,13 @@ export function deliveryBody(d: ClaimedDelivery): string {
   return d.subscription.payloadTemplate === null ? JSON.stringify(body) : renderTemplate(d.subscription.payloadTemplate, body);
 }
 
-/** Custom headers first, so ours always win (saving a subscription already refuses overriding them). */
-export function deliveryHeaders(d: ClaimedDelivery, secret: string, body: string, unixSeconds: number): Record<string, string> {
+/**
+ * Custom headers (opened from their seal) first, so ours always win (saving a subscription already refuses
+ * overriding them).
+ */
+export function deliveryHeaders(d: ClaimedDelivery, custom: Record<string, string>, secret: string, body: string, unixSeconds: number): Record<string, string> {
   return {
-    ...d.subscription.headers,
+    ...custom,
     'content-type': 'application/json',
     'user-agent': 'Ringbase-Webhooks/1',
     [SIGNATURE_HEADER]: sign(secret, body, unixSeconds),

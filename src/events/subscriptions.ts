@@ -3,6 +3,7 @@ import type { Db } from '../store/db.js';
 import type { Clock } from '../clock.js';
 import { newSid } from '../crypto/tokens.js';
 import type { EventType } from './lifecycle.js';
+import type { SealedHeaders } from './subscription-headers.js';
 
 export type DeliveryMode = 'sync' | 'async';
 export type SubscriptionStatus = 'active' | 'paused';
@@ -13,7 +14,9 @@ export interface Subscription {
   accountId: number;
   eventType: EventType;
   targetUrl: string;
+  /** Header names with masked values (subscription-headers.ts); the real values are only in headersSealed. */
   headers: Record<string, string>;
+  headersSealed: string | null;
   deliveryMode: DeliveryMode;
   timeoutMs: number;
   maxRetries: number;
@@ -25,17 +28,17 @@ export interface Subscription {
 }
 
 export type SubscriptionChanges = Partial<Pick<Subscription,
-  'targetUrl' | 'headers' | 'deliveryMode' | 'timeoutMs' | 'maxRetries' | 'payloadTemplate' | 'status'>>;
+  'targetUrl' | 'deliveryMode' | 'timeoutMs' | 'maxRetries' | 'payloadTemplate' | 'status'> & { headers: SealedHeaders }>;
 
 export interface SubscriptionRow {
-  id: number; sid: string; account_id: number; event_type: EventType; target_url: string; headers: string;
+  id: number; sid: string; account_id: number; event_type: EventType; target_url: string; headers: string; headers_enc: string | null;
   delivery_mode: DeliveryMode; timeout_ms: number; max_retries: number; secret_enc: string;
   payload_template: string | null; status: SubscriptionStatus; created_at: string; updated_at: string;
 }
 
 export const toSubscription = (r: SubscriptionRow): Subscription => ({
   id: r.id, sid: r.sid, accountId: r.account_id, eventType: r.event_type, targetUrl: r.target_url,
-  headers: JSON.parse(r.headers) as Record<string, string>, deliveryMode: r.delivery_mode, timeoutMs: r.timeout_ms,
+  headers: JSON.parse(r.headers) as Record<string, string>, headersSealed: r.headers_enc, deliveryMode: r.delivery_mode, timeoutMs: r.timeout_ms,
   maxRetries: r.max_retries, secretSealed: r.secret_enc, payloadTemplate: r.payload_template, status: r.status,
   createdAt: r.created_at, updatedAt: r.updated_at,
 });
@@ -47,23 +50,24 @@ export class SubscriptionExistsError extends Error {
   }
 }
 
-const COLUMNS: Record<keyof SubscriptionChanges, string> = {
-  targetUrl: 'target_url', headers: 'headers', deliveryMode: 'delivery_mode', timeoutMs: 'timeout_ms',
+const COLUMNS: Record<Exclude<keyof SubscriptionChanges, 'headers'>, string> = {
+  targetUrl: 'target_url', deliveryMode: 'delivery_mode', timeoutMs: 'timeout_ms',
   maxRetries: 'max_retries', payloadTemplate: 'payload_template', status: 'status',
 };
 
 export class SubscriptionRepo {
   constructor(private readonly db: Db, private readonly clock: Clock) {}
 
-  create(input: Omit<Subscription, 'id' | 'sid' | 'status' | 'createdAt' | 'updatedAt'>): Subscription {
+  /** Custom headers come sealed (sealHeaders); left out, there are none. */
+  create(input: Omit<Subscription, 'id' | 'sid' | 'status' | 'createdAt' | 'updatedAt' | 'headers' | 'headersSealed'> & { headers?: SealedHeaders }): Subscription {
     return this.db.transaction(() => {
       const existing = this.forEventType(input.accountId, input.eventType);
       if (existing) throw new SubscriptionExistsError(input.eventType, existing.sid);
       const sid = newSid('WH');
       const now = this.#now();
-      this.db.prepare(`INSERT INTO webhook_subscriptions (sid, account_id, event_type, target_url, headers, delivery_mode,
-        timeout_ms, max_retries, secret_enc, payload_template, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)`)
-        .run(sid, input.accountId, input.eventType, input.targetUrl, JSON.stringify(input.headers), input.deliveryMode,
+      this.db.prepare(`INSERT INTO webhook_subscriptions (sid, account_id, event_type, target_url, headers, headers_enc,
+        delivery_mode, timeout_ms, max_retries, secret_enc, payload_template, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)`)
+        .run(sid, input.accountId, input.eventType, input.targetUrl, JSON.stringify(input.headers?.masks ?? {}), input.headers?.sealed ?? null, input.deliveryMode,
           input.timeoutMs, input.maxRetries, input.secretSealed, input.payloadTemplate, now, now);
       return this.getForAccount(input.accountId, sid)!;
     }).immediate();
@@ -88,10 +92,14 @@ export class SubscriptionRepo {
   update(sub: Subscription, changes: SubscriptionChanges): Subscription {
     const sets: string[] = [];
     const args: unknown[] = [];
-    for (const [key, column] of Object.entries(COLUMNS) as [keyof SubscriptionChanges, string][]) {
+    for (const [key, column] of Object.entries(COLUMNS) as [Exclude<keyof SubscriptionChanges, 'headers'>, string][]) {
       if (changes[key] === undefined) continue;
       sets.push(`${column} = ?`);
-      args.push(key === 'headers' ? JSON.stringify(changes[key]) : changes[key]);
+      args.push(changes[key]);
+    }
+    if (changes.headers) {
+      sets.push('headers = ?', 'headers_enc = ?');
+      args.push(JSON.stringify(changes.headers.masks), changes.headers.sealed);
     }
     if (sets.length > 0) {
       this.db.prepare(`UPDATE webhook_subscriptions SET ${sets.join(', ')}, updated_at = ? WHERE id = ?`).run(...args, this.#now(), sub.id);

@@ -275,4 +275,10 @@ export const migrations: string[] = [
   );
   CREATE INDEX conference_participants_call ON conference_participants(call_sid);
   `,
+  // Custom webhook header values sealed with the master key: headers_enc holds the sealed values, `headers` keeps
+  // the names with masked values. Rows from before stay readable: the server seals them at start
+  // (events/subscription-headers.ts, sealLegacyHeaders), since plain SQL cannot reach the master key.
+  `
+  ALTER TABLE webhook_subscriptions ADD COLUMN headers_enc TEXT;
+  `,
 ];

@@ -29,7 +29,7 @@ t.test('delivery to a name resolving to a private address is refused at connect 
   worker.start();
   for (const [host, type] of [['hooks.example.com', 'hangup'], ['meta.example.com', 'queued'], ['six.example.com', 'abandoned']] as const) {
     store.webhookSubscriptions.create({
-      accountId: account.id, eventType: type, targetUrl: `https://${host}/hook`, headers: {}, deliveryMode: 'async',
+      accountId: account.id, eventType: type, targetUrl: `https://${host}/hook`, deliveryMode: 'async',
       timeoutMs: 2000, maxRetries: 0, secretSealed: secrets.seal('whsec_x'), payloadTemplate: null,
     });
     const outcome = new Promise<AttemptOutcome>((resolve) => { const off = worker.onAttempt((o) => { off(); resolve(o); }); });

@@ -14,7 +14,7 @@ t.test('finished webhook history is pruned after the retention period; pending d
   t.teardown(() => store.close());
   const account = store.accounts.create({ name: 'a', trunking: false, trunkCapacity: 1 });
   store.webhookSubscriptions.create({
-    accountId: account.id, eventType: 'hangup', targetUrl: 'https://hooks.example.com/x', headers: {}, deliveryMode: 'async',
+    accountId: account.id, eventType: 'hangup', targetUrl: 'https://hooks.example.com/x', deliveryMode: 'async',
     timeoutMs: 5000, maxRetries: 5, secretSealed: 'sealed', payloadTemplate: null,
   });
   const outbox = new OutboxStore(store.db, clock);

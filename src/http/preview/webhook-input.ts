@@ -6,6 +6,7 @@ import { TemplateError, validateTemplate } from '../../events/template.js';
 import { EVENT_HEADER } from '../../events/payload.js';
 import { SIGNATURE_HEADER } from '../../net/index.js';
 import { previewErrors } from '../errors.js';
+import { MASK } from '../../events/subscription-headers.js';
 
 // Ours (signature, event, body type), plus those that frame the HTTP message itself.
 const RESERVED_HEADERS = new Set([
@@ -30,6 +31,10 @@ export function checkHeaders(headers: Record<string, string>): Record<string, st
     if (!TOKEN.test(name)) throw previewErrors.parameterInvalid(param, `"${name}" is not a valid header name.`);
     if (RESERVED_HEADERS.has(name.toLowerCase())) {
       throw previewErrors.parameterInvalid(param, `The ${name} header is set by the service and cannot be overridden.`);
+    }
+    // A client that sends back what it fetched would otherwise replace the real value with its mask.
+    if (value.startsWith(MASK)) {
+      throw previewErrors.parameterInvalid(param, `The value of ${name} is a masked value as shown in responses; send the real value, or leave headers out to keep the current ones.`);
     }
     if (!SAFE_VALUE.test(value)) throw previewErrors.parameterInvalid(param, `The value of ${name} must not contain control characters or line breaks.`);
   }

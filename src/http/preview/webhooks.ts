@@ -15,6 +15,7 @@ import {
 } from '../schemas/preview-webhooks.js';
 import { fetchPage, pageRequest } from './pagination.js';
 import { checkHeaders, checkTarget, checkTemplate } from './webhook-input.js';
+import { sealHeaders } from '../../events/subscription-headers.js';
 
 interface Deps { config: Config; store: Store; secrets: SecretBox; eventSystem: EventSystem }
 
@@ -67,7 +68,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: Deps): Promise<v
         accountId: req.account.id,
         eventType: b.event_type,
         targetUrl: checkTarget(b.target_url, allowHosts(req.account.id), config.devAllowLocalTargets),
-        headers: checkHeaders(b.headers ?? {}),
+        headers: sealHeaders(checkHeaders(b.headers ?? {}), secrets),
         deliveryMode: b.delivery_mode ?? 'async',
         timeoutMs: b.timeout_ms ?? TIMEOUT_MS.default,
         maxRetries: b.max_retries ?? MAX_RETRIES.default,
@@ -102,7 +103,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: Deps): Promise<v
     const b = req.body;
     const changes: SubscriptionChanges = {
       targetUrl: b.target_url === undefined ? undefined : checkTarget(b.target_url, allowHosts(sub.accountId), config.devAllowLocalTargets),
-      headers: b.headers === undefined ? undefined : checkHeaders(b.headers),
+      headers: b.headers === undefined ? undefined : sealHeaders(checkHeaders(b.headers), secrets),
       deliveryMode: b.delivery_mode,
       timeoutMs: b.timeout_ms,
       maxRetries: b.max_retries,

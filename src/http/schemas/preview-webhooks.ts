@@ -42,7 +42,9 @@ const subscriptionProps = {
   sid: Type.String({ description: 'Prefix WH.' }),
   event_type: EventTypeSchema,
   target_url: Type.String(),
-  headers: Type.Record(Type.String(), Type.String()),
+  headers: Type.Record(Type.String(), Type.String(), {
+    description: 'Custom header names with masked values (`••••` and the last 4 characters; values shorter than 8 characters show `••••` only). The values are stored encrypted and never returned.',
+  }),
   delivery_mode: Type.String({ enum: ['sync', 'async'] }),
   timeout_ms: Type.Integer(),
   max_retries: Type.Integer(),

@@ -11,7 +11,7 @@ t.test('create, fetch, list, update, pause/resume, delete', async (t) => {
   t.equal(created.status, 201);
   const sub = created.body;
   t.match(sub, {
-    sid: /^WH[0-9a-f]{32}$/, event_type: 'hangup', target_url: HOOK, headers: { 'X-Tenant': 'acme' }, delivery_mode: 'async',
+    sid: /^WH[0-9a-f]{32}$/, event_type: 'hangup', target_url: HOOK, headers: { 'X-Tenant': '••••' }, delivery_mode: 'async',
     timeout_ms: 5000, max_retries: 5, payload_template: null, status: 'active', secret: /^whsec_/,
   });
   const stored = h.store.db.prepare('SELECT secret_enc FROM webhook_subscriptions WHERE sid = ?').get(sub.sid) as { secret_enc: string };
