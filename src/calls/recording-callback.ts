@@ -1,12 +1,12 @@
 import type { RecordingRecord } from '../store/recordings.js';
-import type { CallSession } from './session.js';
+import type { CallbackSink } from './status-callback.js';
 
 export function recordingMediaUrl(baseUrl: string, sid: string): string {
   return `${baseUrl.replace(/\/$/, '')}/api/recordings/${sid}.wav`;
 }
 
 /** Tells the recording callback URL (number policy, markup or API request) that a recording is ready. */
-export async function sendRecordingCallback(session: CallSession, rec: RecordingRecord, method: 'POST' | 'GET' = 'POST'): Promise<void> {
+export async function sendRecordingCallback(session: CallbackSink, rec: RecordingRecord, method: 'POST' | 'GET' = 'POST'): Promise<void> {
   if (!rec.callbackUrl) return;
   const payload = {
     RecordingSid: rec.sid,

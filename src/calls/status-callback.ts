@@ -1,6 +1,9 @@
 import type { CallRecord } from '../store/calls.js';
 import type { CallSession } from './session.js';
 
+/** What sending a callback needs of a call: a live session, or a call finished by crash reconciliation. */
+export type CallbackSink = Pick<CallSession, 'services' | 'accountId' | 'timeline'>;
+
 function rfc2822(iso: string | null, fallbackMs: number): string {
   return new Date(iso ?? fallbackMs).toUTCString().replace('GMT', '+0000');
 }
@@ -23,7 +26,7 @@ export function statusFields(call: CallRecord, nowMs: number, extra: Record<stri
 }
 
 /** Sends one status callback (signed, form-encoded, 5 s) and notes the outcome on the call's timeline. */
-export async function sendStatusCallback(session: CallSession, url: string, fields: Record<string, string>, method: 'POST' | 'GET' = 'POST'): Promise<void> {
+export async function sendStatusCallback(session: CallbackSink, url: string, fields: Record<string, string>, method: 'POST' | 'GET' = 'POST'): Promise<void> {
   try {
     const res = await session.services.http.send({ accountId: session.accountId, url, method, payload: { kind: 'form', body: fields }, timeoutMs: 5_000 });
     session.timeline('status-callback', { url, event: fields.CallStatus, status: res.status, latency_ms: Math.round(res.latencyMs) });

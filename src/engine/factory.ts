@@ -10,7 +10,7 @@ import { DrachtioEngine } from './drachtio/index.js';
  * The real engine reads the operator's carrier list (its inbound trust and PSTN route) and keeps SIP
  * registrations in the store.
  */
-export function createEngine(config: Config, clock: Clock, logger: Logger, store: Pick<Store, 'carriers' | 'registrations'>): EnginePort {
+export function createEngine(config: Config, clock: Clock, logger: Logger, store: Pick<Store, 'carriers' | 'registrations' | 'instanceId'>): EnginePort {
   if (config.engine.kind === 'sandbox') {
     logger.info('using the sandbox engine (no drachtio/FreeSWITCH configured)');
     return new SandboxEngine(clock);
@@ -18,7 +18,7 @@ export function createEngine(config: Config, clock: Clock, logger: Logger, store
   const { drachtio, freeswitch, media } = config.engine;
   logger.info({ drachtio: `${drachtio.host}:${drachtio.port}`, freeswitch: `${freeswitch.host}:${freeswitch.port}` }, 'using drachtio-server + FreeSWITCH');
   return new DrachtioEngine(
-    { drachtio, freeswitch, media, realm: config.sip.host, carriers: store.carriers, registrations: store.registrations },
+    { drachtio, freeswitch, media, realm: config.sip.host, carriers: store.carriers, registrations: store.registrations, instanceId: store.instanceId },
     logger.child({ component: 'engine' }),
   );
 }

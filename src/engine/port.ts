@@ -241,6 +241,11 @@ export interface EnginePort {
   routeProblem?(target: OriginateTarget): string | null;
   /** Places an outbound leg; resolves when it is answered or has definitely failed. Never rejects. */
   originate(req: OriginateRequest): Promise<OriginateResult>;
+  /**
+   * Ends whatever media and signalling the given control-plane instances (dead ones: see src/recovery) left
+   * running on this engine. Engines whose calls cannot outlive their process have nothing to do.
+   */
+  releaseOrphans(instanceIds: readonly string[]): Promise<void>;
 }
 
 export class EngineError extends Error {

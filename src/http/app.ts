@@ -34,6 +34,7 @@ import { dashboardRoutes } from './dashboard/index.js';
 import { createEventSystem, type EventSystem } from '../events/index.js';
 import { installPreviewRoot } from './preview/index.js';
 import { selfSignedTls } from './preview/self-signed-tls.js';
+import { startInstance } from '../recovery/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -120,6 +121,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
       carrierHosts: () => store.carriers.list().map((c) => c.host),
     }),
   };
+  // Before any call is taken: what a dead predecessor left open is finished first.
+  const instance = await startInstance(callServices);
   const calls = new CallDispatcher(callServices);
   calls.setTrunkHandler(handleTrunkCall);
   engine.onIncomingCall((incoming) => void calls.handle(incoming));
@@ -150,7 +153,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     async close() {
       await calls.settled();
       await trunks.settled();
-      released ??= Promise.all([outbound.close(), eventSystem.close(), simulator !== engine ? simulator.stop() : undefined]).then(() => undefined);
+      // The instance goes first: callbacks of reconciled calls still need the outbound client.
+      released ??= instance.stop().then(() => Promise.all([outbound.close(), eventSystem.close(), simulator !== engine ? simulator.stop() : undefined])).then(() => undefined);
       await released;
     },
   };

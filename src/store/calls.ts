@@ -63,15 +63,16 @@ export interface TimelineEntry { id: number; at: string; kind: string; detail: R
 
 /** Calls are written from their first event, so a crash loses nothing already known about them. */
 export class CallRepo {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  /** `owner`: the instance running the calls this repo creates (crash reconciliation finds them by it). */
+  constructor(private readonly db: Db, private readonly clock: Clock, private readonly owner: string) {}
 
   create(c: NewCall): CallRecord {
     this.db.prepare(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, number_id, trunk_id, parent_sid, created_at,
-                                        callback_url, callback_events, callback_method)
-                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+                                        callback_url, callback_events, callback_method, owner)
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(c.sid, c.accountId, c.direction, c.from, c.to, c.status, c.numberId ?? null, c.trunkId ?? null, c.parentSid ?? null,
         new Date(c.createdAtMs ?? this.clock.now()).toISOString(),
-        c.callbackUrl ?? null, c.callbackEvents?.length ? c.callbackEvents.join(' ') : null, c.callbackMethod ?? null);
+        c.callbackUrl ?? null, c.callbackEvents?.length ? c.callbackEvents.join(' ') : null, c.callbackMethod ?? null, this.owner);
     return this.get(c.sid)!;
   }
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Clock } from '../clock.js';
 import { openDb, type Db } from './db.js';
+import { randomLowerAlnum } from '../crypto/tokens.js';
 import { AccountRepo } from './accounts.js';
 import { ApiKeyRepo } from './api-keys.js';
 import { TrunkRepo } from './trunks.js';
@@ -14,9 +15,12 @@ import { OrgSettingsRepo } from '../org/settings.js';
 import { LeadRepo } from '../org/leads.js';
 import { SubscriptionRepo } from '../events/subscriptions.js';
 import { ConferenceRepo } from '../conferences/repo.js';
+import { InstanceRepo } from '../recovery/instances.js';
 
 export interface Store {
   db: Db;
+  /** This process's identity in the shared database: it owns the calls and recordings it creates. */
+  instanceId: string;
   accounts: AccountRepo;
   apiKeys: ApiKeyRepo;
   trunks: TrunkRepo;
@@ -30,6 +34,7 @@ export interface Store {
   leads: LeadRepo;
   webhookSubscriptions: SubscriptionRepo;
   conferences: ConferenceRepo;
+  instances: InstanceRepo;
   close(): void;
 }
 
@@ -37,14 +42,15 @@ export const DB_FILE = 'ringbase.db';
 
 export function openStore(dataDir: string, clock: Clock): Store {
   const db = openDb(path.join(dataDir, DB_FILE));
+  const instanceId = randomLowerAlnum(20);
   return {
-    db,
+    db, instanceId,
     accounts: new AccountRepo(db, clock),
     apiKeys: new ApiKeyRepo(db, clock),
     trunks: new TrunkRepo(db, clock),
     numbers: new NumberRepo(db, clock),
-    calls: new CallRepo(db, clock),
-    recordings: new RecordingRepo(db, clock),
+    calls: new CallRepo(db, clock, instanceId),
+    recordings: new RecordingRepo(db, clock, instanceId),
     carriers: new CarrierRepo(db, clock),
     registrations: new RegistrationRepo(db, clock),
     users: new UserRepo(db, clock),
@@ -52,6 +58,7 @@ export function openStore(dataDir: string, clock: Clock): Store {
     leads: new LeadRepo(db, clock),
     webhookSubscriptions: new SubscriptionRepo(db, clock),
     conferences: new ConferenceRepo(db, clock),
+    instances: new InstanceRepo(db, clock),
     close: () => db.close(),
   };
 }

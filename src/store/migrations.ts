@@ -275,6 +275,21 @@ export const migrations: string[] = [
   );
   CREATE INDEX conference_participants_call ON conference_participants(call_sid);
   `,
+  // Crash reconciliation: each control-plane process beats here; calls and recordings name the process that
+  // runs them, so a process starting up (or a peer sharing the database) can finish what a dead one left open.
+  `
+  CREATE TABLE instances (
+    id TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    started_at TEXT NOT NULL,
+    beat_at TEXT NOT NULL
+  );
+  ALTER TABLE calls ADD COLUMN owner TEXT;
+  ALTER TABLE recordings ADD COLUMN owner TEXT;
+  CREATE INDEX calls_open_owner ON calls(owner) WHERE ended_at IS NULL;
+  CREATE INDEX recordings_open_owner ON recordings(owner) WHERE status IN ('in-progress', 'paused');
+  `,
   // Custom webhook header values sealed with the master key: headers_enc holds the sealed values, `headers` keeps
   // the names with masked values. Rows from before stay readable: the server seals them at start
   // (events/subscription-headers.ts, sealLegacyHeaders), since plain SQL cannot reach the master key.

@@ -33,12 +33,12 @@ const toRecording = (r: Row): RecordingRecord => ({
 });
 
 export class RecordingRepo {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  constructor(private readonly db: Db, private readonly clock: Clock, private readonly owner: string) {}
 
   create(r: Pick<RecordingRecord, 'sid' | 'accountId' | 'callSid' | 'source' | 'tracks' | 'channels' | 'file' | 'callbackUrl'> & { immutable?: boolean }): RecordingRecord {
-    this.db.prepare(`INSERT INTO recordings (sid, account_id, call_sid, source, status, tracks, channels, file, callback_url, immutable, created_at)
-                     VALUES (?, ?, ?, ?, 'in-progress', ?, ?, ?, ?, ?, ?)`)
-      .run(r.sid, r.accountId, r.callSid, r.source, r.tracks, r.channels, r.file, r.callbackUrl, r.immutable ? 1 : 0, this.#now());
+    this.db.prepare(`INSERT INTO recordings (sid, account_id, call_sid, source, status, tracks, channels, file, callback_url, immutable, created_at, owner)
+                     VALUES (?, ?, ?, ?, 'in-progress', ?, ?, ?, ?, ?, ?, ?)`)
+      .run(r.sid, r.accountId, r.callSid, r.source, r.tracks, r.channels, r.file, r.callbackUrl, r.immutable ? 1 : 0, this.#now(), this.owner);
     return this.get(r.sid)!;
   }
 

@@ -17,12 +17,14 @@ import type { Socket } from 'node:net';
 import Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
 import { eslApi } from './esl-probe.js';
-import { Mrf, type MediaServer, type MrfConnectOptions } from './fsmrf.js';
+import { Mrf, tagChannels, type MediaServer, type MrfConnectOptions } from './fsmrf.js';
 
 export interface ConnectionOptions {
   drachtio: { host: string; port: number; secret: string };
   freeswitch: { host: string; port: number; password: string };
   media: { listenAddress: string; listenPort: number; advertisedAddress: string | null };
+  /** The control-plane instance whose channels this connection opens (tagged on FreeSWITCH; see tagChannels). */
+  instanceId?: string;
 }
 
 const RETRY_MIN_MS = 250;
@@ -204,7 +206,7 @@ export class EngineConnection {
       if (this.#stopped) return;
       const ms = await new Mrf(this.srf).connect(connectOpts);
       if (this.#stopped) { ms.disconnect(); return; }
-      this.#ms = ms;
+      this.#ms = this.opts.instanceId ? tagChannels(ms, this.opts.instanceId) : ms;
       this.#retryMs = RETRY_MIN_MS;
       ms.on('end', () => {
         this.log.warn('FreeSWITCH event socket lost; reconnecting');

@@ -13,6 +13,7 @@ import { DrachtioIncomingCall } from './incoming.js';
 import { classifyInvite } from './invite.js';
 import type { DrachtioLeg } from './leg.js';
 import { originate } from './originate.js';
+import { OWNER_VARIABLE } from './fsmrf.js';
 import { Registrar, type RegistrationStore } from './registrar.js';
 
 export interface DrachtioEngineOptions extends ConnectionOptions {
@@ -89,6 +90,13 @@ export class DrachtioEngine implements EnginePort {
       this.log.warn({ err }, 'originate failed unexpectedly');
       return { answered: false, cause: 'failed' } as const;
     });
+  }
+
+  /** Hangs up FreeSWITCH channels tagged with those instances (see tagChannels); their BYEs end the far ends' calls. */
+  async releaseOrphans(instanceIds: readonly string[]): Promise<void> {
+    const ms = this.#conn.media;
+    if (!ms) throw new Error('FreeSWITCH is not connected');
+    for (const id of instanceIds) await ms.api(`hupall NORMAL_CLEARING ${OWNER_VARIABLE} ${id}`);
   }
 
   /** Calls in progress (ringing or answered): 0 once every call has ended, for leak checks. */

@@ -41,9 +41,35 @@ export interface MediaServer {
   on(event: 'end' | 'error', fn: (...args: any[]) => void): this;
   removeAllListeners(): this;
   api(command: string): Promise<string>;
+  /** SIP headers every media INVITE of this server carries (see tagChannels). */
+  readonly channelTags?: Record<string, string>;
   createEndpoint(opts?: { remoteSdp?: string; codecs?: string[]; headers?: Record<string, string> }): Promise<Endpoint>;
   connectCaller(req: Srf.SrfRequest, res: Srf.SrfResponse, opts?: { headers?: Record<string, string> }): Promise<{ endpoint: Endpoint; dialog: Srf.Dialog }>;
   disconnect(): void;
+}
+
+/** FreeSWITCH keeps an INVITE's X- headers as channel variables named sip_h_<header>. */
+const OWNER_HEADER = 'X-Ringbase-Owner';
+export const OWNER_VARIABLE = `sip_h_${OWNER_HEADER}`;
+
+/**
+ * The media server with every channel it opens tagged with the control-plane instance that runs it, so a
+ * successor can hang up exactly the channels a dead instance left behind (`hupall ... OWNER_VARIABLE id`).
+ */
+export function tagChannels(ms: MediaServer, instanceId: string): MediaServer {
+  const tags = { [OWNER_HEADER]: instanceId };
+  const withTags = <O extends { headers?: Record<string, string> }>(opts: O | undefined) => ({ ...opts, headers: { ...opts?.headers, ...tags } });
+  return new Proxy(ms, {
+    get(target, prop) {
+      if (prop === 'channelTags') return tags;
+      if (prop === 'createEndpoint') return (opts?: Parameters<MediaServer['createEndpoint']>[0]) => target.createEndpoint(withTags(opts));
+      if (prop === 'connectCaller') {
+        return (req: Srf.SrfRequest, res: Srf.SrfResponse, opts?: Parameters<MediaServer['connectCaller']>[2]) => target.connectCaller(req, res, withTags(opts));
+      }
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 export interface MrfConnectOptions {
@@ -79,6 +105,7 @@ const ESL_CONNECTION_TIMEOUT_MS = 4_000;
  * the endpoint exists when FreeSWITCH's event socket connects back after it.
  */
 export async function connectOffer(srf: Srf, ms: MediaServer, offer: string, deliverAnswer: (sdp: string) => Promise<void>): Promise<Endpoint> {
+  // Through a tagChannels proxy these reads reach the real server.
   const internals = ms as unknown as MediaServerInternals;
   const uuid = randomUUID();
   const pending: PendingConnection = {};
@@ -86,7 +113,7 @@ export async function connectOffer(srf: Srf, ms: MediaServer, offer: string, del
   let media: Srf.Dialog;
   try {
     media = await srf.createUAC(`sip:drachtio@${ms.sip.ipv4.udp.address}`, {
-      headers: { 'User-Agent': `drachtio-fsmrf:${uuid}`, 'X-esl-outbound': `${internals.advertisedAddress}:${internals.advertisedPort}` },
+      headers: { ...ms.channelTags, 'User-Agent': `drachtio-fsmrf:${uuid}`, 'X-esl-outbound': `${internals.advertisedAddress}:${internals.advertisedPort}` },
       localSdp: offer,
     });
   } catch (err) {

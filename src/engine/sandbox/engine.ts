@@ -106,6 +106,9 @@ export class SandboxEngine implements EnginePort {
   setParty(address: string, script: PartyScript): void { this.#parties.set(address, script); }
 
   /** Every call placed to `address`, oldest first. */
+  /** The sandbox's calls live in its process: none outlive it. */
+  async releaseOrphans(): Promise<void> {}
+
   /** Every target the platform asked this engine to dial, in order (what a policy let through). */
   originated(): OriginateTarget[] { return [...this.#originated]; }
 

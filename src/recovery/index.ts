@@ -1,0 +1,54 @@
+import { hostname } from 'node:os';
+import type { CallServices } from '../calls/services.js';
+import { pidAlive, type Liveness } from './instances.js';
+import { reconcileDeadInstances, type Reconciled } from './reconcile.js';
+
+export { InstanceRepo, type Instance } from './instances.js';
+export { RESTART_CAUSE } from './reconcile.js';
+
+/** Heartbeat period, and the silence after which a peer on another host counts as dead. */
+const BEAT_MS = 5_000;
+const STALE_MS = 15_000;
+
+export interface RunningInstance {
+  /** What the start-up pass finished (tests and the start-up log read it). */
+  readonly startup: Reconciled;
+  /** Stops beating and leaves the instance table: a clean shutdown leaves nothing for a successor. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Registers this process in the shared database, finishes what dead instances left open before any call is
+ * taken, then beats and sweeps every BEAT_MS so a peer that dies later is finished by whoever outlives it.
+ */
+export async function startInstance(services: CallServices): Promise<RunningInstance> {
+  const { store, clock, log } = services;
+  const self = store.instanceId;
+  const host = hostname();
+  store.instances.register(self, host, process.pid);
+  const liveness = (): Liveness => ({ self, host, nowMs: clock.now(), staleMs: STALE_MS, pidAlive });
+  const pending = new Set<Promise<void>>();
+  const track = (r: Reconciled) => {
+    pending.add(r.callbacks);
+    void r.callbacks.finally(() => pending.delete(r.callbacks));
+  };
+  const startup = await reconcileDeadInstances(services, liveness());
+  track(startup);
+  let sweeping = false;
+  const timer = setInterval(() => {
+    store.instances.beat(self);
+    if (sweeping) return;
+    sweeping = true;
+    reconcileDeadInstances(services, liveness()).then(track, (err: unknown) => log.error({ err }, 'reconciling dead instances failed'))
+      .finally(() => { sweeping = false; });
+  }, BEAT_MS);
+  timer.unref();
+  return {
+    startup,
+    async stop() {
+      clearInterval(timer);
+      await Promise.all(pending);
+      store.instances.remove(self);
+    },
+  };
+}

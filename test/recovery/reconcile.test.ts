@@ -1,0 +1,83 @@
+// The reconciler against rows other instances left: which peers count as dead (silent, or on this host with
+// their process gone), what a finished call and recording look like, and that two reconcilers racing over the
+// same dead instance finish and announce each call once.
+import t from 'tap';
+import { writeFileSync, readFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { hostname } from 'node:os';
+import { startHarness } from '../helpers/harness.js';
+import { FakeClock } from '../../src/clock.js';
+import { deadInstances, type Instance } from '../../src/recovery/instances.js';
+import { reconcileDeadInstances } from '../../src/recovery/reconcile.js';
+import { repairWavHeader } from '../../src/recovery/wav-repair.js';
+import { decodeWav, encodeWav } from '../../src/media/wav.js';
+import type { LifecycleEvent } from '../../src/events/lifecycle.js';
+
+const at = (ms: number) => new Date(ms).toISOString();
+
+t.test('dead peers: silent for the stale period, or on this host with the pid gone', async (t) => {
+  const now = 1_000_000;
+  const peer = (id: string, host: string, pid: number, beatAgoMs: number): Instance => ({ id, host, pid, startedAt: at(0), beatAt: at(now - beatAgoMs) });
+  const dead = deadInstances([
+    peer('self', 'h1', 1, 60_000), peer('fresh-remote', 'h2', 2, 1_000), peer('stale-remote', 'h2', 3, 15_000),
+    peer('local-alive', 'h1', 4, 1_000), peer('local-gone', 'h1', 5, 1_000),
+  ], { self: 'self', host: 'h1', nowMs: now, staleMs: 15_000, pidAlive: (pid) => pid !== 5 });
+  t.same(dead.map((i) => i.id), ['stale-remote', 'local-gone']);
+});
+
+t.test('a WAV its writer never finished is repaired from the file length', async (t) => {
+  const dir = t.testdir();
+  const file = path.join(dir, 'cut.wav');
+  const full = encodeWav({ sampleRate: 8000, channels: [new Float32Array(8000).fill(0.5)] });
+  full.writeUInt32LE(0, 4);
+  full.writeUInt32LE(0, 40);
+  writeFileSync(file, full);
+  t.same(repairWavHeader(file), { durationMs: 1000, repaired: true });
+  t.equal(decodeWav(readFileSync(file)).channels[0]!.length, 8000, 'every sample decodes after the repair');
+  t.same(repairWavHeader(file), { durationMs: 1000, repaired: false }, 'a sound header is left alone');
+  writeFileSync(path.join(dir, 'empty.wav'), full.subarray(0, 44));
+  t.equal(repairWavHeader(path.join(dir, 'empty.wav')), null, 'no audio: nothing to keep');
+  t.equal(repairWavHeader(path.join(dir, 'missing.wav')), null);
+});
+
+t.test('a dead peer\'s calls and recordings are finished once, even by two reconcilers at once', async (t) => {
+  const clock = new FakeClock(Date.parse('2026-11-24T10:00:00Z'));
+  const h = await startHarness(t, { clock });
+  const { id: accountId } = h.account();
+  const { store } = h;
+  const deadBeat = clock.now() - 20_000;
+  store.db.prepare('INSERT INTO instances (id, host, pid, started_at, beat_at) VALUES (?, ?, ?, ?, ?)').run('deadpeer', 'other-host', 1, at(deadBeat - 60_000), at(deadBeat));
+  store.db.prepare('INSERT INTO instances (id, host, pid, started_at, beat_at) VALUES (?, ?, ?, ?, ?)').run('livepeer', 'other-host', 2, at(clock.now() - 60_000), at(clock.now() - 1_000));
+  const insertCall = (sid: string, owner: string, answered: boolean) => store.db.prepare(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, created_at, answered_at, owner)
+    VALUES (?, ?, 'outbound-api', '+15550001000', '+15557770001', ?, ?, ?, ?)`).run(sid, accountId, answered ? 'in-progress' : 'ringing', at(deadBeat - 40_000), answered ? at(deadBeat - 30_000) : null, owner);
+  insertCall('CAanswered', 'deadpeer', true);
+  insertCall('CAringing', 'deadpeer', false);
+  insertCall('CAlive', 'livepeer', true);
+  const recFile = path.join(h.dataDir, 'recordings', String(accountId), 'REcut.wav');
+  mkdirSync(path.dirname(recFile), { recursive: true });
+  const wav = encodeWav({ sampleRate: 8000, channels: [new Float32Array(16000).fill(0.25)] });
+  wav.writeUInt32LE(0, 40);
+  writeFileSync(recFile, wav);
+  store.db.prepare(`INSERT INTO recordings (sid, account_id, call_sid, source, status, tracks, channels, file, created_at, owner)
+    VALUES ('REcut', ?, 'CAanswered', 'call', 'in-progress', 'both', 1, ?, ?, 'deadpeer')`).run(accountId, recFile, at(deadBeat - 30_000));
+
+  const liveness = { self: store.instanceId, host: hostname(), nowMs: clock.now(), staleMs: 15_000, pidAlive: () => true };
+  const emitted: LifecycleEvent[] = [];
+  const services = { ...h.app.callServices, events: { emit: (e: LifecycleEvent) => emitted.push(e) } };
+  const [a, b] = await Promise.all([reconcileDeadInstances(services, liveness), reconcileDeadInstances(services, liveness)]);
+  await Promise.all([a.callbacks, b.callbacks]);
+  t.same([...a.calls, ...b.calls].sort(), ['CAanswered', 'CAringing'], 'each call finished by exactly one of them');
+
+  const answered = store.calls.get('CAanswered')!;
+  t.match(answered, { status: 'completed', hangupCause: 'platform-restart', endedAt: at(deadBeat), duration: 30 });
+  t.match(store.calls.get('CAringing'), { status: 'failed', hangupCause: 'platform-restart', duration: 0 }, 'never answered: failed');
+  t.match(store.calls.get('CAlive'), { status: 'in-progress', endedAt: null }, 'a live peer\'s call is left alone');
+  t.same(emitted.map((e) => [e.type, e.callSid]).sort(), [['hangup', 'CAanswered'], ['hangup', 'CAringing']], 'one hangup event each');
+  t.match(emitted.find((e) => e.callSid === 'CAanswered')?.data, { disposition: 'completed', cause: 'platform-restart', duration: 30 });
+  t.match(store.recordings.get('REcut'), { status: 'completed', durationMs: 2000 }, 'the recording closed with its real length');
+  t.equal(decodeWav(readFileSync(recFile)).channels[0]!.length, 16000, 'and playable');
+  t.same(store.instances.list().map((i) => i.id).sort(), ['livepeer', store.instanceId].sort(), 'the dead peer is forgotten');
+
+  const again = await reconcileDeadInstances(services, liveness);
+  t.same(again.calls, [], 'nothing is finished twice');
+});
