@@ -9,6 +9,9 @@ import { createApp } from './http/app.js';
 const DRAIN_MS = 30_000;
 
 async function main(): Promise<void> {
+  // Whatever this process or a library creates (data dir, database, recordings, logs to files) is for its own
+  // user only; the modules that create those paths also set their modes explicitly (src/private-files.ts).
+  process.umask(0o077);
   let config;
   let masterKey;
   try {

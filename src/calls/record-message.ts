@@ -3,6 +3,7 @@ import { newSid } from '../crypto/tokens.js';
 import type { RecordingRecord } from '../store/recordings.js';
 import type { CallSession } from './session.js';
 import { sendRecordingCallback } from './recording-callback.js';
+import { makePrivate } from '../private-files.js';
 
 export interface MessageOptions {
   maxLengthMs: number;
@@ -23,6 +24,7 @@ export async function recordMessage(session: CallSession, opts: MessageOptions):
   recordings.create({ sid, accountId: session.accountId, callSid: session.sid, source: opts.source, tracks: 'inbound', channels: 1, file, callbackUrl: opts.callbackUrl });
   const spec: RecordOptions = { file, maxLengthMs: opts.maxLengthMs, silenceTimeoutMs: opts.silenceTimeoutMs, finishOnKey: opts.finishOnKey, beep: opts.beep };
   const result = await leg.record(spec);
+  makePrivate(file);
   // The stored message and its voicemail-left event commit together.
   const recording = session.services.store.db.transaction(() => {
     const done = recordings.complete(sid, result.durationMs);

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import path from 'node:path';
-import { mkdirSync } from 'node:fs';
+import { ensurePrivateDir, makePrivate } from '../private-files.js';
 import type { CallLeg, CallRecording, HangupInfo, IncomingCall, RecordingTracks } from '../engine/port.js';
 import type { CallRecord, CallStatus } from '../store/calls.js';
 import type { RecordingRecord, RecordingSource } from '../store/recordings.js';
@@ -103,6 +103,8 @@ export class CallSession {
 
   async stopRecording(active: ActiveRecording): Promise<RecordingRecord> {
     const { durationMs } = await active.control.stop();
+    // The engine wrote it (FreeSWITCH with its own umask): private from here on.
+    makePrivate(active.record.file);
     const done = this.services.store.recordings.complete(active.record.sid, durationMs);
     this.timeline('recording-completed', { recording_sid: done.sid, duration_ms: durationMs });
     await sendRecordingCallback(this, done);
@@ -111,7 +113,8 @@ export class CallSession {
 
   recordingFile(sid: string): string {
     const dir = path.join(this.services.recordingsDir, String(this.accountId));
-    mkdirSync(dir, { recursive: true });
+    ensurePrivateDir(this.services.recordingsDir);
+    ensurePrivateDir(dir);
     return path.join(dir, `${sid}.wav`);
   }
 

@@ -1,6 +1,7 @@
 // Minimal RIFF/WAVE PCM 16-bit codec: enough for sandbox recordings and transcoded media to be real, playable files, and for
 // tests (and later the recordings API) to inspect them without an audio library.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../private-files.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -50,8 +51,8 @@ export function encodeWav({ sampleRate, channels }: WavAudio): Buffer {
 
 /** Synchronous so that a hangup has finalised every file by the time it returns. */
 export function writeWav(file: string, audio: WavAudio): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, encodeWav(audio));
+  ensurePrivateDir(path.dirname(file));
+  writeFileSync(file, encodeWav(audio), { mode: PRIVATE_FILE_MODE });
 }
 
 /** Walks the chunks rather than assuming a 44-byte header, so files from other tools decode too. */

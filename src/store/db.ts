@@ -1,15 +1,18 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { migrations } from './migrations.js';
+import { ensurePrivateDir, makePrivate } from '../private-files.js';
 
 export type Db = Database.Database;
 
 /** Opens (creating if needed) the SQLite file and brings its schema to the newest version. */
 export function openDb(file: string): Db {
-  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') ensurePrivateDir(path.dirname(file));
   const db = new Database(file);
+  // SQLite gives the -wal and -shm files the database file's mode; older ones are set here too.
+  if (file !== ':memory:') makePrivate(file);
   db.pragma('journal_mode = WAL');
+  if (file !== ':memory:') for (const suffix of ['-wal', '-shm']) makePrivate(file + suffix);
   db.pragma('foreign_keys = ON');
   // The CLI and the server share the file; writers wait instead of failing with SQLITE_BUSY.
   db.pragma('busy_timeout = 5000');

@@ -1,5 +1,7 @@
 // Calls API, recording control and trunk calls: engine-agnostic, on every engine with a driver.
 import type { Test } from 'tap';
+import { statSync } from 'node:fs';
+import path from 'node:path';
 import type { EngineDriver } from './driver.js';
 import { final, lastTrunkCall, makeTrunk, scene, CALLER, DID } from './flows.js';
 import { xml } from '../helpers/webhook-app.js';
@@ -122,6 +124,10 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
     t.equal(early.status, 409, 'not downloadable while in progress');
     const stopped = await d.h.request('POST', `/api/calls/${sid}/recordings/${rsid}`, { body: { status: 'stopped' } });
     t.equal(stopped.body.status, 'completed');
+    // Whoever wrote it (the sandbox, FreeSWITCH), the control plane makes it private when it is finalized.
+    const file = d.h.store.recordings.get(rsid)!.file;
+    t.equal(statSync(file).mode & 0o777, 0o600, 'the recording file is 0600');
+    t.equal(statSync(path.dirname(file)).mode & 0o777, 0o700, 'in a 0700 directory');
     const again = await d.h.request('POST', `/api/calls/${sid}/recordings/${rsid}`, { body: { status: 'paused' } });
     t.equal(again.status, 409);
     t.equal(again.body.code, 'recording_completed');

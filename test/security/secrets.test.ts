@@ -3,10 +3,17 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { startHarness } from '../helpers/harness.js';
 
-t.test('no API key, SIP password or TURN secret in logs or in the database in clear', async (t) => {
+t.test('no API key, SIP password, TURN secret or webhook header value in logs or in the database in clear', async (t) => {
   const turnSecret = 'turn-secret-' + 'z'.repeat(20);
-  const h = await startHarness(t, { env: { RINGBASE_TURN_SECRET: turnSecret } });
+  const h = await startHarness(t, { env: { RINGBASE_TURN_SECRET: turnSecret, RINGBASE_TRUSTED_PROXIES: '127.0.0.1' } });
   const a = h.account();
+  const headerValue = 'Bearer receiver-' + 'q'.repeat(24);
+  h.store.orgSettings.allowHost(a.id, 'hooks.example.com');
+  const sub = await h.request('POST', '/v1/webhooks', {
+    headers: { 'x-forwarded-proto': 'https' },
+    body: { event_type: 'hangup', target_url: 'https://hooks.example.com/in', headers: { Authorization: headerValue } },
+  });
+  t.equal(sub.status, 201);
   const created = await h.request('POST', '/api/partner/trunks', { body: { transport: 'wss' } });
   const password = created.body.connection.password;
   await h.request('GET', `/api/partner/trunks/${created.body.id}`);
@@ -21,7 +28,7 @@ t.test('no API key, SIP password or TURN secret in logs or in the database in cl
   // Every file of the data dir, subdirectories (media cache, recordings) included.
   const files = readdirSync(h.dataDir, { recursive: true }).map((f) => path.join(h.dataDir, String(f))).filter((f) => statSync(f).isFile());
   const db = Buffer.concat(files.map((f) => readFileSync(f)));
-  for (const [name, secret] of [['API key', a.key], ['SIP password', password], ['TURN secret', turnSecret]] as const) {
+  for (const [name, secret] of [['API key', a.key], ['SIP password', password], ['TURN secret', turnSecret], ['webhook header value', headerValue]] as const) {
     t.notOk(logs.includes(secret), `${name} not in logs`);
     t.notOk(db.includes(Buffer.from(secret)), `${name} not in the database files`);
     t.notOk(db.includes(Buffer.from(secret.slice(8, 30))), `no fragment of the ${name} in the database files`);
