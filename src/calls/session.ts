@@ -175,6 +175,7 @@ export class CallSession {
 
   #adopt(leg: CallLeg): void {
     this.#leg = leg;
+    if (leg.orphanRef !== null) this.services.store.calls.setOrphanRef(this.sid, leg.orphanRef);
     void leg.ended.then((info) => this.finish(info));
   }
 }

@@ -161,6 +161,11 @@ export interface LegEvents {
 /** An answered (or answering) call leg with media. */
 export interface CallLeg {
   readonly id: string;
+  /**
+   * What a successor process needs to end this leg should this one die (drachtio: its SIP dialog ids); stored with
+   * the call and handed back to releaseOrphans. null when the leg cannot outlive its process.
+   */
+  readonly orphanRef: string | null;
   readonly from: string;
   readonly to: string;
   /** Resolves once, when the leg ends for any reason. */
@@ -245,7 +250,7 @@ export interface EnginePort {
    * Ends whatever media and signalling the given control-plane instances (dead ones: see src/recovery) left
    * running on this engine. Engines whose calls cannot outlive their process have nothing to do.
    */
-  releaseOrphans(instanceIds: readonly string[]): Promise<void>;
+  releaseOrphans(instanceIds: readonly string[], orphanRefs: readonly string[]): Promise<void>;
 }
 
 export class EngineError extends Error {

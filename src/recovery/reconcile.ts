@@ -38,7 +38,8 @@ export async function reconcileDeadInstances(services: CallServices, liveness: L
   if (owners.length === 0) return none;
 
   const tagged = owners.filter((o): o is string => o !== null);
-  await services.engine.releaseOrphans(tagged).catch((err: unknown) => log.warn({ err, owners: tagged }, 'could not release the engine channels of dead instances'));
+  const refs = owners.flatMap((o) => openCalls(services, o).flatMap((c) => orphanRefOf(services, c.sid) ?? []));
+  await services.engine.releaseOrphans(tagged, refs).catch((err: unknown) => log.warn({ err, owners: tagged }, 'could not release the engine calls of dead instances'));
 
   const calls: CallRecord[] = [];
   const recordings: RecordingRecord[] = [];
@@ -70,6 +71,10 @@ function openCalls({ store }: CallServices, owner: string | null): CallRecord[] 
 function openRecordings({ store }: CallServices, owner: string | null): RecordingRecord[] {
   const rows = store.db.prepare("SELECT sid FROM recordings WHERE status IN ('in-progress', 'paused') AND owner IS ?").all(owner) as Array<{ sid: string }>;
   return rows.map((r) => store.recordings.get(r.sid)!);
+}
+
+function orphanRefOf({ store }: CallServices, sid: string): string | null {
+  return (store.db.prepare('SELECT orphan_ref FROM calls WHERE sid = ?').get(sid) as { orphan_ref: string | null }).orphan_ref;
 }
 
 /** The owner's last heartbeat; without one (rows older than heartbeats), the call's last recorded activity. */

@@ -116,6 +116,11 @@ export class CallRepo {
     this.db.prepare('UPDATE calls SET status = ? WHERE sid = ? AND status NOT IN (\'completed\',\'busy\',\'failed\',\'no-answer\',\'canceled\')').run(status, sid);
   }
 
+  /** What the engine needs to end the call's leg after this process dies (see CallLeg.orphanRef). */
+  setOrphanRef(sid: string, ref: string | null): void {
+    this.db.prepare('UPDATE calls SET orphan_ref = ? WHERE sid = ?').run(ref, sid);
+  }
+
   markAnswered(sid: string): void {
     this.db.prepare("UPDATE calls SET status = 'in-progress', answered_at = ? WHERE sid = ? AND answered_at IS NULL").run(this.#now(), sid);
   }

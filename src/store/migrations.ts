@@ -287,6 +287,7 @@ export const migrations: string[] = [
   );
   ALTER TABLE calls ADD COLUMN owner TEXT;
   ALTER TABLE recordings ADD COLUMN owner TEXT;
+  ALTER TABLE calls ADD COLUMN orphan_ref TEXT;
   CREATE INDEX calls_open_owner ON calls(owner) WHERE ended_at IS NULL;
   CREATE INDEX recordings_open_owner ON recordings(owner) WHERE status IN ('in-progress', 'paused');
   `,

@@ -21,7 +21,7 @@ t.test('SIGKILL with calls up: each call finished once after the restart', async
   const account = store.accounts.create({ name: 'crash', trunking: false, trunkCapacity: 1 });
   const key = store.apiKeys.create(account.id).key;
   store.orgSettings.allowHost(account.id, '127.0.0.1');
-  new NumberService(store.numbers).add(DID, account.id, {});
+  new NumberService(store.numbers, { allowLocalTargets: true }).add(DID, account.id, {});
   store.close();
 
   const hooks = await startWebhookApp(t);
@@ -63,8 +63,8 @@ t.test('SIGKILL with calls up: each call finished once after the restart', async
   for (const sid of sids) {
     const { json } = await api('GET', `/api/calls/${sid}`);
     t.equal(json.status, 'completed', `${sid} completed`);
-    t.equal(json.hangup_cause ?? json.cause, 'platform-restart', 'cause platform-restart');
-    const ended = Date.parse(json.end_time ?? json.ended_at);
+    t.equal(json.hangup_cause, 'platform-restart', 'cause platform-restart');
+    const ended = Date.parse(json.ended_at);
     t.ok(ended <= killedAt && ended >= killedAt - 6_000, `ended at the last heartbeat (${killedAt - ended} ms before the kill)`);
   }
 

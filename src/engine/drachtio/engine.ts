@@ -14,6 +14,7 @@ import { classifyInvite } from './invite.js';
 import type { DrachtioLeg } from './leg.js';
 import { originate } from './originate.js';
 import { OWNER_VARIABLE } from './fsmrf.js';
+import { byeInside } from './dialogs.js';
 import { Registrar, type RegistrationStore } from './registrar.js';
 
 export interface DrachtioEngineOptions extends ConnectionOptions {
@@ -92,8 +93,13 @@ export class DrachtioEngine implements EnginePort {
     });
   }
 
-  /** Hangs up FreeSWITCH channels tagged with those instances (see tagChannels); their BYEs end the far ends' calls. */
-  async releaseOrphans(instanceIds: readonly string[]): Promise<void> {
+  /**
+   * A dead instance's calls: drachtio-server still holds their far ends' dialogs (it answers their BYEs with 481
+   * while no app manages them), so each far end gets a BYE sent inside its dialog; then every FreeSWITCH channel
+   * still tagged with a dead instance (see tagChannels), calls being set up included, is hung up.
+   */
+  async releaseOrphans(instanceIds: readonly string[], orphanRefs: readonly string[]): Promise<void> {
+    await Promise.all(orphanRefs.map((id) => byeInside(this.#conn.srf, id).catch((err: unknown) => this.log.info({ err: (err as Error).message, dialog: id }, 'orphan dialog already gone'))));
     const ms = this.#conn.media;
     if (!ms) throw new Error('FreeSWITCH is not connected');
     for (const id of instanceIds) await ms.api(`hupall NORMAL_CLEARING ${OWNER_VARIABLE} ${id}`);

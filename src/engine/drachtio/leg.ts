@@ -11,7 +11,7 @@ import {
 import { causeOfQ850 } from './causes.js';
 import { collectDigits } from './collect.js';
 import { joinConference } from './conference.js';
-import { bye, isUp } from './dialogs.js';
+import { bye, dialogIdOf, isUp } from './dialogs.js';
 import { DigitBuffer } from './digits.js';
 import type { Endpoint } from './fsmrf.js';
 import { quietly, type MediaContext } from './media-context.js';
@@ -71,6 +71,9 @@ export class DrachtioLeg implements CallLeg, MediaContext {
   }
 
   get isEnded(): boolean { return this.#endInfo !== null; }
+
+  /** The far end's dialog: drachtio-server keeps it after this process dies, so a successor can BYE inside it. */
+  get orphanRef(): string { return dialogIdOf(this.dialog); }
 
   on<E extends keyof LegEvents>(event: E, listener: LegEvents[E]): void { (this.#listeners[event] as Set<LegEvents[E]>).add(listener); }
   off<E extends keyof LegEvents>(event: E, listener: LegEvents[E]): void { (this.#listeners[event] as Set<LegEvents[E]>).delete(listener); }

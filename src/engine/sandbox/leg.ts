@@ -15,6 +15,7 @@ import { startCallRecording } from './recording.js';
 type Listeners = { [E in keyof LegEvents]: Set<LegEvents[E]> };
 
 export class SandboxLeg implements CallLeg {
+  readonly orphanRef = null;
   readonly #line: Line;
   readonly #keys: DigitQueue;
   readonly #listeners: Listeners = { dtmf: new Set(), hangup: new Set() };
