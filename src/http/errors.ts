@@ -1,5 +1,6 @@
 // One catalogue of domain errors. Each is rendered in the live API's shapes ({error} / {message, errors} / code)
 // or in the preview envelope, by whichever root served the request (see error-handler.ts).
+import { refusedHeaders, type RateLimitState } from './rate-limit-headers.js';
 
 export type FieldErrors = Record<string, string[]>;
 
@@ -49,9 +50,9 @@ export const errors = {
     new ApiError(415, 'unsupported_media_type', `Content-Type ${type} is not accepted; send application/json.`),
   payloadTooLarge: () => new ApiError(413, 'payload_too_large', 'The request body is too large.'),
   internal: () => new ApiError(500, 'internal_error', 'Internal server error.'),
-  callsPerSecondExceeded: (cap: number, retryAfterSeconds: number) =>
+  callsPerSecondExceeded: (cap: number, retryAfterSeconds: number, resetAt: number) =>
     new ApiError(429, 'calls_per_second_exceeded', `This account may place at most ${cap} calls per second; retry after ${retryAfterSeconds} s.`,
-      { liveCode: true, headers: { 'retry-after': String(retryAfterSeconds) } }),
+      { liveCode: true, headers: refusedHeaders({ limit: cap, remaining: 0, resetAt }, retryAfterSeconds) }),
   callNotPlaced: (reason: string) => new ApiError(500, 'call_not_placed', `The call could not be placed: ${reason}.`),
   callNotInProgress: (status: string) =>
     new ApiError(409, 'call_not_in_progress', `The call is ${status}; recording can only be controlled while it is in progress.`, { liveCode: true }),
@@ -73,9 +74,9 @@ export const previewErrors = {
   parameterInvalid: (param: string, message: string) => new ApiError(400, 'parameter_invalid', message, { param }),
   parameterUnknown: (param: string) =>
     new ApiError(400, 'parameter_unknown', `Received unknown parameter: ${param}.`, { param }),
-  rateLimited: (limit: number, retryAfterSeconds: number) =>
-    new ApiError(429, 'rate_limit_exceeded', `Too many requests: this API key may make ${limit} requests per window; retry after ${retryAfterSeconds} s.`,
-      { headers: { 'retry-after': String(retryAfterSeconds) } }),
+  rateLimited: (state: RateLimitState, retryAfterSeconds: number) =>
+    new ApiError(429, 'rate_limit_exceeded', `Too many requests: this API key may make ${state.limit} requests per window; retry after ${retryAfterSeconds} s.`,
+      { headers: refusedHeaders(state, retryAfterSeconds) }),
   subscriptionExists: (eventType: string, sid: string) =>
     new ApiError(409, 'subscription_exists', `A subscription for ${eventType} already exists (${sid}); update or delete it instead.`, { param: 'event_type' }),
   injectionTokenRequired: () =>

@@ -58,7 +58,7 @@ export async function callRoutes(app: FastifyInstance, deps: { services: CallSer
     const route = engine.routeProblem?.(checked.placement.target);
     if (route) throw errors.callNotPlaced(route);
     const slot = cps.take(req.account.id, req.account.cpsCap);
-    if (!slot.ok) throw errors.callsPerSecondExceeded(req.account.cpsCap, slot.retryAfterSeconds);
+    if (!slot.ok) throw errors.callsPerSecondExceeded(req.account.cpsCap, slot.retryAfterSeconds, slot.resetAt);
     const { call, done } = placeCall(services, { ...checked.placement, admittedAtMs: slot.at });
     void dispatcher.track(done);
     return reply.status(201).send(view(call));

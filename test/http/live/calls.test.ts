@@ -13,19 +13,28 @@ async function setup(t: Parameters<typeof startHarness>[0], opts: { fakeClock?: 
   return { h, a };
 }
 
-t.test('calls-per-second cap: a burst gets exactly the cap, the rest 429 with Retry-After (fake clock)', async (t) => {
+t.test('calls-per-second cap: a burst gets exactly the cap, the rest 429 with Retry-After and X-RateLimit-* (fake clock)', async (t) => {
   const { h, a } = await setup(t, { fakeClock: true });
   h.store.accounts.update(a.id, { cpsCap: 3 });
+  const burstAt = h.clock.now();
   const burst = await Promise.all(Array.from({ length: 10 }, () => h.request('POST', '/api/calls', { body })));
   t.equal(burst.filter((r) => r.status === 201).length, 3, 'the cap');
   const refused = burst.filter((r) => r.status === 429);
   t.equal(refused.length, 7);
+  // The spec's "Limits" headers: the account's cap, nothing left, and the epoch second the oldest call leaves the window.
+  const reset = String(Math.ceil((burstAt + 1000) / 1000));
   for (const r of refused) {
     t.equal(r.headers.get('retry-after'), '1');
+    t.equal(r.headers.get('x-ratelimit-limit'), '3');
+    t.equal(r.headers.get('x-ratelimit-remaining'), '0');
+    t.equal(r.headers.get('x-ratelimit-reset'), reset);
     t.equal(r.body.code, 'calls_per_second_exceeded');
   }
   await (h.clock as FakeClock).advance(999);
-  t.equal((await h.request('POST', '/api/calls', { body })).status, 429, 'still inside the same second');
+  const late = await h.request('POST', '/api/calls', { body });
+  t.equal(late.status, 429, 'still inside the same second');
+  t.equal(late.headers.get('x-ratelimit-reset'), reset, 'the same slot frees, so the same reset');
+  t.equal(late.headers.get('retry-after'), '1', 'never less than a second');
   await (h.clock as FakeClock).advance(1);
   t.equal((await h.request('POST', '/api/calls', { body })).status, 201, 'a new second, a new slot');
   const other = h.account();
