@@ -78,7 +78,7 @@ async function startPlatform(e: RunningEngines) {
   const app = await createApp({ config, store, engine, clock, logger, secrets: createSecretBox(randomBytes(32)) });
   await app.http.listen({ host: '127.0.0.1', port: 0 });
   const account = store.accounts.create({ name: 'bench', trunking: false, trunkCapacity: 0 });
-  new NumberService(store.numbers).add(DID, account.id, { webhook_url: hookUrl });
+  new NumberService(store.numbers, { allowLocalTargets: true }).add(DID, account.id, { webhook_url: hookUrl });
   // Every loopback source is a carrier: sipp callers come from many ports.
   store.carriers.add({ name: 'bench-sipp', host: '127.0.0.1', port: null });
   return {

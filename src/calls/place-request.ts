@@ -1,6 +1,6 @@
 import type { OriginateTarget } from '../engine/port.js';
 import { detectFormat, formatIssues, MarkupError, parseMarkup, sipUrisOf, targetUrlsOf } from '../markup/index.js';
-import type { SipStaticCheck, UrlCheck } from '../net/index.js';
+import { customerUrlProblem, type SipStaticCheck, type UrlCheck } from '../net/index.js';
 import { E164 } from '../numbers/settings.js';
 import type { Store } from '../store/index.js';
 import type { FieldErrors } from '../http/errors.js';
@@ -18,8 +18,11 @@ function targetFor(to: string, trunkEndpoint: string | null): OriginateTarget | 
   return null;
 }
 
-/** The target policy as a request sees it: URLs, and SIP URIs before their names are resolved. */
-export interface PlacementChecks { url(url: string): UrlCheck; sip(uri: string): SipStaticCheck }
+/**
+ * The target policy as a request sees it: URLs in markup, customer callback URLs (`url`, `status_callback`:
+ * the https rule), and SIP URIs before their names are resolved.
+ */
+export interface PlacementChecks { url(url: string): UrlCheck; callback(url: string): UrlCheck; sip(uri: string): SipStaticCheck }
 
 /**
  * Checks a place-call request against the account's own state (its numbers and trunks) and turns it into a
@@ -46,6 +49,12 @@ export function toPlacement(store: Store, accountId: number, body: CallCreateInp
   else if (target.kind === 'sip') {
     const sip = checks.sip(target.uri);
     if (!sip.ok) add('to', `The SIP destination ${target.uri} is refused: ${sip.reason}.`);
+  }
+
+  for (const field of ['url', 'status_callback'] as const) {
+    const value = body[field];
+    const check = value === undefined ? null : checks.callback(value);
+    if (check && !check.ok) add(field, customerUrlProblem(field, check));
   }
 
   let markup: PlaceCall['markup'] | null = null;

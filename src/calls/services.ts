@@ -6,7 +6,7 @@ import type { CustomerHttp } from './customer-http.js';
 import type { LifecycleEvents } from '../events/lifecycle.js';
 import type { CallWatch } from './watch.js';
 import type { MediaCache } from '../media/media-cache.js';
-import type { SipTargetPolicy } from '../net/index.js';
+import type { CustomerUrlRule, SipTargetPolicy } from '../net/index.js';
 
 /** What a call needs from the rest of the platform, wired once by createApp. */
 export interface CallServices {
@@ -25,4 +25,6 @@ export interface CallServices {
   media: MediaCache;
   /** SIP destinations (API `to`, <Dial><Sip>, conference participants) are vetted and pinned here. */
   sip: SipTargetPolicy;
+  /** The https rule for customer callback URLs given at the API (src/net/customer-url.ts). */
+  urls: CustomerUrlRule;
 }

@@ -30,7 +30,7 @@ function patchFrom(flags: SetFlags): Record<string, unknown> {
 function withNumbers<A extends unknown[]>(run: Runner, fn: (ctx: CliContext, numbers: NumberService, ...args: A) => void) {
   return run((ctx, ...args: A) => {
     try {
-      fn(ctx, new NumberService(ctx.store.numbers), ...args);
+      fn(ctx, new NumberService(ctx.store.numbers, { allowLocalTargets: ctx.config.devAllowLocalTargets }), ...args);
     } catch (err) {
       if (err instanceof NumberError) {
         const details = Object.entries(err.errors).map(([f, m]) => `${f}: ${m.join(' ')}`);

@@ -109,6 +109,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     log: logger.child({ component: 'calls' }),
     http: new CustomerHttp(outbound, signingSecrets, clock),
     recordingsDir: path.join(config.dataDir, 'recordings'),
+    urls: { allowLocalTargets: config.devAllowLocalTargets },
     publicBaseUrl: config.publicBaseUrl ?? `http://${config.host}:${config.port}`,
     watch: new CallWatch(),
     media: new MediaCache({

@@ -3,6 +3,7 @@ export { createGuardedClient } from './guarded-client.js';
 export type { GuardedClient, GuardedClientOptions, OutboundRequest, OutboundResponse, Resolver, ResolvedAddress } from './guarded-client.js';
 export { OutboundError, TargetRefusedError, TargetTimeoutError, TargetUnreachableError, ResponseTooLargeError } from './errors.js';
 export { checkTargetUrl, hostMatches } from './url-policy.js';
+export { checkCustomerUrl, customerUrlProblem, type CustomerUrlRule } from './customer-url.js';
 export type { UrlCheck, UrlPolicyCode, UrlPolicyOptions } from './url-policy.js';
 export { classifyIp, isPlainLoopback, parseCidr, cidrContains } from './ip-policy.js';
 export type { Cidr, IpCategory, IpVerdict } from './ip-policy.js';

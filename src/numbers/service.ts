@@ -1,5 +1,6 @@
 import type { NumberRepo, PhoneNumber } from '../store/numbers.js';
 import { applySettings, DEFAULT_NUMBER_SETTINGS, E164, type FieldErrors } from './settings.js';
+import type { CustomerUrlRule } from '../net/customer-url.js';
 
 export class NumberError extends Error {
   constructor(message: string, readonly errors: FieldErrors = {}) { super(message); }
@@ -7,12 +8,13 @@ export class NumberError extends Error {
 
 /** The operator's pool and the account holder's numbers; shared by the CLI and the dashboard. */
 export class NumberService {
-  constructor(private readonly repo: NumberRepo) {}
+  /** urls: the customer URL rule, which needs the dev flag (config.devAllowLocalTargets). */
+  constructor(private readonly repo: NumberRepo, private readonly urls: CustomerUrlRule) {}
 
   add(e164: string, accountId: number | null, patch: Record<string, unknown> = {}): PhoneNumber {
     if (!E164.test(e164)) throw new NumberError(`"${e164}" is not an E.164 number such as +14155550100`, { number: ['Must be E.164.'] });
     if (this.repo.getByE164(e164)) throw new NumberError(`${e164} is already in the pool`, { number: ['Already in the pool.'] });
-    const result = applySettings(DEFAULT_NUMBER_SETTINGS, patch);
+    const result = applySettings(DEFAULT_NUMBER_SETTINGS, patch, this.urls);
     if (!result.ok) throw new NumberError('invalid settings', result.errors);
     return this.repo.add(e164, accountId, result.settings);
   }
@@ -43,7 +45,7 @@ export class NumberService {
   }
 
   update(n: PhoneNumber, patch: unknown): PhoneNumber {
-    const result = applySettings(n.settings, patch);
+    const result = applySettings(n.settings, patch, this.urls);
     if (!result.ok) throw new NumberError('invalid settings', result.errors);
     return this.repo.saveSettings(n.id, result.settings);
   }

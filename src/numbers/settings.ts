@@ -1,5 +1,6 @@
 // A phone number's settings (the spec's "Phone number settings" table), their defaults and their validation.
 // Validation returns messages keyed by field so the dashboard can show each next to its input.
+import { checkCustomerUrl, customerUrlProblem, type CustomerUrlRule } from '../net/customer-url.js';
 
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
@@ -65,19 +66,11 @@ const IVR_KEYS = /^[0-9*#]$/;
 export type FieldErrors = Record<string, string[]>;
 
 class Collector {
+  constructor(readonly urls: CustomerUrlRule) {}
   readonly errors: FieldErrors = {};
   add(field: string, message: string): void { (this.errors[field] ??= []).push(message); }
 }
 
-function isHttpUrl(v: unknown): v is string {
-  if (typeof v !== 'string' || v.length > 2048) return false;
-  try {
-    const u = new URL(v);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
-  } catch {
-    return false;
-  }
-}
 
 export function isValidTimezone(tz: string): boolean {
   try {
@@ -92,7 +85,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 function checkUrl(c: Collector, field: string, v: unknown, nullable: boolean): void {
   if (v === null && nullable) return;
-  if (!isHttpUrl(v)) c.add(field, 'Must be a valid http or https URL.');
+  if (typeof v !== 'string' || v.length > 2048) return c.add(field, 'Must be an https URL of up to 2048 characters.');
+  const check = checkCustomerUrl(v, c.urls);
+  if (!check.ok) c.add(field, customerUrlProblem(field, check));
 }
 
 function checkE164(c: Collector, field: string, v: unknown): void {
@@ -181,9 +176,9 @@ const CHECKS: Record<keyof NumberSettings, (c: Collector, v: unknown) => void> =
  * Applies a partial change to current settings. Top-level fields replace wholesale (a new schedule replaces the
  * old one). Unknown fields are reported, not ignored, because a typo here silently changes call routing.
  */
-export function applySettings(current: NumberSettings, patch: unknown):
+export function applySettings(current: NumberSettings, patch: unknown, urls: CustomerUrlRule):
   { ok: true; settings: NumberSettings } | { ok: false; errors: FieldErrors } {
-  const c = new Collector();
+  const c = new Collector(urls);
   if (!isObject(patch)) return { ok: false, errors: { settings: ['Must be an object.'] } };
   for (const [field, value] of Object.entries(patch)) {
     const check = CHECKS[field as keyof NumberSettings];

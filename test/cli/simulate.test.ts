@@ -10,7 +10,8 @@ t.test('simulate inbound drives a sandbox call through the running server', asyn
   app.on('/voice', xml('<Say>Welcome.</Say><Gather action="/menu" numDigits="1" timeout="3"><Say>Press 1.</Say></Gather>'));
   app.on('/menu', (req) => xml(`<Say>You chose ${req.json.digit}.</Say><Hangup/>`));
   const server = await startServerProcess({ RINGBASE_DATA_DIR: dataDir, RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' }, t);
-  const rb = cli(dataDir);
+  // The CLI applies the same https rule as the server: a loopback http webhook needs the dev flag there too.
+  const rb = cli(dataDir, { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' });
   await rb('account', 'create', '--name', 'A');
   await rb('number', 'add', '+15550001000', '--account', '1', '--webhook-url', `${app.url}/voice`);
 

@@ -77,7 +77,7 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
     const s = await scene(t, d);
     const other = d.h.account();
     const { NumberService } = await import('../../src/numbers/service.js');
-    const numbers = new NumberService(d.h.store.numbers);
+    const numbers = new NumberService(d.h.store.numbers, { allowLocalTargets: true });
     numbers.add('+15550001001', other.id);
     numbers.add('+15550001002', null);
     numbers.add('+15550001003', s.accountId, { active: false });

@@ -40,7 +40,7 @@ export interface Scene {
 export async function scene(t: { teardown(fn: () => unknown): void }, d: EngineDriver, settings: Partial<NumberSettings> = {}): Promise<Scene> {
   const app = await startWebhookApp(t);
   const { id } = d.h.account();
-  new NumberService(d.h.store.numbers).add(DID, id, { webhook_url: `${app.url}/voice`, ...settings });
+  new NumberService(d.h.store.numbers, { allowLocalTargets: true }).add(DID, id, { webhook_url: `${app.url}/voice`, ...settings });
   return {
     app, accountId: id,
     async finalCall() {

@@ -5,6 +5,7 @@ import type { CpsLimiter } from '../../calls/cps-limiter.js';
 import { placeCall } from '../../calls/outbound.js';
 import type { CallDispatcher } from '../../calls/dispatcher.js';
 import { toPlacement } from '../../calls/place-request.js';
+import { checkCustomerUrl } from '../../net/index.js';
 import type { PlaceCall } from '../../calls/outbound.js';
 import { sipUrisOf } from '../../markup/index.js';
 import type { CallRecord } from '../../store/calls.js';
@@ -49,7 +50,9 @@ export async function callRoutes(app: FastifyInstance, deps: { services: CallSer
       response: { 201: CallResource, 422: { $ref: 'LiveValidationError#' }, 429: { $ref: 'LiveError#' }, 500: { $ref: 'LiveError#' } },
     },
   }, async (req, reply) => {
-    const checked = toPlacement(store, req.account.id, req.body, { url: (url) => services.media.check(url), sip: (uri) => services.sip.check(uri) });
+    const checked = toPlacement(store, req.account.id, req.body, {
+      url: (url) => services.media.check(url), callback: (url) => checkCustomerUrl(url, services.urls), sip: (uri) => services.sip.check(uri),
+    });
     if (!checked.ok) throw errors.validation(checked.errors);
     const resolvedRefusals = await refusedSipNames(services, checked.placement);
     if (resolvedRefusals) throw errors.validation(resolvedRefusals);

@@ -1,6 +1,6 @@
 // Checks on subscription fields that a JSON schema cannot express: the target against the SSRF policy and
 // the allow-list, custom headers that would forge or break a delivery, and the payload template.
-import { checkTargetUrl } from '../../net/index.js';
+import { checkCustomerUrl } from '../../net/index.js';
 import type { EventType } from '../../events/lifecycle.js';
 import { TemplateError, validateTemplate } from '../../events/template.js';
 import { EVENT_HEADER } from '../../events/payload.js';
@@ -17,7 +17,7 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const SAFE_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 export function checkTarget(url: string, allowHosts: readonly string[], allowLoopback: boolean): string {
-  const check = checkTargetUrl(url, { requireHttps: true, allowLoopback, allowHosts });
+  const check = checkCustomerUrl(url, { allowLocalTargets: allowLoopback }, allowHosts);
   if (check.ok) return check.url.href;
   const hint = check.code === 'host_not_allowed'
     ? ' Ask your operator to add the host to the organisation allow-list (ringbase org allow-host).'
