@@ -34,6 +34,8 @@ export interface Config {
   mediaCache: { maxMb: number; maxFileMb: number };
   /** Networks SIP destinations may reach besides public addresses (PBXs, gateways on private ranges). */
   sipAllowedNetworks: string[];
+  /** Slow-client defences of the HTTP listener (docs/security.md, "Slow clients"); times in milliseconds. */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; idleTimeoutMs: number; maxConnectionsPerIp: number };
 }
 
 export class ConfigError extends Error {
@@ -64,6 +66,13 @@ function int(env: Env, name: string, fallback: number): number {
   if (v === undefined || v === '') return fallback;
   if (!/^\d+$/.test(v)) throw new ConfigError(`${name} must be a whole number, got "${v}"`);
   return Number(v);
+}
+
+/** A limit where 0 would mean "none" to node: refused, so a typo cannot switch a defence off. */
+function positive(env: Env, name: string, fallback: number): number {
+  const n = int(env, name, fallback);
+  if (n < 1) throw new ConfigError(`${name} must be at least 1, got "${env[name]}"`);
+  return n;
 }
 
 function str(env: Env, name: string, fallback: string): string;
@@ -151,10 +160,21 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       maxFileMb: int(env, 'RINGBASE_MEDIA_MAX_FILE_MB', d.mediaCache.maxFileMb),
     },
     sipAllowedNetworks: cidrList(env, 'RINGBASE_SIP_ALLOWED_NETWORKS', d.sipAllowedNetworks),
+    http: {
+      headersTimeoutMs: positive(env, 'RINGBASE_HTTP_HEADERS_TIMEOUT_MS', d.http.headersTimeoutMs),
+      requestTimeoutMs: positive(env, 'RINGBASE_HTTP_REQUEST_TIMEOUT_MS', d.http.requestTimeoutMs),
+      keepAliveTimeoutMs: positive(env, 'RINGBASE_HTTP_KEEP_ALIVE_TIMEOUT_MS', d.http.keepAliveTimeoutMs),
+      idleTimeoutMs: positive(env, 'RINGBASE_HTTP_IDLE_TIMEOUT_MS', d.http.idleTimeoutMs),
+      maxConnectionsPerIp: positive(env, 'RINGBASE_HTTP_MAX_CONNECTIONS_PER_IP', d.http.maxConnectionsPerIp),
+    },
     ...overrides,
   };
   if ((c.tls.certFile === null) !== (c.tls.keyFile === null)) {
     throw new ConfigError('RINGBASE_TLS_CERT and RINGBASE_TLS_KEY must be set together');
+  }
+  // Node refuses to start a server whose headers may take longer than the whole request.
+  if (c.http.headersTimeoutMs > c.http.requestTimeoutMs) {
+    throw new ConfigError('RINGBASE_HTTP_HEADERS_TIMEOUT_MS must not exceed RINGBASE_HTTP_REQUEST_TIMEOUT_MS');
   }
   return c;
 }

@@ -34,6 +34,10 @@ import { dashboardRoutes } from './dashboard/index.js';
 import { createEventSystem, type EventSystem } from '../events/index.js';
 import { installPreviewRoot } from './preview/index.js';
 import { selfSignedTls } from './preview/self-signed-tls.js';
+import { TrustedProxies } from './preview/client-address.js';
+import { listenerOptions } from './listener-limits.js';
+import { capConnectionsPerAddress } from './connection-cap.js';
+import { DEFAULT_BODY_LIMIT, installRouteLimits } from './route-limits.js';
 import { startInstance } from '../recovery/index.js';
 
 export interface AppDeps {
@@ -76,11 +80,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const https = tlsOptions(config) ?? (config.tls.selfSigned ? await selfSignedTls(config) : null);
   const http = Fastify({
     loggerInstance: logger,
-    ...(https ? { https } : {}),
+    ...listenerOptions(config.http, https),
     genReqId: () => `req_${requestIdPrefix}${(++requestCount).toString(36)}`,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: DEFAULT_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
   }) as unknown as FastifyInstance;
+  const proxies = new TrustedProxies(config.trustedProxies);
+  capConnectionsPerAddress(http.server, { cap: config.http.maxConnectionsPerIp, exempt: (ip) => proxies.trusts(ip), tls: https !== null });
+  installRouteLimits(http);
   http.setValidatorCompiler(validatorCompiler);
   installErrorHandling(http);
   http.addHook('onSend', async (req, reply) => {

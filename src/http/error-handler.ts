@@ -8,7 +8,7 @@ export function isPreview(req: FastifyRequest): boolean {
   return req.url === PREVIEW_PREFIX || req.url.startsWith(`${PREVIEW_PREFIX}/`);
 }
 
-function toApiError(err: FastifyError | ApiError | Error): ApiError {
+function toApiError(err: FastifyError | ApiError | Error, req: FastifyRequest): ApiError {
   if (err instanceof ApiError) return err;
   const fe = err as FastifyError;
   if (fe.validation) return schemaErrorHandler(fe.validation);
@@ -19,7 +19,7 @@ function toApiError(err: FastifyError | ApiError | Error): ApiError {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return errors.unsupportedMediaType(String(fe.message.match(/: (.*)$/)?.[1] ?? 'this type'));
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return errors.payloadTooLarge();
+      return errors.payloadTooLarge(req.routeOptions.bodyLimit);
   }
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) return new ApiError(fe.statusCode, 'bad_request', fe.message);
   return errors.internal();
@@ -78,7 +78,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    const e = toApiError(err);
+    const e = toApiError(err, req);
     if (e.status >= 500) req.log.error({ err }, 'request failed');
     if (e.opts.headers) void reply.headers(e.opts.headers);
     if (isPreview(req)) return reply.status(e.status).send(previewBody(e, String(req.id)));

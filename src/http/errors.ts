@@ -48,7 +48,18 @@ export const errors = {
     new ApiError(409, 'trunk_revoked', 'This trunk is revoked; a revoked trunk cannot be changed.', { liveCode: true }),
   unsupportedMediaType: (type: string) =>
     new ApiError(415, 'unsupported_media_type', `Content-Type ${type} is not accepted; send application/json.`),
-  payloadTooLarge: () => new ApiError(413, 'payload_too_large', 'The request body is too large.'),
+  payloadTooLarge: (limitBytes: number) =>
+    new ApiError(413, 'payload_too_large', `The request body is too large: this endpoint accepts at most ${limitBytes / 1024} KiB.`),
+  // The next three are written straight onto the socket (listener-limits.ts, connection-cap.ts), before a
+  // request is routed, so they always take the live shape; each closes the connection.
+  requestTimeout: (headersSeconds: number, requestSeconds: number) =>
+    new ApiError(408, 'request_timeout',
+      `The request was not received in time: headers are due within ${headersSeconds} s and the whole request within ${requestSeconds} s.`, { liveCode: true }),
+  headersTooLarge: (limitBytes: number) =>
+    new ApiError(431, 'headers_too_large', `The request headers are too large: at most ${limitBytes / 1024} KiB in all.`, { liveCode: true }),
+  malformedRequest: () => new ApiError(400, 'malformed_request', 'The request is not valid HTTP/1.1.', { liveCode: true }),
+  tooManyConnections: (cap: number) =>
+    new ApiError(503, 'too_many_connections', `Too many open connections from your address (at most ${cap}); close some and retry.`, { liveCode: true }),
   internal: () => new ApiError(500, 'internal_error', 'Internal server error.'),
   callsPerSecondExceeded: (cap: number, retryAfterSeconds: number, resetAt: number) =>
     new ApiError(429, 'calls_per_second_exceeded', `This account may place at most ${cap} calls per second; retry after ${retryAfterSeconds} s.`,

@@ -7,6 +7,7 @@ import { sendPage, type Dashboard, type DashboardDeps } from './context.js';
 import { csrfValid, loadViewer } from './session.js';
 import { assetRoutes } from './assets.js';
 import { errorView } from './views/auth.js';
+import { errors } from '../errors.js';
 import { authRoutes } from './routes/auth.js';
 import { numberRoutes } from './routes/numbers.js';
 import { keyRoutes } from './routes/keys.js';
@@ -42,7 +43,9 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status >= 500) req.log.error({ err }, 'dashboard request failed');
-    const message = status >= 500 ? 'The server could not complete this request; it has been logged.' : 'The request could not be read. Go back and try again.';
+    const message = status >= 500 ? 'The server could not complete this request; it has been logged.'
+      : err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? `${errors.payloadTooLarge(req.routeOptions.bodyLimit).message} Go back, shorten the form and try again.`
+        : 'The request could not be read. Go back and try again.';
     return sendPage(reply, errorView(status, message, req.viewer !== null), status);
   });
   app.setNotFoundHandler((req, reply) =>
