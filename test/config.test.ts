@@ -29,6 +29,17 @@ t.test('bad configuration values are refused with a clear message', async (t) =>
   t.throws(() => loadConfig({ PORT: 'eighty' }), new ConfigError('PORT must be a whole number, got "eighty"'));
   t.throws(() => loadConfig({ RINGBASE_ENGINE: 'asterisk' }), ConfigError);
   t.throws(() => loadConfig({ RINGBASE_TLS_CERT: '/x.pem' }), /must be set together/);
+  t.throws(() => loadConfig({ RINGBASE_HTTP_REQUEST_TIMEOUT_MS: '0' }), new ConfigError('RINGBASE_HTTP_REQUEST_TIMEOUT_MS must be at least 1, got "0"'),
+    'a zero would switch the defence off');
+  t.throws(() => loadConfig({ RINGBASE_HTTP_HEADERS_TIMEOUT_MS: '20000' }), /must not exceed RINGBASE_HTTP_REQUEST_TIMEOUT_MS/);
+});
+
+t.test('HTTP listener limits: defaults and overrides', async (t) => {
+  t.same(loadConfig({}).http, { headersTimeoutMs: 10_000, requestTimeoutMs: 15_000, keepAliveTimeoutMs: 5_000, idleTimeoutMs: 60_000, maxConnectionsPerIp: 64 });
+  t.same(loadConfig({
+    RINGBASE_HTTP_HEADERS_TIMEOUT_MS: '2000', RINGBASE_HTTP_REQUEST_TIMEOUT_MS: '3000', RINGBASE_HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000',
+    RINGBASE_HTTP_IDLE_TIMEOUT_MS: '4000', RINGBASE_HTTP_MAX_CONNECTIONS_PER_IP: '8',
+  }).http, { headersTimeoutMs: 2_000, requestTimeoutMs: 3_000, keepAliveTimeoutMs: 1_000, idleTimeoutMs: 4_000, maxConnectionsPerIp: 8 });
 });
 
 t.test('master key: generated once with 0600, or from the environment, never malformed', async (t) => {
