@@ -81,33 +81,47 @@ export async function originate(req: OriginateRequest, deps: OriginateDeps): Pro
 
   let inviteReq: Srf.SrfRequest | null = null;
   let withdrawn: 'timeout' | 'abort' | null = null;
+  /** Any provisional response: before one, RFC 3261 allows no CANCEL, and a silent far end may never answer. */
+  let heard = false;
+  let stopWaiting!: () => void;
+  const unheard = new Promise<'unheard'>((resolve) => { stopWaiting = () => resolve('unheard'); });
+  const cancel = () => { try { inviteReq?.cancel(() => undefined); } catch { /* already final */ } };
   const withdraw = (why: 'timeout' | 'abort') => {
     if (withdrawn) return;
     withdrawn = why;
-    try { inviteReq?.cancel(() => undefined); } catch { /* already final */ }
+    cancel();
+    // Nothing heard yet: the INVITE transaction would run to its 32 s timeout. Give up now; a late answer is hung up.
+    if (!heard) stopWaiting();
   };
   const timer = setTimeout(() => withdraw('timeout'), req.timeoutMs);
   const onAbort = () => withdraw('abort');
   req.signal?.addEventListener('abort', onAbort, { once: true });
   let rang = false;
   try {
-    const answer: Srf.Dialog | UnackedAnswer = await deps.srf.createUAC(route.uri, {
+    const invite: Promise<Srf.Dialog | UnackedAnswer> = deps.srf.createUAC(route.uri, {
       ...(ep ? { localSdp: ep.local.sdp } : { noAck: true }),
       ...(route.proxy ? { proxy: route.proxy } : {}),
       ...(route.auth ? { auth: route.auth } : {}),
       callingNumber: req.callerId,
     } as unknown as Srf.CreateUACOptions, {
       // drachtio-srf calls this as (err, req), whatever its typings say.
-      cbRequest: ((_err: unknown, sent: Srf.SrfRequest) => { inviteReq = sent; if (withdrawn) withdraw(withdrawn); }) as unknown as (req: Srf.SrfRequest) => void,
+      cbRequest: ((_err: unknown, sent: Srf.SrfRequest) => { inviteReq = sent; if (withdrawn) cancel(); }) as unknown as (req: Srf.SrfRequest) => void,
       cbProvisional: (res) => {
+        heard = true;
         if (!rang && (res.status === 180 || res.status === 183)) {
           rang = true;
           try { req.onRinging?.(); } catch { /* a broken callback must not break the call */ }
         }
       },
     });
+    const answer = await Promise.race([invite, unheard]);
     clearTimeout(timer);
     req.signal?.removeEventListener('abort', onAbort);
+    if (answer === 'unheard') {
+      invite.then(abandon, () => undefined);
+      await ep?.destroy().catch(() => undefined);
+      return failed(withdrawn === 'abort' ? 'canceled' : 'no-answer');
+    }
     if (withdrawn) {
       // Answered in the same instant it was withdrawn: the answer loses.
       await abandon(answer);

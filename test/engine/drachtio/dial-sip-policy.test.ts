@@ -10,14 +10,14 @@ import { runParty } from '../../engine-suite/real-sipp.js';
 import { freePort } from '../../helpers/server-process.js';
 import { scene, CALLER, DID } from '../../engine-suite/flows.js';
 
-/** A UDP socket on 127.0.0.2 that counts the INVITEs reaching it and turns each down as busy. */
-async function sipListener(t: Test) {
+/** A UDP socket on 127.0.0.2 that counts the INVITEs reaching it and turns each down as busy (or says nothing). */
+async function sipListener(t: Test, silent = false) {
   const socket = createSocket('udp4');
   const requests: string[] = [];
   socket.on('message', (m, from) => {
     const lines = m.toString().split('\r\n');
     requests.push(lines[0]!);
-    if (!lines[0]!.startsWith('INVITE ')) return;
+    if (silent || !lines[0]!.startsWith('INVITE ')) return;
     const echoed = lines.filter((l) => /^(Via|From|To|Call-ID|CSeq):/i.test(l));
     socket.send(['SIP/2.0 486 Busy Here', ...echoed, 'Content-Length: 0', '', ''].join('\r\n'), from.port, from.address);
   });
@@ -51,6 +51,21 @@ if (bins) {
     await control.ended;
     await s.finalCall();
     t.ok(listener.invites().length >= 1, `the plain loopback spelling (allowed by the dev flag) was dialled: ${listener.invites()[0]}`);
+  });
+
+  t.test('a far end that never answers anything is given up at the dial timeout, not after 32 s of retransmissions', async (t) => {
+    const d = await make(t);
+    const s = await scene(t, d);
+    const listener = await sipListener(t, true);
+    s.app.on('/voice', xml(`<Dial timeout="5"><Sip>sip:bob@127.0.0.2:${listener.port}</Sip></Dial><Hangup/>`));
+    const call = await d.inbound(CALLER, DID);
+    await call.ended;
+    const final = await s.finalCall();
+    const child = d.h.store.db.prepare('SELECT status, created_at, ended_at FROM calls WHERE parent_sid = ?').get(final.sid) as { status: string; created_at: string; ended_at: string };
+    const tookMs = Date.parse(child.ended_at) - Date.parse(child.created_at);
+    t.equal(child.status, 'no-answer');
+    t.ok(tookMs < 6_500, `the attempt ended ${tookMs} ms after it began (timeout 5 s)`);
+    t.ok(listener.invites().length >= 1, 'the INVITE was sent');
   });
 
   t.test('an allowed SIP destination is reached through the pinned address and bridged', async (t) => {
