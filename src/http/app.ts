@@ -36,7 +36,6 @@ import { installPreviewRoot } from './preview/index.js';
 import { selfSignedTls } from './preview/self-signed-tls.js';
 import { TrustedProxies } from './preview/client-address.js';
 import { listenerOptions } from './listener-limits.js';
-import { capConnectionsPerAddress } from './connection-cap.js';
 import { DEFAULT_BODY_LIMIT, installRouteLimits } from './route-limits.js';
 import { startInstance } from '../recovery/index.js';
 
@@ -78,15 +77,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const requestIdPrefix = randomToken(9);
   let requestCount = 0;
   const https = tlsOptions(config) ?? (config.tls.selfSigned ? await selfSignedTls(config) : null);
+  const proxies = new TrustedProxies(config.trustedProxies);
   const http = Fastify({
     loggerInstance: logger,
-    ...listenerOptions(config.http, https),
+    ...listenerOptions(config.http, https, (ip) => proxies.trusts(ip)),
     genReqId: () => `req_${requestIdPrefix}${(++requestCount).toString(36)}`,
     bodyLimit: DEFAULT_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
   }) as unknown as FastifyInstance;
-  const proxies = new TrustedProxies(config.trustedProxies);
-  capConnectionsPerAddress(http.server, { cap: config.http.maxConnectionsPerIp, exempt: (ip) => proxies.trusts(ip), tls: https !== null });
   installRouteLimits(http);
   http.setValidatorCompiler(validatorCompiler);
   installErrorHandling(http);

@@ -1,11 +1,14 @@
 // Slow clients: how long the HTTP listener waits for headers, a whole request and the next keep-alive request,
 // how long a connection may sit silent, and how large headers may be. Past a limit the client gets an HTTP
 // answer (408, 431, 400) and the connection closes, rather than being held open or reset.
+import { createServer as createHttpServer, type RequestListener } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import type { FastifyServerOptions } from 'fastify';
 import type { Config } from '../config.js';
 import { errors } from './errors.js';
 import { answerAndClose, rawResponse } from './socket-answer.js';
+import { capConnectionsPerAddress } from './connection-cap.js';
 
 /** Node's default, stated here so it does not change with a `--max-http-header-size` flag. */
 export const MAX_HEADER_BYTES = 16 * 1024;
@@ -28,21 +31,30 @@ function clientErrorAnswer(limits: Limits) {
   };
 }
 
-/** Fastify and node server options for the listener; `https` is the TLS material when serving HTTPS. */
-export function listenerOptions(limits: Limits, https: { cert: Buffer | string; key: Buffer | string } | null): FastifyServerOptions {
+/**
+ * Fastify options that make it serve from a server built here: `https` is the TLS material when serving HTTPS,
+ * `exempt` the addresses the per-address cap leaves alone. Built here rather than by Fastify so that every
+ * server gets the cap (Fastify would add an uncapped one per extra address a host name such as localhost
+ * resolves to; with a factory it binds the first address only).
+ */
+export function listenerOptions(
+  limits: Limits, https: { cert: Buffer | string; key: Buffer | string } | null, exempt: (ip: string) => boolean,
+): FastifyServerOptions {
   // Passed at creation: node reads connectionsCheckingInterval only from the constructor options.
   const node = {
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
     connectionsCheckingInterval: DEADLINE_CHECK_MS,
     maxHeaderSize: MAX_HEADER_BYTES,
   };
-  return {
+  const serverFactory = (handler: RequestListener) => {
     // A stalled TLS handshake is a stalled header too.
-    ...(https ? { https: { ...https, ...node, handshakeTimeout: limits.headersTimeoutMs } } : { http: node }),
-    requestTimeout: limits.requestTimeoutMs,
-    keepAliveTimeout: limits.keepAliveTimeoutMs,
-    connectionTimeout: limits.idleTimeoutMs,
-    clientErrorHandler: clientErrorAnswer(limits),
-  } as FastifyServerOptions;
+    const server = https ? createHttpsServer({ ...https, ...node, handshakeTimeout: limits.headersTimeoutMs }, handler) : createHttpServer(node, handler);
+    server.setTimeout(limits.idleTimeoutMs);
+    capConnectionsPerAddress(server, { cap: limits.maxConnectionsPerIp, exempt, tls: https !== null });
+    return server;
+  };
+  // `https` stays set so Fastify names its addresses https://.
+  return { ...(https ? { https } : {}), serverFactory, clientErrorHandler: clientErrorAnswer(limits) } as FastifyServerOptions;
 }
