@@ -11,7 +11,9 @@ import { fetchAndRun, runMarkup } from './interpreter.js';
 
 export type MarkupSource =
   | { kind: 'url'; url: string; method: 'POST' | 'GET'; format: MarkupFormat }
-  | { kind: 'inline'; verbs: Verb[]; format: MarkupFormat };
+  | { kind: 'inline'; verbs: Verb[]; format: MarkupFormat }
+  /** What the platform itself does with the answered call (a conference participant added through the API). */
+  | { kind: 'task'; run: (session: CallSession) => Promise<void> };
 
 export interface PlaceCall {
   accountId: number;
@@ -26,6 +28,10 @@ export interface PlaceCall {
   record: { tracks: 'inbound' | 'outbound' | 'both'; dualChannel: boolean; immutable: boolean; callbackUrl: string | null } | null;
   /** When the placement was admitted (its calls-per-second slot); the call's created_at. */
   admittedAtMs?: number;
+  /** The call's sid when the caller needs it before the call exists (a participant row names it). */
+  sid?: string;
+  /** Aborting withdraws the call while it rings (a conference that ended before the participant answered). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -34,7 +40,7 @@ export interface PlaceCall {
  */
 export function placeCall(services: CallServices, req: PlaceCall): { call: CallRecord; done: Promise<void> } {
   const call = services.store.calls.create({
-    sid: newSid('CA'), accountId: req.accountId, direction: 'outbound-api', from: req.from, to: req.to, status: 'queued',
+    sid: req.sid ?? newSid('CA'), accountId: req.accountId, direction: 'outbound-api', from: req.from, to: req.to, status: 'queued',
     numberId: req.numberId, trunkId: req.trunkId, ...(req.admittedAtMs !== undefined ? { createdAtMs: req.admittedAtMs } : {}),
     ...(req.callback ? { callbackUrl: req.callback.url, callbackEvents: [...req.callback.events], callbackMethod: req.callback.method } : {}),
   });
@@ -58,7 +64,7 @@ async function run(session: CallSession, req: PlaceCall, progress: (e: 'ringing'
     return;
   }
   const result = await engine.originate({
-    target: vetted.target, callerId: req.from, timeoutMs: req.timeoutMs,
+    target: vetted.target, callerId: req.from, timeoutMs: req.timeoutMs, ...(req.signal ? { signal: req.signal } : {}),
     onRinging: () => { store.calls.setStatus(session.sid, 'ringing'); progress('ringing'); },
   });
   if (!result.answered) {
@@ -69,6 +75,7 @@ async function run(session: CallSession, req: PlaceCall, progress: (e: 'ringing'
   session.adopt(result.leg);
   progress('in-progress');
   if (req.record) await session.startRecording({ source: 'call', ...req.record });
+  if (req.markup.kind === 'task') return req.markup.run(session);
   const flow: Flow = { session, docUrl: null, format: req.markup.format };
   if (req.markup.kind === 'inline') return runMarkup(flow, req.markup.verbs);
   await fetchAndRun(flow, req.markup.url, req.markup.method, { from: req.from, to: req.to, direction: 'outbound-api', call_sid: session.sid });

@@ -10,7 +10,8 @@ import type { PlaceCall } from './outbound.js';
 const SIP_URI = /^sips?:[^\s@]+@[^\s]+$|^sips?:[^\s@]+$/;
 const CLIENT = /^client:[A-Za-z0-9_.@-]{1,128}$/;
 
-function targetFor(to: string, trunkEndpoint: string | null): OriginateTarget | null {
+/** What `to` names: an E.164 number, a sip:/sips: URI or client:<identity> (a trunk number when one is given). */
+export function targetFor(to: string, trunkEndpoint: string | null): OriginateTarget | null {
   if (trunkEndpoint) return E164.test(to) || /^[0-9*#+]{1,32}$/.test(to) ? { kind: 'trunk', endpointName: trunkEndpoint, number: to } : null;
   if (E164.test(to)) return { kind: 'number', number: to };
   if (SIP_URI.test(to)) return { kind: 'sip', uri: to };

@@ -7,6 +7,7 @@ import type { LifecycleEvents } from '../events/lifecycle.js';
 import type { CallWatch } from './watch.js';
 import type { MediaCache } from '../media/media-cache.js';
 import type { CustomerUrlRule, SipTargetPolicy } from '../net/index.js';
+import type { ConferenceService } from '../conferences/service.js';
 
 /** What a call needs from the rest of the platform, wired once by createApp. */
 export interface CallServices {
@@ -27,4 +28,6 @@ export interface CallServices {
   sip: SipTargetPolicy;
   /** The https rule for customer callback URLs given at the API (src/net/customer-url.ts). */
   urls: CustomerUrlRule;
+  /** Conference rooms and their lifecycle (set by createApp once the other services exist: it uses them). */
+  conferences: ConferenceService;
 }

@@ -134,6 +134,12 @@ export class ConferenceRepo {
       .run(reason, now, now, sid).changes === 1;
   }
 
+  /** The conference's status callback is the first one given (markup or an added participant); false if it had one. */
+  adoptStatusCallback(sid: string, url: string, method: 'GET' | 'POST'): boolean {
+    return this.db.prepare('UPDATE conferences SET status_callback = ?, status_callback_method = ? WHERE sid = ? AND status_callback IS NULL')
+      .run(url, method, sid).changes === 1;
+  }
+
   /** The SequenceNumber of the conference's next status callback (1, 2, ...). */
   nextSequence(sid: string): number {
     return (this.db.prepare('UPDATE conferences SET sequence = sequence + 1 WHERE sid = ? RETURNING sequence').get(sid) as { sequence: number }).sequence;

@@ -38,6 +38,8 @@ import { TrustedProxies } from './preview/client-address.js';
 import { listenerOptions } from './listener-limits.js';
 import { DEFAULT_BODY_LIMIT, installRouteLimits } from './route-limits.js';
 import { startInstance } from '../recovery/index.js';
+import { ConferenceService } from '../conferences/service.js';
+import type { CallbackQueue } from '../conferences/callbacks.js';
 
 export interface AppDeps {
   config: Config;
@@ -109,8 +111,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const outbound = createGuardedClient({ allowLoopback: config.devAllowLocalTargets, requireHttps: false });
   const eventSystem = createEventSystem({ store, clock, secrets, log: logger.child({ component: 'events' }), allowLocalTargets: config.devAllowLocalTargets });
   const events = eventSystem.events;
+  // Until the durable callback outbox lands, conference callbacks are dropped (issue 13 in progress).
+  const conferenceCallbacks: CallbackQueue = { enqueue: () => undefined };
   const callServices: CallServices = {
     store, engine, clock, events,
+    conferences: new ConferenceService({ store, clock }, conferenceCallbacks),
     log: logger.child({ component: 'calls' }),
     http: new CustomerHttp(outbound, signingSecrets, clock),
     recordingsDir: path.join(config.dataDir, 'recordings'),
@@ -139,17 +144,17 @@ export async function createApp(deps: AppDeps): Promise<App> {
     simulator.onIncomingCall((incoming) => void calls.handle(incoming));
   }
   const authenticate = bearerAuth(store);
+  const cps = new CpsLimiter(clock);
 
   await http.register(async (live) => {
     live.addHook('onRequest', authenticate);
     await live.register(async (scope) => trunkRoutes(scope, { config, store, trunks, clock }));
-    const cps = new CpsLimiter(clock);
     await live.register(async (scope) => callRoutes(scope, { services: callServices, cps, dispatcher: calls }));
     await live.register(async (scope) => recordingRoutes(scope, { services: callServices }));
   });
   const token = operatorToken(config.dataDir, true)!;
   await http.register(async (scope) => operatorRoutes(scope, { token, simulator, watch: callServices.watch }));
-  await installPreviewRoot(http, { config, store, clock, secrets, eventSystem });
+  await installPreviewRoot(http, { config, store, clock, secrets, eventSystem, callServices, dispatcher: calls, cps });
   await http.register(async (scope) => dashboardRoutes(scope, { config, store, clock, trunks, signingSecrets, callServices, simulator }), { prefix: '/dashboard' });
 
   let released: Promise<void> | undefined;

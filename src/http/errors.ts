@@ -93,6 +93,8 @@ export const previewErrors = {
   injectionTokenRequired: () =>
     new ApiError(401, 'injection_token_required', 'An injection token is required. Pass it in the X-Injection-Token header.'),
   injectionTokenInvalid: () => new ApiError(401, 'injection_token_invalid', 'The injection token is invalid or has been rotated.'),
+  /** The resource's state forbids the change (a completed conference, a participant that has left). */
+  conflict: (code: string, message: string) => new ApiError(409, code, message),
   ipNotAllowed: (ip: string) =>
     new ApiError(403, 'ip_not_allowed', `Requests from ${ip} are not on this organisation's lead-injection IP allow-list.`),
 };

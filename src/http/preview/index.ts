@@ -15,8 +15,15 @@ import { RateGate } from './rate-gate.js';
 import { installPreviewErrorMapping } from './error-mapping.js';
 import { webhookRoutes } from './webhooks.js';
 import { leadInjectionRoutes, leadRoutes } from './lead-injections.js';
+import { conferenceRoutes } from './conferences.js';
+import type { CallServices } from '../../calls/services.js';
+import type { CallDispatcher } from '../../calls/dispatcher.js';
+import type { CpsLimiter } from '../../calls/cps-limiter.js';
 
-export interface PreviewDeps { config: Config; store: Store; clock: Clock; secrets: SecretBox; eventSystem: EventSystem }
+export interface PreviewDeps {
+  config: Config; store: Store; clock: Clock; secrets: SecretBox; eventSystem: EventSystem;
+  callServices: CallServices; dispatcher: CallDispatcher; cps: CpsLimiter;
+}
 
 export async function installPreviewRoot(http: FastifyInstance, deps: PreviewDeps): Promise<void> {
   const { config, store, clock } = deps;
@@ -35,6 +42,7 @@ export async function installPreviewRoot(http: FastifyInstance, deps: PreviewDep
       authenticated.addHook('onRequest', async (req, reply) => rate.check(`key:${req.apiKeyId}`, reply));
       await authenticated.register(async (scope) => webhookRoutes(scope, deps));
       await authenticated.register(async (scope) => leadRoutes(scope, deps));
+      await authenticated.register(async (scope) => conferenceRoutes(scope, { services: deps.callServices, dispatcher: deps.dispatcher, cps: deps.cps }));
     });
     await preview.register(async (scope) => leadInjectionRoutes(scope, { store, events: deps.eventSystem.events, proxies, rate }));
   });

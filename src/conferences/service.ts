@@ -1,0 +1,251 @@
+// Conference lifecycle on top of the engine port's rooms: who is in which room, the conference and participant
+// state machines (docs/conferences.md), waiting music before the start, mute/hold/coach/announce, ending, and the
+// status callbacks each change owes (queued in the same transaction as the change).
+import type { CallLeg, ConferenceMember } from '../engine/port.js';
+import type { CallServices } from '../calls/services.js';
+import type { CallSession } from '../calls/session.js';
+import type { MediaLease } from '../media/media-cache.js';
+import { leaseMedia, localMedia } from '../calls/media-lease.js';
+import { newSid } from '../crypto/tokens.js';
+import type { Conference, Participant, ParticipantChanges } from './repo.js';
+import { queueConferenceCallback, type CallbackQueue, type ConferenceEvent } from './callbacks.js';
+
+export interface JoinOptions {
+  muted: boolean;
+  startConferenceOnEnter: boolean;
+  endConferenceOnExit: boolean;
+  /** Audio played in a loop to this participant until the conference starts. */
+  waitUrl?: string;
+  /** Call sid of a participant this one coaches (heard only by them). */
+  coach?: string;
+}
+
+export interface MarkupJoin extends JoinOptions {
+  friendlyName: string;
+  maxParticipants: number;
+  record: boolean;
+  statusCallback?: { url: string; method: 'GET' | 'POST'; events: string[] };
+}
+
+export type JoinOutcome = { status: 'completed' | 'full' | 'failed' | 'ended'; conferenceSid: string };
+
+/** Twilio's reasons, as the conference-end callback and the resource give them. */
+export type EndReason = 'conference-ended-via-api' | 'participant-with-end-conference-on-exit-left' | 'last-participant-left';
+
+interface LiveMember { callSid: string; leg: CallLeg; member: ConferenceMember; waiting: boolean; holdLease: MediaLease | null }
+interface LiveRoom { members: Map<string, LiveMember>; ringing: Map<string, AbortController> }
+
+export class ConferenceService {
+  readonly #rooms = new Map<string, LiveRoom>();
+
+  constructor(private readonly services: Pick<CallServices, 'store' | 'clock'>, private readonly callbacks: CallbackQueue) {}
+
+  get #repo() { return this.services.store.conferences; }
+
+  /** The account's open conference of that name, created (`init`) when there is none. */
+  openByName(accountId: number, friendlyName: string, opts: Pick<MarkupJoin, 'maxParticipants' | 'record' | 'statusCallback'>): Conference {
+    const { conference, created } = this.#repo.openOrCreate({
+      sid: newSid('CF'), accountId, friendlyName, record: opts.record, maxParticipants: opts.maxParticipants,
+      statusCallback: opts.statusCallback?.url ?? null, statusCallbackMethod: opts.statusCallback?.method ?? 'POST',
+      statusCallbackEvents: opts.statusCallback?.events ?? [],
+    });
+    if (!created && opts.statusCallback && this.#repo.adoptStatusCallback(conference.sid, opts.statusCallback.url, opts.statusCallback.method)) {
+      return this.#repo.get(conference.sid)!;
+    }
+    return conference;
+  }
+
+  /** <Dial><Conference>: the caller is in the conference until it leaves, is removed, or the conference ends. */
+  async joinByMarkup(session: CallSession, join: MarkupJoin): Promise<JoinOutcome> {
+    const conf = this.openByName(session.accountId, join.friendlyName, join);
+    return this.enter(session, conf.sid, join);
+  }
+
+  /** A participant row in `connecting` for a call being placed; `cancel` withdraws the call while it rings. */
+  expect(conf: Conference, callSid: string, opts: Omit<JoinOptions, 'waitUrl' | 'coach'>, cancel: AbortController): Participant {
+    this.#room(conf.sid).ringing.set(callSid, cancel);
+    return this.#repo.addParticipant({
+      conferenceSid: conf.sid, callSid, accountId: conf.accountId, muted: opts.muted,
+      startConferenceOnEnter: opts.startConferenceOnEnter, endConferenceOnExit: opts.endConferenceOnExit, statusCallback: null,
+    });
+  }
+
+  /** A placed participant's call is over without (or after) joining: its row is closed and the room re-judged. */
+  async placementSettled(conferenceSid: string, callSid: string): Promise<void> {
+    this.#rooms.get(conferenceSid)?.ringing.delete(callSid);
+    if (this.#repo.setParticipantStatus(conferenceSid, callSid, 'completed')) await this.#afterLeave(conferenceSid, callSid);
+  }
+
+  /** Joins an answered call to the room and holds it there until it leaves. */
+  async enter(session: CallSession, conferenceSid: string, opts: JoinOptions): Promise<JoinOutcome> {
+    const repo = this.#repo;
+    const out = (status: JoinOutcome['status']): JoinOutcome => ({ status, conferenceSid });
+    this.#rooms.get(conferenceSid)?.ringing.delete(session.sid);
+    if (repo.get(conferenceSid)?.status === 'completed') {
+      repo.setParticipantStatus(conferenceSid, session.sid, 'completed');
+      return out('ended');
+    }
+    let p = repo.participant(conferenceSid, session.sid);
+    if (!p) {
+      const conf = repo.get(conferenceSid)!;
+      if (repo.countInProgress(conferenceSid) >= conf.maxParticipants) {
+        session.timeline('conference-full', { conference_sid: conferenceSid, max_participants: conf.maxParticipants });
+        return out('full');
+      }
+      p = repo.addParticipant({
+        conferenceSid, callSid: session.sid, accountId: session.accountId, muted: opts.muted,
+        startConferenceOnEnter: opts.startConferenceOnEnter, endConferenceOnExit: opts.endConferenceOnExit, statusCallback: null,
+      });
+    }
+    const leg = session.leg ?? await session.answer();
+    let member: ConferenceMember;
+    try {
+      member = await leg.joinConference(conferenceSid, { muted: p.muted });
+    } catch (err) {
+      session.timeline('conference-join-failed', { conference_sid: conferenceSid, reason: (err as Error).message });
+      await this.placementSettled(conferenceSid, session.sid);
+      return out('failed');
+    }
+    const live: LiveMember = { callSid: session.sid, leg, member, waiting: false, holdLease: null };
+    this.#room(conferenceSid).members.set(session.sid, live);
+    this.#change(conferenceSid, 'participant-join', () => repo.setParticipantStatus(conferenceSid, session.sid, 'in-progress'), session.sid);
+    session.timeline('conference-joined', { conference_sid: conferenceSid, muted: p.muted });
+
+    const conf = repo.get(conferenceSid)!;
+    if (conf.status === 'init' && p.startConferenceOnEnter) await this.#start(conferenceSid, session.sid);
+    else if (conf.status === 'init') {
+      live.waiting = true;
+      live.holdLease = opts.waitUrl ? await leaseMedia(session, opts.waitUrl) : null;
+      await member.hold(live.holdLease ? localMedia(live.holdLease) : null);
+    }
+    if (p.hold) await this.#hold(live, p.holdUrl, session);
+    if (opts.coach) await this.updateParticipant(conferenceSid, session.sid, { coaching: true, callSidToCoach: opts.coach });
+    await this.#applyCoaching(conferenceSid);
+
+    await Promise.race([member.left, leg.ended]);
+    this.#rooms.get(conferenceSid)?.members.delete(session.sid);
+    live.holdLease?.release();
+    session.timeline('conference-left', { conference_sid: conferenceSid });
+    if (this.#change(conferenceSid, 'participant-leave', () => repo.setParticipantStatus(conferenceSid, session.sid, 'completed'), session.sid)) {
+      await this.#afterLeave(conferenceSid, session.sid);
+    }
+    return out('completed');
+  }
+
+  /** Applies API changes to a participant: stored, applied to its leg if it is in the room, and announced. */
+  async updateParticipant(conferenceSid: string, callSid: string, changes: ParticipantChanges, holdMedia?: MediaLease | null): Promise<Participant> {
+    const repo = this.#repo;
+    const before = repo.participant(conferenceSid, callSid)!;
+    const live = this.#rooms.get(conferenceSid)?.members.get(callSid);
+    const muteChanged = changes.muted !== undefined && changes.muted !== before.muted;
+    const holdChanged = changes.hold !== undefined && changes.hold !== before.hold;
+    repo.updateParticipant(conferenceSid, callSid, changes);
+    if (live) {
+      if (holdChanged && changes.hold) await this.#holdWith(live, holdMedia ?? null);
+      else if (holdChanged) await this.#unhold(live);
+      else if (changes.hold && holdMedia !== undefined) await this.#holdWith(live, holdMedia);
+      if (muteChanged && !live.waiting && !(changes.hold ?? before.hold)) await live.member.setMuted(changes.muted!);
+      if (changes.coaching !== undefined || changes.callSidToCoach !== undefined) await this.#applyCoaching(conferenceSid);
+    } else holdMedia?.release();
+    if (muteChanged) this.#change(conferenceSid, 'participant-mute', () => true, callSid);
+    if (holdChanged) this.#change(conferenceSid, 'participant-hold', () => true, callSid);
+    return repo.participant(conferenceSid, callSid)!;
+  }
+
+  /** Disconnects a participant's leg (ringing: the call is withdrawn). The conference goes on. */
+  async removeParticipant(conferenceSid: string, callSid: string): Promise<void> {
+    const room = this.#rooms.get(conferenceSid);
+    room?.ringing.get(callSid)?.abort();
+    const live = room?.members.get(callSid);
+    if (live) await live.leg.hangup();
+  }
+
+  /** Plays audio once to everyone in the room (an announcement), then the conference resumes. */
+  announce(conferenceSid: string, media: MediaLease): void {
+    const live = [...(this.#rooms.get(conferenceSid)?.members.values() ?? [])][0];
+    if (!live) { media.release(); return; }
+    void live.member.announce(localMedia(media)).catch(() => undefined).finally(() => media.release());
+  }
+
+  /** Ends the conference once: every leg in the room is hung up and calls still ringing are withdrawn. */
+  async end(conferenceSid: string, reason: EndReason): Promise<boolean> {
+    const ended = this.#change(conferenceSid, 'conference-end', () => this.#repo.markCompleted(conferenceSid, reason));
+    const room = this.#rooms.get(conferenceSid);
+    if (room) {
+      for (const cancel of room.ringing.values()) cancel.abort();
+      const anyone = [...room.members.values()][0];
+      if (anyone) await anyone.member.endRoom();
+      this.#rooms.delete(conferenceSid);
+    }
+    return ended;
+  }
+
+  #room(sid: string): LiveRoom {
+    let room = this.#rooms.get(sid);
+    if (!room) this.#rooms.set(sid, room = { members: new Map(), ringing: new Map() });
+    return room;
+  }
+
+  async #start(conferenceSid: string, byCallSid: string): Promise<void> {
+    if (!this.#change(conferenceSid, 'conference-start', () => this.#repo.markStarted(conferenceSid), byCallSid)) return;
+    for (const live of this.#rooms.get(conferenceSid)?.members.values() ?? []) {
+      if (!live.waiting) continue;
+      live.waiting = false;
+      const p = this.#repo.participant(conferenceSid, live.callSid);
+      if (p?.hold) continue;
+      live.holdLease?.release();
+      live.holdLease = null;
+      await live.member.unhold();
+    }
+  }
+
+  async #afterLeave(conferenceSid: string, callSid: string): Promise<void> {
+    const p = this.#repo.participant(conferenceSid, callSid);
+    if (p?.endConferenceOnExit && p.status === 'completed' && this.#repo.get(conferenceSid)?.status !== 'completed') {
+      await this.end(conferenceSid, 'participant-with-end-conference-on-exit-left');
+    } else if (this.#repo.participants(conferenceSid, { openOnly: true }).length === 0) {
+      await this.end(conferenceSid, 'last-participant-left');
+    }
+  }
+
+  async #hold(live: LiveMember, holdUrl: string | null, session: CallSession): Promise<void> {
+    await this.#holdWith(live, holdUrl ? await leaseMedia(session, holdUrl) : null);
+  }
+
+  async #holdWith(live: LiveMember, media: MediaLease | null): Promise<void> {
+    live.holdLease?.release();
+    live.holdLease = media;
+    await live.member.hold(media ? localMedia(media) : null);
+  }
+
+  async #unhold(live: LiveMember): Promise<void> {
+    live.holdLease?.release();
+    live.holdLease = null;
+    if (live.waiting) await live.member.hold(null);
+    else await live.member.unhold();
+  }
+
+  /** Coaching is between two members: (re)applied whenever either joins or the coaching settings change. */
+  async #applyCoaching(conferenceSid: string): Promise<void> {
+    const room = this.#rooms.get(conferenceSid);
+    if (!room) return;
+    for (const live of room.members.values()) {
+      const p = this.#repo.participant(conferenceSid, live.callSid);
+      if (!p) continue;
+      const target = p.coaching && p.callSidToCoach ? room.members.get(p.callSidToCoach) : undefined;
+      await live.member.coach(target?.member ?? null);
+    }
+  }
+
+  /** Runs `change` and, when it changed something, queues the event's callback in the same transaction. */
+  #change(conferenceSid: string, event: ConferenceEvent, change: () => boolean, callSid?: string): boolean {
+    const { store, clock } = this.services;
+    return store.db.transaction(() => {
+      if (!change()) return false;
+      const conf = this.#repo.get(conferenceSid)!;
+      const p = callSid ? this.#repo.participant(conferenceSid, callSid) : undefined;
+      queueConferenceCallback(this.#repo, this.callbacks, conf, event, clock.now(), p);
+      return true;
+    })();
+  }
+}

@@ -1,0 +1,219 @@
+// /v1/conferences: list, fetch, end or announce; participants list, add (places the call), update, remove.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { CallServices } from '../../calls/services.js';
+import type { CallDispatcher } from '../../calls/dispatcher.js';
+import type { CpsLimiter } from '../../calls/cps-limiter.js';
+import type { Account } from '../../store/accounts.js';
+import type { Conference, Participant, ParticipantChanges } from '../../conferences/repo.js';
+import type { MediaLease } from '../../media/media-cache.js';
+import { placeCall } from '../../calls/outbound.js';
+import { targetFor } from '../../calls/place-request.js';
+import { E164 } from '../../numbers/settings.js';
+import { newSid } from '../../crypto/tokens.js';
+import { checkCustomerUrl, customerUrlProblem } from '../../net/customer-url.js';
+import { errors, previewErrors } from '../errors.js';
+import { previewErrorResponses } from '../schemas/preview.js';
+import { PREVIEW_PAGE_DEFAULT } from '../schemas/preview.js';
+import {
+  Conference as ConferenceSchema, ConferenceList, ConferenceListQuery, ConferenceUpdateBody, Participant as ParticipantSchema, ParticipantCreateBody,
+  ParticipantList, ParticipantUpdateBody, type ConferenceUpdateInput, type ParticipantCreateInput, type ParticipantUpdateInput,
+} from '../schemas/preview-conferences.js';
+import { acceptFormBodies, CALL_SID, CONFERENCE_SID, flag } from './conference-input.js';
+
+interface Deps { services: CallServices; dispatcher: CallDispatcher; cps: CpsLimiter }
+
+const tags = ['Conferences (preview)'];
+const security = [{ bearerAuth: [] }];
+const ConfParams = Type.Object({ sid: Type.String({ description: 'The conference sid, or its friendly name (the open conference of that name).' }) });
+const PartParams = Type.Object({ sid: Type.String(), callSid: Type.String() });
+const CURSOR = 'cur_';
+/** How long an added participant's phone may ring. */
+const RING_TIMEOUT_MS = 60_000;
+
+export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
+  const { services, dispatcher, cps } = deps;
+  const { store } = services;
+  const repo = store.conferences;
+  const conferences = services.conferences;
+  acceptFormBodies(app);
+
+  const conferenceView = (c: Conference) => ({
+    sid: c.sid, friendly_name: c.friendlyName, status: c.status, participant_count: repo.countInProgress(c.sid), record: c.record,
+    end_reason: c.endReason, date_created: c.createdAt, date_updated: c.updatedAt,
+  });
+  const participantView = (p: Participant) => ({
+    call_sid: p.callSid, conference_sid: p.conferenceSid, status: p.status, muted: p.muted, hold: p.hold, hold_url: p.holdUrl,
+    coaching: p.coaching, call_sid_to_coach: p.callSidToCoach, start_conference_on_enter: p.startConferenceOnEnter,
+    end_conference_on_exit: p.endConferenceOnExit, date_created: p.createdAt, date_updated: p.updatedAt,
+  });
+
+  /** By sid, or by friendly name (the account's open conference of that name); another account's is not found. */
+  function load(account: Account, ref: string): Conference {
+    const conf = CONFERENCE_SID.test(ref) ? repo.getForAccount(account.id, ref) : repo.openByName(account.id, ref);
+    if (!conf) throw errors.notFound('Conference');
+    return conf;
+  }
+  function loadParticipant(req: FastifyRequest<{ Params: { sid: string; callSid: string } }>): { conf: Conference; p: Participant } {
+    const conf = load(req.account, req.params.sid);
+    const p = CALL_SID.test(req.params.callSid) ? repo.participant(conf.sid, req.params.callSid) : undefined;
+    if (!p) throw errors.notFound('Participant');
+    return { conf, p };
+  }
+  const open = (conf: Conference) => {
+    if (conf.status === 'completed') throw previewErrors.conflict('conference_completed', `Conference ${conf.sid} has completed; a new one starts when a participant is added to its name.`);
+  };
+  async function media(url: string, param: string): Promise<MediaLease> {
+    const got = await services.media.acquire(url);
+    if (!got.ok) throw previewErrors.parameterInvalid(param, `The ${param} could not be used (${got.code}): ${got.reason}.`);
+    return got.lease;
+  }
+
+  app.get<{ Querystring: { status?: string; friendly_name?: string; page_size?: number; cursor?: string } }>('/v1/conferences', {
+    schema: { tags, security, summary: 'List conferences, most recent first', querystring: ConferenceListQuery, response: { 200: ConferenceList, ...previewErrorResponses() } },
+  }, async (req) => {
+    const q = req.query;
+    const pageSize = q.page_size ?? PREVIEW_PAGE_DEFAULT;
+    let beforeId: number | null = null;
+    if (q.cursor) {
+      const decoded = q.cursor.startsWith(CURSOR) ? Buffer.from(q.cursor.slice(CURSOR.length), 'base64url').toString('utf8') : '';
+      if (!/^\d{1,15}$/.test(decoded)) throw previewErrors.parameterInvalid('cursor', 'The cursor parameter is not a cursor this API returned.');
+      beforeId = Number(decoded);
+    }
+    const rows = repo.list(req.account.id, {
+      ...(q.status ? { status: q.status as Conference['status'] } : {}), ...(q.friendly_name !== undefined ? { friendlyName: q.friendly_name } : {}),
+      beforeId, limit: pageSize + 1,
+    });
+    const page = rows.slice(0, pageSize);
+    const more = rows.length > pageSize;
+    return {
+      conferences: page.map(conferenceView),
+      meta: { page_size: pageSize, next_cursor: more ? CURSOR + Buffer.from(String(page.at(-1)!.id)).toString('base64url') : null },
+    };
+  });
+
+  app.get<{ Params: { sid: string } }>('/v1/conferences/:sid', {
+    schema: { tags, security, summary: 'Fetch a conference', params: ConfParams, response: { 200: ConferenceSchema, ...previewErrorResponses(404) } },
+  }, async (req) => conferenceView(load(req.account, req.params.sid)));
+
+  app.post<{ Params: { sid: string }; Body: ConferenceUpdateInput }>('/v1/conferences/:sid', {
+    preValidation: async (req) => { req.body ??= {}; },
+    schema: {
+      tags, security, summary: 'End a conference (status=completed) or play an announcement to it (announce_url)',
+      params: ConfParams, body: ConferenceUpdateBody, response: { 200: ConferenceSchema, ...previewErrorResponses(404, 409) },
+    },
+  }, async (req) => {
+    const conf = load(req.account, req.params.sid);
+    const b = req.body;
+    if (b.status === undefined && b.announce_url === undefined) throw previewErrors.parameterMissing('status', 'Give status=completed or an announce_url.');
+    if (b.status !== undefined && b.status !== 'completed') throw previewErrors.parameterInvalid('status', 'The only status a conference can be set to is completed.');
+    open(conf);
+    if (b.announce_url !== undefined) conferences.announce(conf.sid, await media(b.announce_url, 'announce_url'));
+    if (b.status === 'completed') await conferences.end(conf.sid, 'conference-ended-via-api');
+    return conferenceView(repo.get(conf.sid)!);
+  });
+
+  app.get<{ Params: { sid: string } }>('/v1/conferences/:sid/participants', {
+    schema: { tags, security, summary: 'List a conference\'s participants, in the order they were added', params: ConfParams, response: { 200: ParticipantList, ...previewErrorResponses(404) } },
+  }, async (req) => ({ participants: repo.participants(load(req.account, req.params.sid).sid).map(participantView) }));
+
+  app.post<{ Params: { sid: string }; Body: ParticipantCreateInput }>('/v1/conferences/:sid/participants', {
+    schema: {
+      tags, security, summary: 'Add a participant: the call is placed and joined once answered (by name: the first add creates the conference)',
+      params: ConfParams, body: ParticipantCreateBody, response: { 201: ParticipantSchema, ...previewErrorResponses(404, 409) },
+    },
+  }, async (req, reply) => {
+    const b = req.body;
+    const opts = {
+      muted: flag(b.muted, 'muted') ?? false,
+      startConferenceOnEnter: flag(b.start_conference_on_enter, 'start_conference_on_enter') ?? true,
+      endConferenceOnExit: flag(b.end_conference_on_exit, 'end_conference_on_exit') ?? false,
+    };
+    const number = E164.test(b.from) ? store.numbers.getByE164(b.from) : undefined;
+    if (!number || number.accountId !== req.account.id) throw previewErrors.parameterInvalid('from', `${b.from} is not a number of this account (E.164, e.g. +14155550100).`);
+    if (!number.settings.active) throw previewErrors.parameterInvalid('from', `${b.from} is inactive; calls cannot be placed from it.`);
+    const target = targetFor(b.to, null);
+    if (!target) throw previewErrors.parameterInvalid('to', 'The to parameter must be an E.164 number, a sip: URI or client:<identity>.');
+    if (target.kind === 'sip') {
+      const vet = await services.sip.vet(target.uri);
+      if (!vet.ok && !vet.unresolvable) throw previewErrors.parameterInvalid('to', `The SIP destination ${target.uri} is refused: ${vet.reason}.`);
+    }
+    if (b.status_callback !== undefined) {
+      const check = checkCustomerUrl(b.status_callback, services.urls);
+      if (!check.ok) throw previewErrors.parameterInvalid('status_callback', customerUrlProblem('status_callback', check));
+    }
+    const ref = req.params.sid;
+    const conf = CONFERENCE_SID.test(ref)
+      ? load(req.account, ref)
+      : conferences.openByName(req.account.id, ref, { maxParticipants: 250, record: false, ...(b.status_callback ? { statusCallback: { url: b.status_callback, method: 'POST', events: [] } } : {}) });
+    open(conf);
+    if (b.status_callback) repo.adoptStatusCallback(conf.sid, b.status_callback, 'POST');
+    if (repo.participants(conf.sid, { openOnly: true }).length >= conf.maxParticipants) {
+      throw previewErrors.conflict('conference_full', `Conference ${conf.sid} already has its maximum of ${conf.maxParticipants} participants.`);
+    }
+    const slot = cps.take(req.account.id, req.account.cpsCap);
+    if (!slot.ok) throw errors.callsPerSecondExceeded(req.account.cpsCap, slot.retryAfterSeconds, slot.resetAt);
+
+    const callSid = newSid('CA');
+    const cancel = new AbortController();
+    const participant = conferences.expect(conf, callSid, opts, cancel);
+    const { done } = placeCall(services, {
+      accountId: req.account.id, from: b.from, to: b.to, target, numberId: number.id, trunkId: null, callback: null, record: null,
+      timeoutMs: RING_TIMEOUT_MS, sid: callSid, signal: cancel.signal, admittedAtMs: slot.at,
+      markup: {
+        kind: 'task',
+        run: async (session) => {
+          await conferences.enter(session, conf.sid, opts);
+          if (!session.ended) await session.hangup('conference-left');
+        },
+      },
+    });
+    void dispatcher.track(done.then(() => conferences.placementSettled(conf.sid, callSid)));
+    return reply.status(201).send(participantView(participant));
+  });
+
+  app.post<{ Params: { sid: string; callSid: string }; Body: ParticipantUpdateInput }>('/v1/conferences/:sid/participants/:callSid', {
+    preValidation: async (req) => { req.body ??= {}; },
+    schema: {
+      tags, security, summary: 'Mute, hold (with hold audio) or coach a participant', params: PartParams, body: ParticipantUpdateBody,
+      response: { 200: ParticipantSchema, ...previewErrorResponses(404, 409) },
+    },
+  }, async (req) => {
+    const { conf, p } = loadParticipant(req);
+    const b = req.body;
+    const changes: ParticipantChanges = {};
+    const muted = flag(b.muted, 'muted');
+    const hold = flag(b.hold, 'hold');
+    const coaching = flag(b.coaching, 'coaching');
+    if (muted !== undefined) changes.muted = muted;
+    if (hold !== undefined) changes.hold = hold;
+    if (b.hold_url !== undefined) changes.holdUrl = b.hold_url;
+    if (coaching !== undefined) changes.coaching = coaching;
+    if (b.call_sid_to_coach !== undefined) changes.callSidToCoach = b.call_sid_to_coach;
+    if (Object.keys(changes).length === 0) throw previewErrors.parameterMissing('muted', 'Give at least one of muted, hold, hold_url, coaching, call_sid_to_coach.');
+    open(conf);
+    if (p.status === 'completed') throw previewErrors.conflict('participant_completed', `Participant ${p.callSid} has left the conference.`);
+    const coachTarget = changes.callSidToCoach ?? p.callSidToCoach;
+    if (changes.coaching && !coachTarget) throw previewErrors.parameterMissing('call_sid_to_coach', 'coaching=true needs call_sid_to_coach: the participant to coach.');
+    const coachSid = b.call_sid_to_coach;
+    if (coachSid !== undefined) {
+      const coached = CALL_SID.test(coachSid) ? repo.participant(conf.sid, coachSid) : undefined;
+      if (!coached || coached.status === 'completed' || coached.callSid === p.callSid) {
+        throw previewErrors.parameterInvalid('call_sid_to_coach', 'call_sid_to_coach must be another active participant of this conference.');
+      }
+    }
+    // Hold audio is fetched when a hold starts or its URL changes while held: a bad URL is refused before anything changes.
+    const holdUrl = b.hold_url ?? p.holdUrl;
+    const holding = changes.hold ?? p.hold;
+    const holdAudio = holding && holdUrl && (b.hold_url !== undefined || changes.hold === true) ? await media(holdUrl, 'hold_url') : undefined;
+    return participantView(await conferences.updateParticipant(conf.sid, p.callSid, changes, holdAudio));
+  });
+
+  app.delete<{ Params: { sid: string; callSid: string } }>('/v1/conferences/:sid/participants/:callSid', {
+    schema: { tags, security, summary: 'Remove a participant: its leg is disconnected; the conference goes on', params: PartParams, response: { 204: { type: 'null', description: 'Removed' }, ...previewErrorResponses(404) } },
+  }, async (req, reply) => {
+    const { conf, p } = loadParticipant(req);
+    if (p.status !== 'completed') await conferences.removeParticipant(conf.sid, p.callSid);
+    return reply.status(204).send();
+  });
+}
