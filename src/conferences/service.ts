@@ -7,6 +7,7 @@ import type { CallSession } from '../calls/session.js';
 import type { MediaLease } from '../media/media-cache.js';
 import { leaseMedia, localMedia } from '../calls/media-lease.js';
 import { newSid } from '../crypto/tokens.js';
+import { makePrivate } from '../private-files.js';
 import type { Conference, Participant, ParticipantChanges } from './repo.js';
 import { queueConferenceCallback, type CallbackQueue, type ConferenceEvent } from './callbacks.js';
 
@@ -33,7 +34,8 @@ export type JoinOutcome = { status: 'completed' | 'full' | 'failed' | 'ended'; c
 export type EndReason = 'conference-ended-via-api' | 'participant-with-end-conference-on-exit-left' | 'last-participant-left';
 
 interface LiveMember { callSid: string; leg: CallLeg; member: ConferenceMember; waiting: boolean; holdLease: MediaLease | null }
-interface LiveRoom { members: Map<string, LiveMember>; ringing: Map<string, AbortController> }
+interface RoomRecording { sid: string; file: string; startedAt: number }
+interface LiveRoom { members: Map<string, LiveMember>; ringing: Map<string, AbortController>; recording: RoomRecording | null }
 
 export class ConferenceService {
   readonly #rooms = new Map<string, LiveRoom>();
@@ -112,7 +114,7 @@ export class ConferenceService {
     session.timeline('conference-joined', { conference_sid: conferenceSid, muted: p.muted });
 
     const conf = repo.get(conferenceSid)!;
-    if (conf.status === 'init' && p.startConferenceOnEnter) await this.#start(conferenceSid, session.sid);
+    if (conf.status === 'init' && p.startConferenceOnEnter) await this.#start(conferenceSid, session);
     else if (conf.status === 'init') {
       live.waiting = true;
       live.holdLease = opts.waitUrl ? await leaseMedia(session, opts.waitUrl) : null;
@@ -173,6 +175,7 @@ export class ConferenceService {
     const room = this.#rooms.get(conferenceSid);
     if (room) {
       for (const cancel of room.ringing.values()) cancel.abort();
+      await this.#stopRecording(room);
       const anyone = [...room.members.values()][0];
       if (anyone) await anyone.member.endRoom();
       this.#rooms.delete(conferenceSid);
@@ -182,12 +185,13 @@ export class ConferenceService {
 
   #room(sid: string): LiveRoom {
     let room = this.#rooms.get(sid);
-    if (!room) this.#rooms.set(sid, room = { members: new Map(), ringing: new Map() });
+    if (!room) this.#rooms.set(sid, room = { members: new Map(), ringing: new Map(), recording: null });
     return room;
   }
 
-  async #start(conferenceSid: string, byCallSid: string): Promise<void> {
-    if (!this.#change(conferenceSid, 'conference-start', () => this.#repo.markStarted(conferenceSid), byCallSid)) return;
+  async #start(conferenceSid: string, by: CallSession): Promise<void> {
+    if (!this.#change(conferenceSid, 'conference-start', () => this.#repo.markStarted(conferenceSid), by.sid)) return;
+    if (this.#repo.get(conferenceSid)!.record) await this.#startRecording(conferenceSid, by);
     for (const live of this.#rooms.get(conferenceSid)?.members.values() ?? []) {
       if (!live.waiting) continue;
       live.waiting = false;
@@ -197,6 +201,36 @@ export class ConferenceService {
       live.holdLease = null;
       await live.member.unhold();
     }
+  }
+
+  /** The room's mix, recorded from the start into a recording resource listed under the conference. */
+  async #startRecording(conferenceSid: string, by: CallSession): Promise<void> {
+    const room = this.#rooms.get(conferenceSid);
+    const live = room?.members.get(by.sid);
+    if (!room || !live) return;
+    const sid = newSid('RE');
+    const file = by.recordingFile(sid);
+    try {
+      await live.member.recordRoom(file);
+    } catch (err) {
+      by.timeline('conference-recording-failed', { conference_sid: conferenceSid, reason: (err as Error).message });
+      return;
+    }
+    this.services.store.recordings.create({
+      sid, accountId: by.accountId, callSid: by.sid, conferenceSid, source: 'conference', tracks: 'both', channels: 1, file, callbackUrl: null,
+    });
+    room.recording = { sid, file, startedAt: this.services.clock.now() };
+  }
+
+  /** Finishes the room's recording: through a member still in the room, else the room ended and closed the file. */
+  async #stopRecording(room: LiveRoom): Promise<void> {
+    const rec = room.recording;
+    if (!rec) return;
+    room.recording = null;
+    const anyone = [...room.members.values()][0];
+    if (anyone) await anyone.member.stopRoomRecording(rec.file).catch(() => undefined);
+    makePrivate(rec.file);
+    this.services.store.recordings.complete(rec.sid, this.services.clock.now() - rec.startedAt);
   }
 
   async #afterLeave(conferenceSid: string, callSid: string): Promise<void> {

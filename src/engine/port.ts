@@ -147,6 +147,10 @@ export interface ConferenceMember {
   coach(target: ConferenceMember | null): Promise<void>;
   /** Plays to the whole room once; resolves when it has played (or the member left). */
   announce(media: LocalMedia): Promise<void>;
+  /** Starts recording the room's mix into `file` (a WAV); it runs until stopped or the room ends. */
+  recordRoom(file: string): Promise<void>;
+  /** Stops a room recording started by any member; the file is complete once this resolves. */
+  stopRoomRecording(file: string): Promise<void>;
   /** Takes the leg out of the room; the leg stays up. Idempotent. */
   leave(): Promise<void>;
   /** Hangs up every leg in the room (conference ended). */

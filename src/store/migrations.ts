@@ -297,4 +297,9 @@ export const migrations: string[] = [
   `
   ALTER TABLE webhook_subscriptions ADD COLUMN headers_enc TEXT;
   `,
+  // Conference recordings: the room's mix, listed under the conference and under the call that started it.
+  `
+  ALTER TABLE recordings ADD COLUMN conference_sid TEXT;
+  CREATE INDEX recordings_conference ON recordings(conference_sid) WHERE conference_sid IS NOT NULL;
+  `,
 ];

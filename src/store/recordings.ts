@@ -1,7 +1,7 @@
 import type { Db } from './db.js';
 import type { Clock } from '../clock.js';
 
-export type RecordingSource = 'call' | 'record-verb' | 'voicemail' | 'dial';
+export type RecordingSource = 'call' | 'record-verb' | 'voicemail' | 'dial' | 'conference';
 export type RecordingStatus = 'in-progress' | 'paused' | 'completed' | 'failed';
 
 export interface RecordingRecord {
@@ -17,6 +17,8 @@ export interface RecordingRecord {
   callbackUrl: string | null;
   /** The number's policy locks it: the API and markup cannot pause or stop it. */
   immutable: boolean;
+  /** A conference recording (the room's mix); `callSid` is then the participant whose join started it. */
+  conferenceSid: string | null;
   createdAt: string;
   completedAt: string | null;
 }
@@ -25,20 +27,21 @@ interface Row {
   sid: string; account_id: number; call_sid: string; source: RecordingSource; status: RecordingStatus; tracks: RecordingRecord['tracks'];
   channels: number; file: string; duration_ms: number | null; callback_url: string | null; created_at: string; completed_at: string | null;
   immutable: number;
+  conference_sid: string | null;
 }
 
 const toRecording = (r: Row): RecordingRecord => ({
   sid: r.sid, accountId: r.account_id, callSid: r.call_sid, source: r.source, status: r.status, tracks: r.tracks, channels: r.channels,
-  file: r.file, durationMs: r.duration_ms, callbackUrl: r.callback_url, immutable: r.immutable === 1, createdAt: r.created_at, completedAt: r.completed_at,
+  file: r.file, durationMs: r.duration_ms, callbackUrl: r.callback_url, immutable: r.immutable === 1, conferenceSid: r.conference_sid, createdAt: r.created_at, completedAt: r.completed_at,
 });
 
 export class RecordingRepo {
   constructor(private readonly db: Db, private readonly clock: Clock, private readonly owner: string) {}
 
-  create(r: Pick<RecordingRecord, 'sid' | 'accountId' | 'callSid' | 'source' | 'tracks' | 'channels' | 'file' | 'callbackUrl'> & { immutable?: boolean }): RecordingRecord {
-    this.db.prepare(`INSERT INTO recordings (sid, account_id, call_sid, source, status, tracks, channels, file, callback_url, immutable, created_at, owner)
-                     VALUES (?, ?, ?, ?, 'in-progress', ?, ?, ?, ?, ?, ?, ?)`)
-      .run(r.sid, r.accountId, r.callSid, r.source, r.tracks, r.channels, r.file, r.callbackUrl, r.immutable ? 1 : 0, this.#now(), this.owner);
+  create(r: Pick<RecordingRecord, 'sid' | 'accountId' | 'callSid' | 'source' | 'tracks' | 'channels' | 'file' | 'callbackUrl'> & { immutable?: boolean; conferenceSid?: string }): RecordingRecord {
+    this.db.prepare(`INSERT INTO recordings (sid, account_id, call_sid, source, status, tracks, channels, file, callback_url, immutable, created_at, owner, conference_sid)
+                     VALUES (?, ?, ?, ?, 'in-progress', ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(r.sid, r.accountId, r.callSid, r.source, r.tracks, r.channels, r.file, r.callbackUrl, r.immutable ? 1 : 0, this.#now(), this.owner, r.conferenceSid ?? null);
     return this.get(r.sid)!;
   }
 
@@ -54,6 +57,10 @@ export class RecordingRepo {
 
   listForCall(callSid: string): RecordingRecord[] {
     return (this.db.prepare('SELECT * FROM recordings WHERE call_sid = ? ORDER BY created_at, sid').all(callSid) as Row[]).map(toRecording);
+  }
+
+  listForConference(conferenceSid: string): RecordingRecord[] {
+    return (this.db.prepare('SELECT * FROM recordings WHERE conference_sid = ? ORDER BY created_at, sid').all(conferenceSid) as Row[]).map(toRecording);
   }
 
   setStatus(sid: string, status: RecordingStatus): void {

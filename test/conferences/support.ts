@@ -15,6 +15,8 @@ export interface ConferenceScene {
   call(method: string, path: string, o?: { form?: Record<string, string>; json?: unknown; key?: string }): Promise<{ status: number; body: any }>;
   /** Adds a participant by conference sid or name and waits until it is in the room. */
   join(ref: string, to: string, extra?: Record<string, string>): Promise<{ confSid: string; callSid: string; line: string }>;
+  /** GET over https returning the raw bytes (recording downloads). */
+  download(path: string): Promise<{ status: number; bytes: Buffer }>;
   /** The participant as the API shows it. */
   participant(confSid: string, callSid: string): Promise<any>;
   /** The participant's status in the store (for waits: polling the API would spend the key's rate limit). */
@@ -42,6 +44,10 @@ export async function conferenceScene(t: { teardown(fn: () => unknown): void }, 
       const res = await undiciFetch(`https://127.0.0.1:${port}${path}`, { method, headers, body, dispatcher });
       const text = await res.text();
       return { status: res.status, body: text ? JSON.parse(text) : null };
+    },
+    async download(path) {
+      const res = await undiciFetch(`https://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${account.key}` }, dispatcher });
+      return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()) };
     },
     async participant(confSid, callSid) {
       const list = await scene.call('GET', `/v1/conferences/${confSid}/participants`);

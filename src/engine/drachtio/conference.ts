@@ -17,6 +17,12 @@ function checkRoom(room: string): void {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(room)) throw new EngineError(`invalid conference room name: ${room}`);
 }
 
+/** A recording path goes into an API command line: a plain absolute path and nothing else. */
+function recordTarget(file: string): string {
+  if (!/^\/[A-Za-z0-9_./-]+$/.test(file)) throw new EngineError(`invalid recording path: ${file}`);
+  return file;
+}
+
 export async function joinConference(leg: Leg, room: string, opts: ConferenceJoinOptions): Promise<ConferenceMember> {
   checkRoom(room);
   if (leg.isEnded) throw new EngineError('the leg has ended');
@@ -106,6 +112,14 @@ class DrachtioMember implements ConferenceMember {
   async announce(media: LocalMedia): Promise<void> {
     const file = playTarget(media);
     if (file) await this.#api(`play ${file}`);
+  }
+
+  async recordRoom(file: string): Promise<void> {
+    await this.#api(`recording start ${recordTarget(file)}`);
+  }
+
+  async stopRoomRecording(file: string): Promise<void> {
+    await this.#api(`recording stop ${recordTarget(file)}`);
   }
 
   async leave(): Promise<void> {

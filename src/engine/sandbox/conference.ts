@@ -2,6 +2,9 @@
 // keeps (muted, held = muted + deaf, coaching relations), so call flows and tests can ask "does A hear B now?".
 import { EngineError, type ConferenceJoinOptions, type ConferenceMember, type LocalMedia } from '../port.js';
 import type { Line } from './line.js';
+import type { Clock } from '../../clock.js';
+import { writeWav } from '../../media/wav.js';
+import { callAudio } from './audio.js';
 
 class SandboxMember implements ConferenceMember {
   muted: boolean;
@@ -36,6 +39,10 @@ class SandboxMember implements ConferenceMember {
     for (const member of this.rooms.members(this.room)) member.line.transcript.add({ type: 'heard-play', url: media.source });
   }
 
+  async recordRoom(file: string): Promise<void> { this.rooms.startRecording(this.room, file, this.line.clock); }
+
+  async stopRoomRecording(file: string): Promise<void> { this.rooms.stopRecording(this.room, file); }
+
   async leave(): Promise<void> {
     this.#stopWatching();
     this.#out();
@@ -52,9 +59,27 @@ class SandboxMember implements ConferenceMember {
   }
 }
 
+interface RoomRecording { file: string; clock: Clock; since: number }
+
 /** Every room of one sandbox engine. */
 export class SandboxRooms {
   readonly #rooms = new Map<string, Set<SandboxMember>>();
+  readonly #recordings = new Map<string, RoomRecording[]>();
+
+  startRecording(room: string, file: string, clock: Clock): void {
+    this.#recordings.set(room, [...(this.#recordings.get(room) ?? []), { file, clock, since: clock.now() }]);
+  }
+
+  /** Writes the file (a simulated mix as long as the recording ran); a room that empties stops its recordings. */
+  stopRecording(room: string, file?: string): void {
+    const all = this.#recordings.get(room) ?? [];
+    for (const r of all.filter((x) => file === undefined || x.file === file)) {
+      writeWav(r.file, callAudio(r.clock.now() - r.since, 'both', false));
+    }
+    const rest = all.filter((x) => file !== undefined && x.file !== file);
+    if (rest.length > 0) this.#recordings.set(room, rest);
+    else this.#recordings.delete(room);
+  }
 
   join(line: Line, room: string, opts: ConferenceJoinOptions): ConferenceMember {
     if (line.isEnded) throw new EngineError('the leg has ended');
@@ -70,7 +95,10 @@ export class SandboxRooms {
   remove(member: SandboxMember): boolean {
     const members = this.#rooms.get(member.room);
     if (!members?.delete(member)) return false;
-    if (members.size === 0) this.#rooms.delete(member.room);
+    if (members.size === 0) {
+      this.#rooms.delete(member.room);
+      this.stopRecording(member.room);
+    }
     return true;
   }
 
