@@ -33,7 +33,11 @@ export type JoinOutcome = { status: 'completed' | 'full' | 'failed' | 'ended'; c
 /** Twilio's reasons, as the conference-end callback and the resource give them. */
 export type EndReason = 'conference-ended-via-api' | 'participant-with-end-conference-on-exit-left' | 'last-participant-left';
 
-interface LiveMember { callSid: string; leg: CallLeg; member: ConferenceMember; waiting: boolean; holdLease: MediaLease | null }
+interface LiveMember {
+  callSid: string; leg: CallLeg; member: ConferenceMember; waiting: boolean; holdLease: MediaLease | null;
+  /** Whom the engine was last told this member coaches (null: heard by everyone). */
+  coaching: string | null;
+}
 interface RoomRecording { sid: string; file: string; startedAt: number }
 interface LiveRoom { members: Map<string, LiveMember>; ringing: Map<string, AbortController>; recording: RoomRecording | null }
 
@@ -108,7 +112,7 @@ export class ConferenceService {
       await this.placementSettled(conferenceSid, session.sid);
       return out('failed');
     }
-    const live: LiveMember = { callSid: session.sid, leg, member, waiting: false, holdLease: null };
+    const live: LiveMember = { callSid: session.sid, leg, member, waiting: false, holdLease: null, coaching: null };
     this.#room(conferenceSid).members.set(session.sid, live);
     this.#change(conferenceSid, 'participant-join', () => repo.setParticipantStatus(conferenceSid, session.sid, 'in-progress'), session.sid);
     session.timeline('conference-joined', { conference_sid: conferenceSid, muted: p.muted });
@@ -259,15 +263,19 @@ export class ConferenceService {
     else await live.member.unhold();
   }
 
-  /** Coaching is between two members: (re)applied whenever either joins or the coaching settings change. */
+  /**
+   * Coaching is a relation between a coach and every other member, so coaches are re-applied whenever someone
+   * joins (the newcomer must not hear them either) or their settings change; nobody else is touched.
+   */
   async #applyCoaching(conferenceSid: string): Promise<void> {
     const room = this.#rooms.get(conferenceSid);
     if (!room) return;
     for (const live of room.members.values()) {
       const p = this.#repo.participant(conferenceSid, live.callSid);
-      if (!p) continue;
-      const target = p.coaching && p.callSidToCoach ? room.members.get(p.callSidToCoach) : undefined;
-      await live.member.coach(target?.member ?? null);
+      const coached = p?.coaching && p.callSidToCoach ? p.callSidToCoach : null;
+      if (coached === null && live.coaching === null) continue;
+      await live.member.coach(coached ? room.members.get(coached)?.member ?? null : null);
+      live.coaching = coached;
     }
   }
 
