@@ -1,7 +1,7 @@
 // Conference lifecycle on top of the engine port's rooms: who is in which room, the conference and participant
 // state machines (docs/conferences.md), waiting music before the start, mute/hold/coach/announce, ending, and the
 // status callbacks each change owes (queued in the same transaction as the change).
-import type { CallLeg, ConferenceMember } from '../engine/port.js';
+import type { CallLeg, ConferenceMember, LocalMedia } from '../engine/port.js';
 import type { CallServices } from '../calls/services.js';
 import type { CallSession } from '../calls/session.js';
 import type { MediaLease } from '../media/media-cache.js';
@@ -19,7 +19,11 @@ export interface JoinOptions {
   waitUrl?: string;
   /** Call sid of a participant this one coaches (heard only by them). */
   coach?: string;
+  /** Twilio's beep: a tone to the room when this participant enters and/or leaves (default both). */
+  beep?: Beep;
 }
+
+export type Beep = 'true' | 'false' | 'onEnter' | 'onExit';
 
 export interface MarkupJoin extends JoinOptions {
   friendlyName: string;
@@ -44,7 +48,11 @@ interface LiveRoom { members: Map<string, LiveMember>; ringing: Map<string, Abor
 export class ConferenceService {
   readonly #rooms = new Map<string, LiveRoom>();
 
-  constructor(private readonly services: Pick<CallServices, 'store' | 'clock'>, private readonly callbacks: CallbackQueue) {}
+  constructor(
+    private readonly services: Pick<CallServices, 'store' | 'clock'>,
+    private readonly callbacks: CallbackQueue,
+    private readonly beep: LocalMedia,
+  ) {}
 
   get #repo() { return this.services.store.conferences; }
 
@@ -116,6 +124,8 @@ export class ConferenceService {
     this.#room(conferenceSid).members.set(session.sid, live);
     this.#change(conferenceSid, 'participant-join', () => repo.setParticipantStatus(conferenceSid, session.sid, 'in-progress'), session.sid);
     session.timeline('conference-joined', { conference_sid: conferenceSid, muted: p.muted });
+    const beep = opts.beep ?? 'true';
+    if (beep === 'true' || beep === 'onEnter') void live.member.announce(this.beep).catch(() => undefined);
 
     const conf = repo.get(conferenceSid)!;
     if (conf.status === 'init' && p.startConferenceOnEnter) await this.#start(conferenceSid, session);
@@ -132,6 +142,8 @@ export class ConferenceService {
     this.#rooms.get(conferenceSid)?.members.delete(session.sid);
     live.holdLease?.release();
     session.timeline('conference-left', { conference_sid: conferenceSid });
+    const remaining = [...(this.#rooms.get(conferenceSid)?.members.values() ?? [])][0];
+    if (remaining && (beep === 'true' || beep === 'onExit')) void remaining.member.announce(this.beep).catch(() => undefined);
     if (this.#change(conferenceSid, 'participant-leave', () => repo.setParticipantStatus(conferenceSid, session.sid, 'completed'), session.sid)) {
       await this.#afterLeave(conferenceSid, session.sid);
     }

@@ -39,6 +39,7 @@ import { listenerOptions } from './listener-limits.js';
 import { DEFAULT_BODY_LIMIT, installRouteLimits } from './route-limits.js';
 import { startInstance } from '../recovery/index.js';
 import { ConferenceService } from '../conferences/service.js';
+import { conferenceBeep } from '../media/tones.js';
 import type { CallbackQueue } from '../conferences/callbacks.js';
 
 export interface AppDeps {
@@ -115,7 +116,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const conferenceCallbacks: CallbackQueue = { enqueue: () => undefined };
   const callServices: CallServices = {
     store, engine, clock, events,
-    conferences: new ConferenceService({ store, clock }, conferenceCallbacks),
+    conferences: new ConferenceService({ store, clock }, conferenceCallbacks, conferenceBeep(path.join(config.dataDir, 'tones'))),
     log: logger.child({ component: 'calls' }),
     http: new CustomerHttp(outbound, signingSecrets, clock),
     recordingsDir: path.join(config.dataDir, 'recordings'),

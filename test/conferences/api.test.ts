@@ -17,6 +17,8 @@ t.test('two participants by name: one conference, in progress, hearing each othe
   const a = await s.join('Room A', A);
   const b = await s.join('Room A', B);
   t.equal(a.confSid, b.confSid, 'the name addresses one conference');
+  const beeps = (n: string) => (s.h.engine as unknown as SandboxEngine).partyCalls(n)[0]!.transcript.filter((e) => e.type === 'heard-play' && e.url === 'beep').length;
+  t.ok(beeps(A) >= 2, 'A heard the beep of its own and of B\'s entry');
   t.match((await s.call('GET', `/v1/conferences/${a.confSid}`)).body, { sid: a.confSid, friendly_name: 'Room A', status: 'in-progress', participant_count: 2, record: false, end_reason: null });
   t.ok(s.hears(a.confSid, a.line, b.line) && s.hears(a.confSid, b.line, a.line), 'A and B hear each other');
 
@@ -124,6 +126,7 @@ t.test('bad input: every refusal has its status, code and param; nothing is dial
     ['from not owned', 'POST', `/v1/conferences/${a.confSid}/participants`, { from: '+15550009999', to: B }, 400, 'from'],
     ['to malformed', 'POST', `/v1/conferences/${a.confSid}/participants`, { from: FROM, to: 'bob' }, 400, 'to'],
     ['to hostile SIP', 'POST', `/v1/conferences/${a.confSid}/participants`, { from: FROM, to: 'sip:x@169.254.169.254' }, 400, 'to'],
+    ['bad beep', 'POST', `/v1/conferences/${a.confSid}/participants`, { from: FROM, to: B, beep: 'loud' }, 400, 'beep'],
     ['bad add boolean', 'POST', `/v1/conferences/${a.confSid}/participants`, { from: FROM, to: B, muted: 'on' }, 400, 'muted'],
     ['status_callback refused', 'POST', `/v1/conferences/${a.confSid}/participants`, { from: FROM, to: B, status_callback: 'http://example.com/cb' }, 400, 'status_callback'],
     ['missing to', 'POST', `/v1/conferences/${a.confSid}/participants`, { from: FROM }, 400, 'to'],

@@ -7,6 +7,7 @@ import type { CpsLimiter } from '../../calls/cps-limiter.js';
 import type { Account } from '../../store/accounts.js';
 import type { Conference, Participant, ParticipantChanges } from '../../conferences/repo.js';
 import type { MediaLease } from '../../media/media-cache.js';
+import type { Beep } from '../../conferences/service.js';
 import { placeCall } from '../../calls/outbound.js';
 import { targetFor } from '../../calls/place-request.js';
 import { E164 } from '../../numbers/settings.js';
@@ -30,6 +31,14 @@ const PartParams = Type.Object({ sid: Type.String(), callSid: Type.String() });
 const CURSOR = 'cur_';
 /** How long an added participant's phone may ring. */
 const RING_TIMEOUT_MS = 60_000;
+
+const BEEPS: readonly Beep[] = ['true', 'false', 'onEnter', 'onExit'];
+
+function beepOf(value: string | undefined): Beep {
+  if (value === undefined) return 'true';
+  if ((BEEPS as readonly string[]).includes(value)) return value as Beep;
+  throw previewErrors.parameterInvalid('beep', `The beep parameter must be one of ${BEEPS.join(', ')}, got ${JSON.stringify(value)}.`);
+}
 
 export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const { services, dispatcher, cps } = deps;
@@ -128,6 +137,7 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
       muted: flag(b.muted, 'muted') ?? false,
       startConferenceOnEnter: flag(b.start_conference_on_enter, 'start_conference_on_enter') ?? true,
       endConferenceOnExit: flag(b.end_conference_on_exit, 'end_conference_on_exit') ?? false,
+      beep: beepOf(b.beep),
     };
     const number = E164.test(b.from) ? store.numbers.getByE164(b.from) : undefined;
     if (!number || number.accountId !== req.account.id) throw previewErrors.parameterInvalid('from', `${b.from} is not a number of this account (E.164, e.g. +14155550100).`);

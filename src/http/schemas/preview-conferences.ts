@@ -60,6 +60,7 @@ export const ParticipantCreateBody = Type.Object({
   start_conference_on_enter: Flag('The conference starts when this participant joins. Default true.'),
   end_conference_on_exit: Flag('The conference ends when this participant leaves. Default false.'),
   status_callback: Type.Optional(Type.String({ description: 'https URL for the conference status callbacks (the first one given serves the conference).' })),
+  beep: Type.Optional(Type.String({ description: 'A tone to the room when this participant enters and leaves: true (default), false, onEnter or onExit.' })),
 }, { additionalProperties: false });
 
 export const ParticipantUpdateBody = Type.Object({
@@ -71,5 +72,5 @@ export const ParticipantUpdateBody = Type.Object({
 }, { additionalProperties: false });
 
 export type ConferenceUpdateInput = { status?: string; announce_url?: string };
-export type ParticipantCreateInput = { from: string; to: string; muted?: boolean | string; start_conference_on_enter?: boolean | string; end_conference_on_exit?: boolean | string; status_callback?: string };
+export type ParticipantCreateInput = { from: string; to: string; muted?: boolean | string; start_conference_on_enter?: boolean | string; end_conference_on_exit?: boolean | string; status_callback?: string; beep?: string };
 export type ParticipantUpdateInput = { muted?: boolean | string; hold?: boolean | string; hold_url?: string; coaching?: boolean | string; call_sid_to_coach?: string };
