@@ -36,6 +36,8 @@ export interface Config {
   sipAllowedNetworks: string[];
   /** Slow-client defences of the HTTP listener (docs/security.md, "Slow clients"); times in milliseconds. */
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; idleTimeoutMs: number; maxConnectionsPerIp: number };
+  /** Failed API-key attempts allowed per source address per window before they answer 429 (docs/security.md, "Authentication"). */
+  authThrottle: { failLimit: number; failWindowSeconds: number };
 }
 
 export class ConfigError extends Error {
@@ -166,6 +168,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       keepAliveTimeoutMs: positive(env, 'RINGBASE_HTTP_KEEP_ALIVE_TIMEOUT_MS', d.http.keepAliveTimeoutMs),
       idleTimeoutMs: positive(env, 'RINGBASE_HTTP_IDLE_TIMEOUT_MS', d.http.idleTimeoutMs),
       maxConnectionsPerIp: positive(env, 'RINGBASE_HTTP_MAX_CONNECTIONS_PER_IP', d.http.maxConnectionsPerIp),
+    },
+    authThrottle: {
+      failLimit: positive(env, 'RINGBASE_AUTH_FAIL_LIMIT', d.authThrottle.failLimit),
+      failWindowSeconds: positive(env, 'RINGBASE_AUTH_FAIL_WINDOW_S', d.authThrottle.failWindowSeconds),
     },
     ...overrides,
   };

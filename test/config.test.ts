@@ -42,6 +42,12 @@ t.test('HTTP listener limits: defaults and overrides', async (t) => {
   }).http, { headersTimeoutMs: 2_000, requestTimeoutMs: 3_000, keepAliveTimeoutMs: 1_000, idleTimeoutMs: 4_000, maxConnectionsPerIp: 8 });
 });
 
+t.test('API-key failure throttle: defaults, overrides, zero refused', async (t) => {
+  t.same(loadConfig({}).authThrottle, { failLimit: 20, failWindowSeconds: 60 });
+  t.same(loadConfig({ RINGBASE_AUTH_FAIL_LIMIT: '5', RINGBASE_AUTH_FAIL_WINDOW_S: '300' }).authThrottle, { failLimit: 5, failWindowSeconds: 300 });
+  t.throws(() => loadConfig({ RINGBASE_AUTH_FAIL_LIMIT: '0' }), new ConfigError('RINGBASE_AUTH_FAIL_LIMIT must be at least 1, got "0"'));
+});
+
 t.test('master key: generated once with 0600, or from the environment, never malformed', async (t) => {
   const dir = tempDir(t);
   const k1 = loadMasterKey(dir, {});

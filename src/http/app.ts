@@ -11,6 +11,7 @@ import { TrunkService } from '../trunks/service.js';
 import { installErrorHandling } from './error-handler.js';
 import { validatorCompiler } from './validation.js';
 import { bearerAuth } from './auth.js';
+import { AuthThrottle } from './auth-throttle.js';
 import { installMetrics } from './metrics.js';
 import { installOpenApi } from './openapi.js';
 import { installHealth } from './health.js';
@@ -144,7 +145,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
     await simulator.start();
     simulator.onIncomingCall((incoming) => void calls.handle(incoming));
   }
-  const authenticate = bearerAuth(store);
+  // One throttle for both roots: failures on /api and /v1 count against the same address.
+  const authThrottle = new AuthThrottle(clock, { limit: config.authThrottle.failLimit, windowMs: config.authThrottle.failWindowSeconds * 1000 });
+  const authenticate = bearerAuth(store, authThrottle, (req) => proxies.clientIp(req));
   const cps = new CpsLimiter(clock);
 
   await http.register(async (live) => {
@@ -155,7 +158,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
   const token = operatorToken(config.dataDir, true)!;
   await http.register(async (scope) => operatorRoutes(scope, { token, simulator, watch: callServices.watch }));
-  await installPreviewRoot(http, { config, store, clock, secrets, eventSystem, callServices, dispatcher: calls, cps });
+  await installPreviewRoot(http, { config, store, clock, secrets, eventSystem, callServices, dispatcher: calls, cps, authenticate });
   await http.register(async (scope) => dashboardRoutes(scope, { config, store, clock, trunks, signingSecrets, callServices, simulator }), { prefix: '/dashboard' });
 
   let released: Promise<void> | undefined;

@@ -1,6 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Account } from '../store/accounts.js';
 import type { Store } from '../store/index.js';
+import { addressBucket } from '../net/address-bucket.js';
+import type { AuthThrottle } from './auth-throttle.js';
 import { errors } from './errors.js';
 
 declare module 'fastify' {
@@ -10,17 +12,35 @@ declare module 'fastify' {
   }
 }
 
-/** Bearer API key authentication shared by the live and preview roots. */
-export function bearerAuth(store: Store) {
+/**
+ * The key in an Authorization header: null when none is given (no header, a blank one, or the scheme alone,
+ * as `Bearer ` arrives once Node has trimmed the value), undefined when the header is not `Bearer <key>`.
+ */
+function bearerToken(header: string | undefined): string | null | undefined {
+  if (header === undefined || /^\s*(bearer\s*)?$/i.test(header)) return null;
+  return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+}
+
+/**
+ * Bearer API key authentication shared by the live and preview roots. Failed keys count against the source
+ * address (`clientIp`: the TCP peer, or the client a trusted proxy names); past the limit they answer 429.
+ */
+export function bearerAuth(store: Store, throttle: AuthThrottle, clientIp: (req: FastifyRequest) => string) {
   return async function authenticate(req: FastifyRequest): Promise<void> {
-    const header = req.headers.authorization;
-    if (!header || header.trim() === '') throw errors.apiKeyRequired();
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw errors.apiKeyInvalid();
-    const key = store.apiKeys.authenticate(match[1]!);
+    const token = bearerToken(req.headers.authorization);
+    if (token === null) throw errors.apiKeyRequired();
+    const source = addressBucket(clientIp(req));
+    const key = token === undefined ? undefined : store.apiKeys.authenticate(token);
     const account = key && store.accounts.get(key.accountId);
-    if (!key || !account) throw errors.apiKeyInvalid();
-    req.account = account;
-    req.apiKeyId = key.id;
+    const wait = throttle.retryAfter(source);
+    if (key && account && (wait === 0 || throttle.knows(source, key.id))) {
+      throttle.recordSuccess(source, key.id);
+      req.account = account;
+      req.apiKeyId = key.id;
+      return;
+    }
+    if (wait > 0) throw errors.authFailuresThrottled(wait);
+    throttle.recordFailure(source);
+    throw errors.apiKeyInvalid();
   };
 }

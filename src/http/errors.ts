@@ -31,6 +31,10 @@ export const errors = {
     new ApiError(401, 'api_key_required',
       "An API key is required. Pass it in the Authorization header: 'Authorization: Bearer sk_live_...'."),
   apiKeyInvalid: () => new ApiError(401, 'api_key_invalid', 'The API key is invalid or expired.'),
+  authFailuresThrottled: (retryAfterSeconds: number) =>
+    new ApiError(429, 'too_many_auth_failures',
+      `Too many requests with an invalid API key from your address; retry after ${retryAfterSeconds} s.`,
+      { liveCode: true, headers: { 'retry-after': String(retryAfterSeconds) } }),
   trunkingDisabled: () =>
     new ApiError(403, 'trunking_disabled', 'Trunk access is not enabled on this account. Ask the service team to enable it.'),
   notFound: (what: string) => new ApiError(404, 'not_found', `${what} not found.`, { liveField: 'message' }),

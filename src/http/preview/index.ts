@@ -1,6 +1,6 @@
 // The preview root (/v1): HTTPS only, bearer API keys (lead injection excepted), per-key rate limits,
 // 400 + param on bad input, cursor pages. Routes added under /v1 later belong inside `authenticated` below.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../clock.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
@@ -8,7 +8,6 @@ import type { Store } from '../../store/index.js';
 import type { EventSystem } from '../../events/index.js';
 import { isPreview } from '../error-handler.js';
 import { previewErrors } from '../errors.js';
-import { bearerAuth } from '../auth.js';
 import { TrustedProxies } from './client-address.js';
 import { FixedWindowLimiter } from './rate-limit.js';
 import { RateGate } from './rate-gate.js';
@@ -23,6 +22,8 @@ import type { CpsLimiter } from '../../calls/cps-limiter.js';
 export interface PreviewDeps {
   config: Config; store: Store; clock: Clock; secrets: SecretBox; eventSystem: EventSystem;
   callServices: CallServices; dispatcher: CallDispatcher; cps: CpsLimiter;
+  /** The bearer-key check the live root uses too, so both share one failed-attempt throttle. */
+  authenticate: (req: FastifyRequest) => Promise<void>;
 }
 
 export async function installPreviewRoot(http: FastifyInstance, deps: PreviewDeps): Promise<void> {
@@ -38,7 +39,7 @@ export async function installPreviewRoot(http: FastifyInstance, deps: PreviewDep
   await http.register(async (preview) => {
     installPreviewErrorMapping(preview);
     await preview.register(async (authenticated) => {
-      authenticated.addHook('onRequest', bearerAuth(store));
+      authenticated.addHook('onRequest', deps.authenticate);
       authenticated.addHook('onRequest', async (req, reply) => rate.check(`key:${req.apiKeyId}`, reply));
       await authenticated.register(async (scope) => webhookRoutes(scope, deps));
       await authenticated.register(async (scope) => leadRoutes(scope, deps));
