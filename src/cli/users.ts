@@ -66,7 +66,7 @@ export function userCommands(program: Command, run: Runner): void {
     .requiredOption('--account <id>', 'account id')
     .action(run((ctx, opts: { account: string }) => {
       const rows = ctx.store.users.listForAccount(parseId(opts.account, '--account'))
-        .map((u) => ({ id: u.id, email: u.email, password_set: u.passwordHash !== null, locked_until: u.lockedUntil, created_at: u.createdAt }));
+        .map((u) => ({ id: u.id, email: u.email, password_set: u.passwordHash !== null, created_at: u.createdAt }));
       ctx.out(rows, rows.map((u) => `${u.id}\t${u.email}\t${u.password_set ? 'password set' : 'awaiting password'}`));
     }));
 }

@@ -302,4 +302,10 @@ export const migrations: string[] = [
   ALTER TABLE recordings ADD COLUMN conference_sid TEXT;
   CREATE INDEX recordings_conference ON recordings(conference_sid) WHERE conference_sid IS NOT NULL;
   `,
+  // Sign-in failures are counted per (email, source address) in memory (users/sign-in-delay.ts), no longer per
+  // user: a per-user lock let anyone lock a user out.
+  `
+  ALTER TABLE users DROP COLUMN failed_attempts;
+  ALTER TABLE users DROP COLUMN locked_until;
+  `,
 ];

@@ -6,21 +6,17 @@ export interface User {
   accountId: number;
   email: string;
   passwordHash: string | null;
-  failedAttempts: number;
-  lockedUntil: string | null;
   createdAt: string;
 }
 
 export interface SessionRow { userId: number; csrfToken: string; expiresAt: string }
 
 interface Row {
-  id: number; account_id: number; email: string; password_hash: string | null;
-  failed_attempts: number; locked_until: string | null; created_at: string;
+  id: number; account_id: number; email: string; password_hash: string | null; created_at: string;
 }
 
 const toUser = (r: Row): User => ({
-  id: r.id, accountId: r.account_id, email: r.email, passwordHash: r.password_hash,
-  failedAttempts: r.failed_attempts, lockedUntil: r.locked_until, createdAt: r.created_at,
+  id: r.id, accountId: r.account_id, email: r.email, passwordHash: r.password_hash, createdAt: r.created_at,
 });
 
 /** Dashboard users, their one-time tokens and their sessions. Tokens are stored only as SHA-256 hashes. */
@@ -47,25 +43,7 @@ export class UserRepo {
   }
 
   setPasswordHash(id: number, hash: string): void {
-    this.db.prepare('UPDATE users SET password_hash = ?, failed_attempts = 0, locked_until = NULL WHERE id = ?').run(hash, id);
-  }
-
-  /** Counts a failure; once `limit` is reached the account locks until `lockUntilMs` and the count restarts. */
-  recordFailure(id: number, limit: number, lockUntilMs: number): void {
-    this.db.transaction(() => {
-      const row = this.db.prepare('SELECT failed_attempts FROM users WHERE id = ?').get(id) as { failed_attempts: number } | undefined;
-      if (!row) return;
-      const failures = row.failed_attempts + 1;
-      if (failures >= limit) {
-        this.db.prepare('UPDATE users SET failed_attempts = 0, locked_until = ? WHERE id = ?').run(new Date(lockUntilMs).toISOString(), id);
-      } else {
-        this.db.prepare('UPDATE users SET failed_attempts = ? WHERE id = ?').run(failures, id);
-      }
-    }).immediate();
-  }
-
-  clearFailures(id: number): void {
-    this.db.prepare('UPDATE users SET failed_attempts = 0, locked_until = NULL WHERE id = ?').run(id);
+    this.db.prepare('UPDATE users SET password_hash = ? WHERE id = ?').run(hash, id);
   }
 
   addToken(tokenHash: string, userId: number, purpose: string, ttlMs: number): void {

@@ -2,9 +2,8 @@ import type { Clock } from '../clock.js';
 import { randomToken, sha256Hex } from '../crypto/tokens.js';
 import type { UserRepo, User } from './repo.js';
 import { DUMMY_HASH, hashPassword, verifyPassword } from './password.js';
+import { SignInDelays } from './sign-in-delay.js';
 
-export const MAX_FAILED_ATTEMPTS = 5;
-export const LOCKOUT_MS = 15 * 60_000;
 export const SET_PASSWORD_TTL_MS = 24 * 3600_000;
 export const SESSION_TTL_MS = 12 * 3600_000;
 export const PASSWORD_MIN = 10;
@@ -18,9 +17,13 @@ export class UserError extends Error {
 
 export interface Session { token: string; csrfToken: string; user: User }
 
+/**
+ * `invalid`: wrong email or password, and `waitSeconds` before the next attempt from this address (0: none).
+ * `wait`: the attempt came too soon after failures from this address and was not checked.
+ */
 export type SignInResult =
   | { ok: true; session: Session }
-  | { ok: false; reason: 'invalid' | 'locked'; lockedUntil?: string };
+  | { ok: false; reason: 'invalid' | 'wait'; waitSeconds: number };
 
 /** Null when the password is acceptable, else the message to show next to the field. */
 export function passwordProblem(password: string): string | null {
@@ -29,9 +32,13 @@ export function passwordProblem(password: string): string | null {
   return null;
 }
 
-/** Dashboard accounts: creation by the operator, one-time password links, sign-in with lockout, sessions. */
+/** Dashboard accounts: creation by the operator, one-time password links, sign-in with delays, sessions. */
 export class UserService {
-  constructor(private readonly repo: UserRepo, private readonly clock: Clock) {}
+  readonly #delays: SignInDelays;
+
+  constructor(private readonly repo: UserRepo, clock: Clock) {
+    this.#delays = new SignInDelays(clock);
+  }
 
   /** Creates the user and returns the one-time token for the set-password link (valid 24 hours). */
   create(accountId: number, email: string): { user: User; setPasswordToken: string } {
@@ -73,22 +80,19 @@ export class UserService {
 
   /**
    * Unknown emails, wrong passwords and users without a password all answer "invalid" after the same scrypt
-   * work, so the form reveals nothing about which emails exist. A locked user is refused even with the right password.
+   * work, and failures are counted per (email, `source` address) whether or not the email exists, so the form
+   * reveals nothing about which emails exist. While the pair must wait, no password is checked, the right one
+   * included; other addresses are not affected.
    */
-  async signIn(email: string, password: string): Promise<SignInResult> {
+  async signIn(email: string, password: string, source: string): Promise<SignInResult> {
+    const early = this.#delays.waitFor(email, source);
+    if (early > 0) return { ok: false, reason: 'wait', waitSeconds: early };
     const user = this.repo.getByEmail(email.trim());
-    const now = this.clock.now();
-    if (user?.lockedUntil && Date.parse(user.lockedUntil) > now) {
-      return { ok: false, reason: 'locked', lockedUntil: user.lockedUntil };
-    }
     const matches = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
     if (!user || !user.passwordHash || !matches) {
-      if (user) this.repo.recordFailure(user.id, MAX_FAILED_ATTEMPTS, now + LOCKOUT_MS);
-      const after = user && this.repo.get(user.id);
-      if (after?.lockedUntil && Date.parse(after.lockedUntil) > now) return { ok: false, reason: 'locked', lockedUntil: after.lockedUntil };
-      return { ok: false, reason: 'invalid' };
+      return { ok: false, reason: 'invalid', waitSeconds: this.#delays.recordFailure(email, source) };
     }
-    this.repo.clearFailures(user.id);
+    this.#delays.clear(email, source);
     this.repo.deleteExpired();
     const token = randomToken(32);
     const csrfToken = randomToken(24);

@@ -3,7 +3,8 @@ import { startHarness } from '../helpers/harness.js';
 import { FakeClock } from '../../src/clock.js';
 import { UserService } from '../../src/users/service.js';
 import { hashPassword, verifyPassword } from '../../src/users/password.js';
-import { DashboardClient, PASSWORD, accountWithUser } from './client.js';
+import { DashboardClient, PASSWORD, accountWithUser, type Page } from './client.js';
+import { fetchFrom } from '../helpers/fetch-from.js';
 import { cli, cleanEnv, CLI, run } from '../helpers/spawn.js';
 
 t.test('passwords: scrypt with a per-user salt', async (t) => {
@@ -16,30 +17,85 @@ t.test('passwords: scrypt with a per-user salt', async (t) => {
   t.notOk(await verifyPassword(PASSWORD, 'bcrypt$whatever'));
 });
 
-t.test('lockout after 5 failures for 15 minutes, on the injected clock', async (t) => {
+/** A refusal page as compared between emails: the CSRF token and the email typed are the only parts that may differ. */
+function shape(page: Page, email: string) {
+  const headers = [...page.headers].filter(([name]) => name !== 'date' && name !== 'x-request-id');
+  return { status: page.status, headers, text: page.text.replaceAll(DashboardClient.csrfOf(page), 'CSRF').replaceAll(email, 'EMAIL') };
+}
+
+t.test('sign-in failures per (email, address): doubling waits, identical answers for known and unknown emails', async (t) => {
   const clock = new FakeClock(Date.UTC(2026, 2, 1, 12));
   const h = await startHarness(t, { clock });
-  await accountWithUser(h, 'a@example.com');
-  const c = new DashboardClient(h.url);
+  // Same length, so even Content-Length must match.
+  const known = 'known@example.com';
+  const unknown = 'other@example.com';
+  await accountWithUser(h, known);
+  const ck = new DashboardClient(h.url);
+  const cu = new DashboardClient(h.url);
+  const both = async (password: string, label: string) => {
+    const [k, u] = [await ck.signIn(known, password), await cu.signIn(unknown, password)];
+    t.same(shape(k, known), shape(u, unknown), `${label}: byte-identical for a registered and an unknown email`);
+    return k;
+  };
+
   for (let i = 1; i <= 4; i++) {
-    const res = await c.signIn('a@example.com', 'wrong password!');
-    t.equal(res.status, 401, `failure ${i}`);
-    t.match(res.text, /email or password is incorrect/);
+    const res = await both('wrong password!', `failure ${i}`);
+    t.equal(res.status, 401);
+    t.match(res.text, /id="login-error">The email or password is incorrect.<\/p>/, 'no wait yet');
   }
-  const fifth = await c.signIn('a@example.com', 'wrong password!');
-  t.match(fifth.text, /locked until 2026-03-01 12:15:00 UTC/, 'the fifth failure locks');
-  const right = await c.signIn('a@example.com', PASSWORD);
-  t.equal(right.status, 401, 'even the right password is refused while locked');
-  t.match(right.text, /Too many failed attempts/);
-  await clock.advance(14 * 60_000);
-  t.equal((await c.signIn('a@example.com', PASSWORD)).status, 401, 'still locked after 14 minutes');
-  await clock.advance(60_000);
-  const ok = await c.signIn('a@example.com', PASSWORD);
-  t.equal(ok.status, 303, 'open again after 15 minutes');
+  const waits: number[] = [];
+  for (let failure = 5; failure <= 15; failure++) {
+    const failed = await both('wrong password!', `failure ${failure}`);
+    t.equal(failed.status, 401);
+    const early = await both(PASSWORD, `right password during the wait after failure ${failure}`);
+    t.equal(early.status, 429, 'refused unchecked, even the right password');
+    const wait = Number(early.headers.get('retry-after'));
+    waits.push(wait);
+    t.match(failed.text, `The email or password is incorrect. Too many failed attempts from your address: try again in ${wait < 120 ? `${wait} seconds` : `${Math.ceil(wait / 60)} minutes`}.`);
+    t.match(early.text, /Too many failed attempts from your address: try again in/);
+    if (failure === 5) {
+      const fromElsewhere = await new DashboardClient(h.url, fetchFrom('127.0.0.2')).signIn(known, PASSWORD);
+      t.equal(fromElsewhere.status, 303, 'the user signs in from another address meanwhile: nobody can lock them out');
+      const unknownElsewhere = await new DashboardClient(h.url, fetchFrom('127.0.0.2')).signIn(unknown, 'wrong password!');
+      t.match(unknownElsewhere.text, /incorrect.<\/p>/, 'another address has its own count');
+    }
+    await clock.advance(wait * 1000 - 1000);
+    t.equal((await both(PASSWORD, 'a second early')).status, 429);
+    await clock.advance(1000);
+  }
+  t.same(waits, [2, 4, 8, 16, 32, 64, 128, 256, 512, 900, 900], 'the wait doubles after each failure past the fifth, up to 15 minutes');
+
+  const ok = await ck.signIn(known.toUpperCase(), PASSWORD);
+  t.equal(ok.status, 303, 'after the wait the right password works (emails match without case)');
   t.equal(ok.location, '/dashboard/numbers');
-  const unknown = await new DashboardClient(h.url).signIn('nobody@example.com', PASSWORD);
-  t.equal(unknown.status, 401);
-  t.match(unknown.text, /email or password is incorrect/, 'unknown emails get the same answer');
+  const fresh = await new DashboardClient(h.url).signIn(known, 'wrong password!');
+  t.match(fresh.text, /incorrect.<\/p>/, 'a success clears the count');
+
+  await clock.advance(24 * 3600_000);
+  t.match((await cu.signIn(unknown, 'wrong password!')).text, /incorrect.<\/p>/, 'a pair quiet for a day starts from zero');
+});
+
+t.test('sign-in takes as long for an unknown email as for a registered one', async (t) => {
+  const h = await startHarness(t);
+  await accountWithUser(h, 'known@example.com');
+  const c = new DashboardClient(h.url);
+  const timed = async (email: string) => {
+    const page = await c.get('/dashboard/login');
+    const started = performance.now();
+    const res = await c.post('/dashboard/login', { _csrf: DashboardClient.csrfOf(page), email, password: 'wrong password!' });
+    t.equal(res.status, 401);
+    return performance.now() - started;
+  };
+  const known: number[] = [];
+  const unknown: number[] = [];
+  // Four each (below the free failures), interleaved so machine load hits both alike.
+  for (let i = 0; i < 4; i++) {
+    known.push(await timed('known@example.com'));
+    unknown.push(await timed(`nobody${i}@example.com`));
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  t.comment(`median sign-in failure: registered ${median(known).toFixed(1)} ms, unknown ${median(unknown).toFixed(1)} ms`);
+  t.ok(Math.abs(median(known) - median(unknown)) < Math.max(median(known), median(unknown)) / 2, 'both run the same scrypt work');
 });
 
 t.test('one-time set-password link: works once, expires after 24 hours', async (t) => {

@@ -4,11 +4,30 @@ import { formOf, queryOf, sendPage } from '../context.js';
 import { FormRender } from '../forms.js';
 import { endSession, ensurePreSessionToken, safeNext, startSession } from '../session.js';
 import { loginView, setPasswordView } from '../views/auth.js';
-import { UserError } from '../../../users/service.js';
-import { when } from '../format.js';
+import { UserError, type SignInResult } from '../../../users/service.js';
+import { addressBucket } from '../../../net/address-bucket.js';
+import { TrustedProxies } from '../../preview/client-address.js';
+
+const INCORRECT = 'The email or password is incorrect.';
+
+/** "12 seconds", "15 minutes": how long the browser's user must wait. */
+function waitText(s: number): string {
+  return s < 120 ? `${s} seconds` : `${Math.ceil(s / 60)} minutes`;
+}
+
+/**
+ * The page's message for a refused sign-in. It depends only on the result, which depends only on the email as
+ * typed and the address, never on whether a user has that email.
+ */
+function refusal(result: Exclude<SignInResult, { ok: true }>): { status: number; problem: string } {
+  const wait = `Too many failed attempts from your address: try again in ${waitText(result.waitSeconds)}.`;
+  if (result.reason === 'wait') return { status: 429, problem: wait };
+  return { status: 401, problem: result.waitSeconds > 0 ? `${INCORRECT} ${wait}` : INCORRECT };
+}
 
 /** Sign-in, sign-out and the one-time set-password link: the routes reachable without a session. */
 export function authRoutes(app: FastifyInstance, d: Dashboard): void {
+  const proxies = new TrustedProxies(d.config.trustedProxies);
   app.get('/', async (req, reply) => reply.redirect(req.viewer ? '/dashboard/numbers' : '/dashboard/login', 303));
 
   app.get('/login', async (req, reply) => {
@@ -20,16 +39,15 @@ export function authRoutes(app: FastifyInstance, d: Dashboard): void {
 
   app.post('/login', async (req, reply) => {
     const form = formOf(req);
-    const result = await d.users.signIn(form.email ?? '', form.password ?? '');
+    const result = await d.users.signIn(form.email ?? '', form.password ?? '', addressBucket(proxies.clientIp(req)));
     if (result.ok) {
       startSession(req, reply, result.session);
       return reply.redirect(safeNext(form.next), 303);
     }
-    const problem = result.reason === 'locked'
-      ? `Too many failed attempts. Sign-in for this email is locked until ${when(result.lockedUntil)}.`
-      : 'The email or password is incorrect.';
+    const { status, problem } = refusal(result);
+    if (result.reason === 'wait') void reply.header('retry-after', String(result.waitSeconds));
     const csrf = ensurePreSessionToken(req, reply);
-    return sendPage(reply, loginView({ csrf, form: new FormRender({ email: form.email ?? '' }), problem, next: form.next }), 401);
+    return sendPage(reply, loginView({ csrf, form: new FormRender({ email: form.email ?? '' }), problem, next: form.next }), status);
   });
 
   app.post('/logout', async (req, reply) => {
