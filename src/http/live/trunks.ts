@@ -17,6 +17,8 @@ interface Deps { config: Config; store: Store; trunks: TrunkService; clock: Cloc
 const IdParams = Type.Object({ id: Type.String() });
 const errorResponses = {
   401: { $ref: 'LiveError#' }, 403: { $ref: 'LiveError#' }, 404: { $ref: 'LiveMessage#' },
+  // too_many_auth_failures: invalid keys from an address past its limit (src/http/auth.ts).
+  429: { $ref: 'LiveError#' },
 };
 const tags = ['Trunks (live)'];
 const security = [{ bearerAuth: [] }];
