@@ -122,7 +122,13 @@ t.test('OpenAPI documents every /v1 route with request and response schemas', as
   const h = await startPreviewHarness(t);
   const doc = (await h.request('GET', '/openapi.json')).body;
   const paths = Object.keys(doc.paths).filter((p) => p.startsWith('/v1'));
-  t.same(paths.sort(), ['/v1/lead-injections', '/v1/leads/{sid}', '/v1/webhooks', '/v1/webhooks/{sid}', '/v1/webhooks/{sid}/deliveries']);
+  t.same(paths.sort(), [
+    '/v1/conferences', '/v1/conferences/{sid}', '/v1/conferences/{sid}/participants', '/v1/conferences/{sid}/participants/{callSid}',
+    '/v1/lead-injections', '/v1/leads/{sid}', '/v1/webhooks', '/v1/webhooks/{sid}', '/v1/webhooks/{sid}/deliveries',
+  ]);
+  t.ok(doc.paths['/v1/conferences/{sid}/participants'].post.requestBody, 'participant add documents its body');
+  t.ok(doc.paths['/v1/conferences/{sid}/participants'].post.responses['201']);
+  t.ok(doc.paths['/v1/conferences'].get.parameters.some((p: { name: string }) => p.name === 'cursor'), 'the conference list cursor is documented');
   t.ok(doc.paths['/v1/webhooks'].post.requestBody);
   t.ok(doc.paths['/v1/webhooks'].post.responses['201']);
   t.ok(doc.paths['/v1/webhooks'].post.responses['409']);
