@@ -5,6 +5,8 @@ import { openStore } from './store/index.js';
 import { createSecretBox } from './crypto/secret-box.js';
 import { createEngine } from './engine/factory.js';
 import { createApp } from './http/app.js';
+import { prettyDestination } from './log-pretty.js';
+import { readyLine } from './ready-line.js';
 
 const DRAIN_MS = 30_000;
 
@@ -24,7 +26,8 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger(config.logLevel);
+  // JSON lines for machines; words for a person at a terminal.
+  const logger = createLogger(config.logLevel, process.stdout.isTTY ? prettyDestination(process.stdout) : undefined);
   const clock = systemClock();
   const store = openStore(config.dataDir, clock);
   const engine = createEngine(config, clock, logger, store);
@@ -35,6 +38,8 @@ async function main(): Promise<void> {
   }
   app.trunks.provisionOnStart();
   await app.http.listen({ host: config.host, port: config.port });
+  const https = Boolean(config.tls.certFile || config.tls.selfSigned);
+  process.stdout.write(`${readyLine(config, app.http.server.address() as { port: number }, https)}\n`);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -39,3 +39,21 @@ t.test('the server refuses to start with a malformed master key', async (t) => {
   await t.rejects(startServerProcess({ RINGBASE_DATA_DIR: dataDir, RINGBASE_MASTER_KEY: 'not-a-key' }, t),
     /exited with 78: ringbase: configuration error: RINGBASE_MASTER_KEY must hold a 32-byte key/);
 });
+
+t.test('the server says where it is, and / leads to the dashboard', async (t) => {
+  const server = await startServerProcess({ RINGBASE_DATA_DIR: tempDir(t) }, t);
+  const ready = server.output().split('\n').find((l) => l.startsWith('Ringbase ready:'));
+  t.match(ready, new RegExp(`^Ringbase ready: dashboard ${server.url}/dashboard · API ${server.url}/api · preview API /v1 needs HTTPS .*· SIP: none \\(sandbox engine`));
+  const root = await fetch(`${server.url}/`, { redirect: 'manual' });
+  t.equal(root.status, 302);
+  t.equal(root.headers.get('location'), '/dashboard');
+  server.child.kill('SIGTERM');
+  await server.exited;
+});
+
+t.test('log lines read as words at a terminal', async (t) => {
+  const { formatLogLine } = await import('../src/log-pretty.js');
+  const line = formatLogLine(JSON.stringify({ level: 40, time: Date.UTC(2026, 0, 1, 12, 3, 4), pid: 1, hostname: 'h', component: 'calls', msg: 'media not played', url: 'https://x/a b.wav' }));
+  t.match(line, /^\d\d:\d\d:\d\d WARN  calls  media not played  url="https:\/\/x\/a b.wav"$/);
+  t.equal(formatLogLine('not json'), 'not json', 'anything else passes through');
+});

@@ -3,6 +3,9 @@ import type { EnginePort } from '../engine/port.js';
 import type { Store } from '../store/index.js';
 
 export function installHealth(app: FastifyInstance, store: Store, engine: EnginePort): void {
+  // A person who opens the server's address lands on the dashboard rather than a JSON 404.
+  app.get('/', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/dashboard', 302));
+
   app.get('/healthz', { schema: { hide: true } }, async (_req, reply) => {
     let database = 'ok';
     try {
