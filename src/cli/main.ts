@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { ConfigError } from '../config.js';
 import { CliError, openContext, type CliContext, type Runner } from './context.js';
+import { describeError } from './errors.js';
 import { accountCommands } from './accounts.js';
 import { keyCommands } from './keys.js';
 import { numberCommands } from './numbers.js';
@@ -31,7 +32,7 @@ const run: Runner = (fn) => {
     } catch (err) {
       if (err instanceof CliError) fail(err.message, err.exitCode, json);
       if (err instanceof ConfigError) fail(`configuration error: ${err.message}`, 78, json);
-      throw err;
+      fail(describeError(err), 1, json);
     } finally {
       ctx?.store.close();
     }

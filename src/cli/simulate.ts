@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { CliError, type Runner } from './context.js';
+import { describeError } from './errors.js';
 import { operatorToken } from '../operator-token.js';
 
 interface Flags { to: string; from: string; digits: string[]; maxSeconds: string; url?: string }
@@ -36,7 +37,7 @@ export function simulateCommands(program: Command, run: Runner): void {
           body: JSON.stringify({ to: flags.to, from: flags.from, digits: flags.digits, max_seconds: Number(flags.maxSeconds) }),
         });
       } catch (err) {
-        throw new CliError(`cannot reach the server at ${base}: ${(err as Error).message}`);
+        throw new CliError(`cannot reach the server at ${base}: ${describeError(err)}`);
       }
       if (!res.ok || !res.body) throw new CliError(`server answered ${res.status}: ${await res.text()}`);
       let buffered = '';
