@@ -5,6 +5,7 @@ function mediaUrlsOf(verbs: readonly Verb[]): string[] {
   return verbs.flatMap((verb) => {
     if (verb.verb === 'play') return [verb.url];
     if (verb.verb === 'gather') return verb.prompts.flatMap((p) => (p.verb === 'play' ? [p.url] : []));
+    if (verb.verb === 'dial') return verb.targets.flatMap((t) => (t.type === 'conference' && t.waitUrl ? [t.waitUrl] : []));
     return [];
   });
 }
@@ -17,7 +18,8 @@ export function targetUrlsOf(verbs: readonly Verb[]): string[] {
   const named = verbs.flatMap((verb): Array<string | undefined> => {
     switch (verb.verb) {
       case 'redirect': return [verb.url];
-      case 'gather': case 'dial': return [verb.action];
+      case 'gather': return [verb.action];
+      case 'dial': return [verb.action, ...verb.targets.map((t) => (t.type === 'conference' ? t.statusCallback : undefined))];
       case 'record': return [verb.action, verb.recordingStatusCallback];
       default: return [];
     }

@@ -86,7 +86,30 @@ export interface ClientTarget {
   identity: string;
 }
 
-export type DialTarget = NumberTarget | SipTarget | ClientTarget;
+/** Twilio's names for the conference events a status callback may subscribe to. */
+export type ConferenceEventName = 'start' | 'end' | 'join' | 'leave' | 'mute' | 'hold';
+
+/** `<Dial><Conference>`: the caller joins a conference by name (the only noun of its Dial). */
+export interface ConferenceTarget {
+  type: 'conference';
+  name: string;
+  muted: boolean;
+  beep: 'true' | 'false' | 'onEnter' | 'onExit';
+  startConferenceOnEnter: boolean;
+  endConferenceOnExit: boolean;
+  /** Audio (WAV or MP3) looped to this caller until the conference starts. */
+  waitUrl?: string;
+  waitMethod: HttpMethod;
+  maxParticipants: number;
+  record: 'do-not-record' | 'record-from-start';
+  statusCallback?: string;
+  statusCallbackMethod: HttpMethod;
+  statusCallbackEvent: ConferenceEventName[];
+  /** The call sid of a participant this caller coaches (heard only by them). */
+  coach?: string;
+}
+
+export type DialTarget = NumberTarget | SipTarget | ClientTarget | ConferenceTarget;
 
 export type DialRecord = 'do-not-record' | 'record-from-answer' | 'record-from-ringing';
 

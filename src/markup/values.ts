@@ -46,6 +46,21 @@ export function isSipUri(value: string): boolean {
   return value.length <= 512 && SIP_URI.test(value);
 }
 
+/** A conference's friendly name: 1–128 printable characters (no control characters), not only spaces. */
+export function isConferenceName(value: string): boolean {
+  return value.length >= 1 && value.length <= 128 && value.trim() !== '' && !/[\u0000-\u001f\u007f-\u009f]/.test(value);
+}
+
+export function isCallSid(value: string): boolean {
+  return /^CA[0-9a-f]{32}$/.test(value);
+}
+
+/** Space-separated conference event names (start end join leave mute hold), each at most once. */
+export function isConferenceEvents(value: string): boolean {
+  const names = value.trim().split(/\s+/);
+  return value.trim() !== '' && names.every((n) => ['start', 'end', 'join', 'leave', 'mute', 'hold'].includes(n)) && new Set(names).size === names.length;
+}
+
 export function isDtmfKey(value: string): boolean {
   return /^[0-9*#]$/.test(value);
 }
@@ -85,4 +100,7 @@ export const EXPECT = {
   sipUri: 'a sip: or sips: URI',
   client: 'a client identity (1-128 letters, digits, "_", ".", "@" or "-")',
   sendDigits: 'up to 32 of 0-9, *, #, w and W',
+  conferenceName: 'a conference name (1-128 printable characters)',
+  callSid: 'a call sid (CA followed by 32 hex digits)',
+  conferenceEvents: 'space-separated conference events: start, end, join, leave, mute, hold',
 } as const;

@@ -115,6 +115,7 @@ function element(name: string, props: object, body: string | undefined, omit: st
 function targetXml(tg: DialTarget): string {
   if (tg.type === 'number') return element('Number', tg, esc(tg.number), ['type', 'number']);
   if (tg.type === 'sip') return element('Sip', tg, esc(tg.uri), ['type', 'uri']);
+  if (tg.type === 'conference') return element('Conference', { ...tg, statusCallbackEvent: tg.statusCallbackEvent.join(' ') }, esc(tg.name), ['type', 'name']);
   return element('Client', tg, esc(tg.identity), ['type', 'identity']);
 }
 

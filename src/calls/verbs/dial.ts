@@ -1,9 +1,10 @@
-import type { DialTarget, DialVerb } from '../../markup/index.js';
+import type { ConferenceTarget, DialTarget, DialVerb } from '../../markup/index.js';
+import { dialConference } from './dial-conference.js';
 import type { OriginateTarget } from '../../engine/port.js';
 import { dial } from '../dial.js';
 import { failCall, gotoOrFail, requestDocument, resolveUrl, type Flow, type Outcome } from '../flow.js';
 
-function toTarget(t: DialTarget): OriginateTarget {
+function toTarget(t: Exclude<DialTarget, ConferenceTarget>): OriginateTarget {
   switch (t.type) {
     case 'number': return { kind: 'number', number: t.number };
     case 'sip': return { kind: 'sip', uri: t.uri, ...(t.username ? { username: t.username } : {}), ...(t.password ? { password: t.password } : {}) };
@@ -14,8 +15,10 @@ function toTarget(t: DialTarget): OriginateTarget {
 /** Connects the caller to the first target that answers; the action URL hears how it went. */
 export async function dialVerb(flow: Flow, verb: DialVerb): Promise<Outcome> {
   const { session } = flow;
+  const [first] = verb.targets;
+  if (first?.type === 'conference') return dialConference(flow, verb, first);
   const outcome = await dial(session, {
-    targets: verb.targets.map(toTarget),
+    targets: verb.targets.filter((t): t is Exclude<DialTarget, ConferenceTarget> => t.type !== 'conference').map(toTarget),
     // The caller's own number is the natural caller ID for a forwarded inbound call.
     callerId: verb.callerId ?? session.call.from,
     timeoutMs: verb.timeout * 1000,

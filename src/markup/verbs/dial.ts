@@ -26,20 +26,28 @@ function checkTargetCount(count: number, issues: IssueList, where: IssueLocation
   if (count > MAX_TARGETS) issues.add('too_many_targets', `a dial may ring at most ${MAX_TARGETS} targets at once, got ${count}`, where);
 }
 
+/** As in TwiML: a conference is joined, not raced against other targets. */
+function checkConferenceAlone(targets: DialTarget[], issues: IssueList, where: IssueLocation): void {
+  if (targets.length > 1 && targets.some((t) => t.type === 'conference')) {
+    issues.add('invalid_nesting', 'a conference must be the only target of its dial', where);
+  }
+}
+
 function targetsFromXml(el: XmlElement, f: Fields, issues: IssueList): DialTarget[] {
   // TwiML shorthand: `<Dial>+15551234567</Dial>` is a single number.
   if (el.children.length === 0) {
     if (el.text.trim() !== '') return [{ type: 'number', number: f.content('number', { check: isE164, expect: EXPECT.e164 }) }];
-    issues.add('missing_target', '<Dial> needs a number as text or at least one <Number>, <Sip> or <Client>', el.pos ?? {});
+    issues.add('missing_target', '<Dial> needs a number as text or at least one <Number>, <Sip>, <Client> or <Conference>', el.pos ?? {});
     return [];
   }
   const targets: DialTarget[] = [];
   for (const child of el.children) {
     const kind = BY_XML.get(child.name);
     if (kind) targets.push(readXmlLeaf(child, issues, kind.read));
-    else refuseChild(el, child, issues, 'may only contain <Number>, <Sip> and <Client>');
+    else refuseChild(el, child, issues, 'may only contain <Number>, <Sip>, <Client> and <Conference>');
   }
   checkTargetCount(targets.length, issues, el.pos ?? {});
+  checkConferenceAlone(targets, issues, el.pos ?? {});
   return targets;
 }
 
@@ -82,6 +90,7 @@ function targetsFromJson(f: Fields, path: string): DialTarget[] {
     targets.push(kind.read(tf));
     tf.finish();
   });
+  checkConferenceAlone(targets, issues, { path: listPath });
   return targets;
 }
 

@@ -6,10 +6,10 @@
 export const VERB_NAMES = ['Say', 'Play', 'Pause', 'Gather', 'Redirect', 'Hangup', 'Reject', 'Record', 'Dial'] as const;
 
 /** Nouns that only make sense inside `<Dial>`. */
-export const DIAL_NOUNS = ['Number', 'Sip', 'Client'] as const;
+export const DIAL_NOUNS = ['Number', 'Sip', 'Client', 'Conference'] as const;
 
 /** Recognised so that authors get "not available yet" rather than "unknown". */
-export const NOT_YET_XML = ['Conference', 'Queue', 'Enqueue', 'Leave'] as const;
+export const NOT_YET_XML = ['Queue', 'Enqueue', 'Leave'] as const;
 
 const KNOWN: readonly string[] = [...VERB_NAMES, ...DIAL_NOUNS, ...NOT_YET_XML];
 

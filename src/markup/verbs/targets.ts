@@ -4,8 +4,8 @@
  * share one definition.
  */
 import type { Fields } from '../fields.js';
-import type { DialTarget } from '../types.js';
-import { EXPECT, isClientIdentity, isCredential, isE164, isSendDigits, isSipUri } from '../values.js';
+import type { ConferenceTarget, DialTarget } from '../types.js';
+import { EXPECT, isCallSid, isClientIdentity, isConferenceEvents, isConferenceName, isCredential, isE164, isSendDigits, isSipUri, isUrlReference } from '../values.js';
 import { compact } from './define.js';
 
 export interface TargetKind {
@@ -58,6 +58,41 @@ const client: TargetKind = {
   read: (f) => ({ type: 'client', identity: f.content('identity', IDENTITY) }),
 };
 
-export const TARGET_KINDS: readonly TargetKind[] = [number, sip, client];
+const CONFERENCE_NAME = { check: isConferenceName, expect: EXPECT.conferenceName };
+const URL_REF = { check: isUrlReference, expect: EXPECT.urlRef };
+
+/** Twilio's defaults: joins unmuted with beeps, starts the conference, does not end it, room for 250. */
+const conference: TargetKind = {
+  type: 'conference',
+  xmlName: 'Conference',
+  fromValue: (value) => ({
+    type: 'conference', name: value, muted: false, beep: 'true', startConferenceOnEnter: true, endConferenceOnExit: false,
+    waitMethod: 'POST', maxParticipants: 250, record: 'do-not-record', statusCallbackMethod: 'POST', statusCallbackEvent: [],
+  }),
+  ...CONFERENCE_NAME,
+  read: (f) => {
+    const statusCallback = f.string('statusCallback', URL_REF);
+    const events = f.string('statusCallbackEvent', { check: isConferenceEvents, expect: EXPECT.conferenceEvents });
+    return compact({
+      type: 'conference' as const,
+      name: f.content('name', CONFERENCE_NAME),
+      muted: f.bool('muted', false),
+      beep: f.oneOf('beep', ['true', 'false', 'onEnter', 'onExit'] as const, 'true'),
+      startConferenceOnEnter: f.bool('startConferenceOnEnter', true),
+      endConferenceOnExit: f.bool('endConferenceOnExit', false),
+      waitUrl: f.string('waitUrl', URL_REF),
+      waitMethod: f.method('waitMethod'),
+      maxParticipants: f.int('maxParticipants', 2, 250, 250),
+      record: f.oneOf('record', ['do-not-record', 'record-from-start'] as const, 'do-not-record'),
+      statusCallback,
+      statusCallbackMethod: f.method('statusCallbackMethod'),
+      // As Twilio: a callback URL without a list hears the conference's start and end.
+      statusCallbackEvent: (events?.trim().split(/\s+/) ?? (statusCallback ? ['start', 'end'] : [])) as ConferenceTarget['statusCallbackEvent'],
+      coach: f.string('coach', { check: isCallSid, expect: EXPECT.callSid }),
+    });
+  },
+};
+
+export const TARGET_KINDS: readonly TargetKind[] = [number, sip, client, conference];
 
 export const MAX_TARGETS = 10;
