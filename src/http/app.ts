@@ -41,7 +41,8 @@ import { DEFAULT_BODY_LIMIT, installRouteLimits } from './route-limits.js';
 import { startInstance } from '../recovery/index.js';
 import { ConferenceService } from '../conferences/service.js';
 import { conferenceBeep } from '../media/tones.js';
-import type { CallbackQueue } from '../conferences/callbacks.js';
+import { CallbackOutbox } from '../callbacks/worker.js';
+import { CallbackStore } from '../callbacks/store.js';
 
 export interface AppDeps {
   config: Config;
@@ -113,13 +114,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const outbound = createGuardedClient({ allowLoopback: config.devAllowLocalTargets, requireHttps: false });
   const eventSystem = createEventSystem({ store, clock, secrets, log: logger.child({ component: 'events' }), allowLocalTargets: config.devAllowLocalTargets });
   const events = eventSystem.events;
-  // Until the durable callback outbox lands, conference callbacks are dropped (issue 13 in progress).
-  const conferenceCallbacks: CallbackQueue = { enqueue: () => undefined };
+  const customerHttp = new CustomerHttp(outbound, signingSecrets, clock);
+  const callbacks = new CallbackOutbox({ store: new CallbackStore(store.db, clock), http: customerHttp, clock, log: logger.child({ component: 'callbacks' }) });
+  callbacks.start();
   const callServices: CallServices = {
     store, engine, clock, events,
-    conferences: new ConferenceService({ store, clock }, conferenceCallbacks, conferenceBeep(path.join(config.dataDir, 'tones'))),
+    conferences: new ConferenceService({ store, clock }, callbacks, conferenceBeep(path.join(config.dataDir, 'tones'))),
     log: logger.child({ component: 'calls' }),
-    http: new CustomerHttp(outbound, signingSecrets, clock),
+    http: customerHttp,
     recordingsDir: path.join(config.dataDir, 'recordings'),
     urls: { allowLocalTargets: config.devAllowLocalTargets },
     publicBaseUrl: config.publicBaseUrl ?? `http://${config.host}:${config.port}`,
@@ -169,7 +171,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       await calls.settled();
       await trunks.settled();
       // The instance goes first: callbacks of reconciled calls still need the outbound client.
-      released ??= instance.stop().then(() => Promise.all([outbound.close(), eventSystem.close(), simulator !== engine ? simulator.stop() : undefined])).then(() => undefined);
+      released ??= instance.stop().then(() => callbacks.stop()).then(() => Promise.all([outbound.close(), eventSystem.close(), simulator !== engine ? simulator.stop() : undefined])).then(() => undefined);
       await released;
     },
   };

@@ -308,4 +308,27 @@ export const migrations: string[] = [
   ALTER TABLE users DROP COLUMN failed_attempts;
   ALTER TABLE users DROP COLUMN locked_until;
   `,
+  // Durable per-resource callbacks (conference status callbacks): queued with the change, delivered in order per
+  // stream under a lease (src/callbacks).
+  `
+  CREATE TABLE callback_outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    sid TEXT NOT NULL UNIQUE,
+    account_id INTEGER NOT NULL REFERENCES accounts(id),
+    stream TEXT NOT NULL,
+    url TEXT NOT NULL,
+    method TEXT NOT NULL,
+    fields TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'exhausted')),
+    attempt_count INTEGER NOT NULL,
+    next_attempt_at INTEGER NOT NULL,
+    lease_until INTEGER NOT NULL,
+    last_status_code INTEGER,
+    last_error TEXT,
+    created_at TEXT NOT NULL,
+    completed_at TEXT
+  );
+  CREATE INDEX callback_outbox_pending ON callback_outbox(status, next_attempt_at) WHERE status = 'pending';
+  CREATE INDEX callback_outbox_stream ON callback_outbox(stream, id);
+  `,
 ];
