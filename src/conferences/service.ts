@@ -38,7 +38,7 @@ export type JoinOutcome = { status: 'completed' | 'full' | 'failed' | 'ended'; c
 export type EndReason = 'conference-ended-via-api' | 'participant-with-end-conference-on-exit-left' | 'last-participant-left';
 
 interface LiveMember {
-  callSid: string; leg: CallLeg; member: ConferenceMember; waiting: boolean; holdLease: MediaLease | null;
+  callSid: string; session: CallSession; leg: CallLeg; member: ConferenceMember; waiting: boolean; holdLease: MediaLease | null;
   /** Whom the engine was last told this member coaches (null: heard by everyone). */
   coaching: string | null;
 }
@@ -120,7 +120,7 @@ export class ConferenceService {
       await this.placementSettled(conferenceSid, session.sid);
       return out('failed');
     }
-    const live: LiveMember = { callSid: session.sid, leg, member, waiting: false, holdLease: null, coaching: null };
+    const live: LiveMember = { callSid: session.sid, session, leg, member, waiting: false, holdLease: null, coaching: null };
     this.#room(conferenceSid).members.set(session.sid, live);
     this.#change(conferenceSid, 'participant-join', () => repo.setParticipantStatus(conferenceSid, session.sid, 'in-progress'), session.sid);
     session.timeline('conference-joined', { conference_sid: conferenceSid, muted: p.muted });
@@ -175,7 +175,7 @@ export class ConferenceService {
     const room = this.#rooms.get(conferenceSid);
     room?.ringing.get(callSid)?.abort();
     const live = room?.members.get(callSid);
-    if (live) await live.leg.hangup();
+    if (live) await live.session.hangup('conference-participant-removed');
   }
 
   /** Plays audio once to everyone in the room (an announcement), then the conference resumes. */
@@ -185,16 +185,19 @@ export class ConferenceService {
     void live.member.announce(localMedia(media)).catch(() => undefined).finally(() => media.release());
   }
 
-  /** Ends the conference once: every leg in the room is hung up and calls still ringing are withdrawn. */
+  /**
+   * Ends the conference once: calls still ringing are withdrawn and every leg in the room is hung up by its own
+   * session (a BYE each, hangup cause conference-ended); what else is in the engine's room is ended there.
+   */
   async end(conferenceSid: string, reason: EndReason): Promise<boolean> {
     const ended = this.#change(conferenceSid, 'conference-end', () => this.#repo.markCompleted(conferenceSid, reason));
     const room = this.#rooms.get(conferenceSid);
     if (room) {
+      this.#rooms.delete(conferenceSid);
       for (const cancel of room.ringing.values()) cancel.abort();
       await this.#stopRecording(room);
-      const anyone = [...room.members.values()][0];
-      if (anyone) await anyone.member.endRoom();
-      this.#rooms.delete(conferenceSid);
+      const members = [...room.members.values()];
+      await Promise.all(members.map((live) => live.session.hangup('conference-ended')));
     }
     return ended;
   }

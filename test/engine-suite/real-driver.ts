@@ -89,7 +89,7 @@ export function realDrivers(root: Test, bins: EngineBinaries): (t: Test) => Prom
     const partyCalls = new Map<string, SimulatedCall[]>();
     t.teardown(() => { for (const r of running) r.kill(); });
 
-    const h = await startRealHarness(t, { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', ...eng.env }, (engine) => ({
+    const h = await startRealHarness(t, { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_TRUSTED_PROXIES: '127.0.0.1', ...eng.env }, (engine) => ({
       activeLegs: () => engine.activeLegs(),
       partyCalls: (address: string) => partyCalls.get(address) ?? [],
     }));

@@ -12,7 +12,7 @@ const placed = (call: SimulatedCall): PlacedCall => ({
 const SPEED = 50;
 
 export async function sandboxDriver(t: { teardown(fn: () => unknown): void }, env: Record<string, string> = {}): Promise<EngineDriver> {
-  const h = await startHarness(t, { clock: scaledClock(SPEED), env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', ...env } });
+  const h = await startHarness(t, { clock: scaledClock(SPEED), env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_TRUSTED_PROXIES: '127.0.0.1', ...env } });
   return {
     name: 'sandbox', h, speed: SPEED,
     async inbound(from, to, plan = {}) {

@@ -2,6 +2,8 @@ import t from 'tap';
 import { callFlowSuite } from './suite.js';
 import { sandboxDriver } from './sandbox-driver.js';
 import { callsApiSuite } from './calls-suite.js';
+import { conferenceSuite } from './conference-suite.js';
 
 callFlowSuite(t, (tt) => sandboxDriver(tt));
 callsApiSuite(t, (tt) => sandboxDriver(tt));
+conferenceSuite(t, (tt) => sandboxDriver(tt));

@@ -180,7 +180,11 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
 
   t.test('an SSRF target: refused without a request, message, hang-up', async (t) => {
     const d = await make(t);
-    const s = await scene(t, d, { webhook_url: 'http://169.254.169.254/latest/meta-data/' });
+    const s = await scene(t, d);
+    // Input refuses such a URL (test/security/hostile-inputs.test.ts); one stored before that rule, or written to the
+    // database directly, must still be refused where the connection is made.
+    const number = d.h.store.numbers.getByE164(DID)!;
+    d.h.store.numbers.saveSettings(number.id, { ...number.settings, webhook_url: 'http://169.254.169.254/latest/meta-data/' });
     const call = await d.inbound(CALLER, DID);
     await call.ended;
     const final = await s.finalCall();

@@ -64,11 +64,18 @@ class DrachtioMember implements ConferenceMember {
 
   get #ep(): Endpoint { return this.leg.ep; }
 
-  /** One `conference <room> <command>` API call; failures after the member left are expected and quiet. */
+  /**
+   * One `conference <room> <command>` API call; failures after the member left are expected and quiet. It goes out
+   * on this channel's event socket, which closes with the channel: a reply that can no longer come is not waited for.
+   */
   async #api(command: string): Promise<string> {
     if (this.#out) return '';
-    const evt = await quietly(this.leg, `conference ${command}`, () => this.#ep.api('conference', `${this.room} ${command}`));
-    return evt?.getBody() ?? '';
+    return this.#onChannel(() => this.#ep.api('conference', `${this.room} ${command}`).then((evt) => evt.getBody()));
+  }
+
+  async #onChannel(op: () => Promise<string>): Promise<string> {
+    const gone = this.leg.ended.then(() => undefined);
+    return (await quietly(this.leg, 'conference command', () => Promise.race([op(), gone]))) ?? '';
   }
 
   async setMuted(muted: boolean): Promise<void> {
@@ -127,9 +134,14 @@ class DrachtioMember implements ConferenceMember {
     await this.left;
   }
 
-  /** mod_conference's `hup all` only removes members; their channels are hung up here, so every leg gets its BYE. */
+  /**
+   * mod_conference's `hup all` only removes members; their channels are hung up here, so every leg gets its BYE.
+   * This member's own channel goes last: its event socket carries the other commands.
+   */
   async endRoom(): Promise<void> {
     const members = await this.#roster();
-    await Promise.all(members.map((m) => quietly(this.leg, 'uuid_kill', () => this.#ep.api('uuid_kill', `${m.uuid} NORMAL_CLEARING`))));
+    const kill = (uuid: string) => this.#onChannel(() => this.#ep.api('uuid_kill', `${uuid} NORMAL_CLEARING`).then(() => ''));
+    await Promise.all(members.filter((m) => m.uuid !== this.#ep.uuid).map((m) => kill(m.uuid)));
+    await kill(this.#ep.uuid);
   }
 }
