@@ -1,16 +1,17 @@
 import type { Command } from 'commander';
-import { isIP } from 'node:net';
+import { hostnameProblem } from '../net/hostname.js';
 import { CliError, type Runner } from './context.js';
 import { CarrierNameTakenError, type Carrier } from '../store/carriers.js';
-
-const HOSTNAME = /^(?=.{1,253}$)[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 
 /** HOST[:PORT] or [v6]:PORT: the address carriers send from and receive our calls on. */
 export function parseAddress(value: string): { host: string; port: number | null } {
   const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(value) ?? /^([^:]+)(?::(\d+))?$/.exec(value);
   const host = m?.[1];
   const port = m?.[2] === undefined ? null : Number(m[2]);
-  if (!host || (!isIP(host) && !HOSTNAME.test(host))) throw new CliError(`--address must be HOST[:PORT], got "${value}"`);
+  if (!host) throw new CliError(`--address must be HOST[:PORT], got "${value}"`);
+  // Carriers are the operator's own peers: private addresses are fine, but a host name follows the one rule.
+  const problem = hostnameProblem(host, 'any');
+  if (problem) throw new CliError(`--address host "${host}" ${problem}`);
   if (port !== null && (port < 1 || port > 65535)) throw new CliError(`--address port must be 1-65535, got ${port}`);
   return { host, port };
 }

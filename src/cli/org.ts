@@ -42,7 +42,8 @@ export function orgCommands(program: Command, run: Runner): void {
     org.command(`${name} <${arg}>`).description(description).requiredOption('--account <id>', 'account id')
       .action(run((ctx, value: string, opts: { account: string }) => settingsChange(ctx, () => apply(ctx, accountOf(ctx, opts.account), value))));
 
-  listCommand('allow-host', 'host', 'allow webhook targets on HOST and its subdomains', (ctx, a, v) => ctx.store.orgSettings.allowHost(a, v));
+  listCommand('allow-host', 'host', 'allow webhook targets on HOST and its subdomains', (ctx, a, v) =>
+    ctx.store.orgSettings.allowHost(a, v, ctx.config.devAllowLocalTargets ? 'public-or-loopback' : 'public'));
   listCommand('remove-host', 'host', 'remove HOST from the webhook allow-list', (ctx, a, v) => ctx.store.orgSettings.removeHost(a, v));
   listCommand('allow-ip', 'cidr', 'allow lead injection from an IP address or CIDR block', (ctx, a, v) => ctx.store.orgSettings.allowIp(a, v));
   listCommand('remove-ip', 'cidr', 'remove an IP/CIDR from the lead-injection allow-list', (ctx, a, v) => ctx.store.orgSettings.removeIp(a, v));

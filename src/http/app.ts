@@ -108,7 +108,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   installMetrics(http);
   installHealth(http, store, engine);
 
-  const trunks = new TrunkService(store.trunks, engine, secrets, logger.child({ component: 'trunks' }));
+  const trunks = new TrunkService(store.trunks, engine, secrets, logger.child({ component: 'trunks' }), { allowLocalTargets: config.devAllowLocalTargets });
   const signingSecrets = new SigningSecrets(store.accounts, secrets);
   // Number webhooks may be plain http (as on Twilio); every target is still SSRF-checked at connect time.
   const outbound = createGuardedClient({ allowLoopback: config.devAllowLocalTargets, requireHttps: false });

@@ -2,6 +2,7 @@
 // leads (a rotatable token plus an IP allow-list). Operators change them with `ringbase org ...`; the
 // dashboard can put a UI on this same module.
 import { isIP } from 'node:net';
+import { hostnameProblem, type IpLiterals } from '../net/hostname.js';
 import type { Db } from '../store/db.js';
 import type { Clock } from '../clock.js';
 import { constantTimeEqual, randomToken, sha256Hex } from '../crypto/tokens.js';
@@ -39,13 +40,12 @@ function parseInjectionToken(token: string): number | null {
 }
 
 /** A bare host or IP as the URL parser sees it, so entries compare like real target hosts. */
-export function normalizeAllowedHost(input: string): string {
+export function normalizeAllowedHost(input: string, ips: IpLiterals = 'any'): string {
   const bare = input.trim().replace(/^\[(.*)\]$/, '$1');
   const family = isIP(bare);
-  // Letters, digits, dashes and dots only: no scheme, path, port, wildcard or userinfo sneaks into an entry.
-  if (family === 0 && !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/.test(bare)) {
-    throw new OrgSettingsError(`"${input}" is not a host name or IP address (give a bare host such as hooks.example.com)`);
-  }
+  // A host name by the one rule (no scheme, path, port, wildcard or userinfo; no bare TLD); IPs as the caller says.
+  const problem = hostnameProblem(bare, ips);
+  if (problem) throw new OrgSettingsError(`"${input}" is not a host name we can allow: it ${problem} (give a bare host such as hooks.example.com)`);
   return normalizeHost(new URL(`https://${family === 6 ? `[${bare}]` : bare}/`).hostname);
 }
 
@@ -75,8 +75,9 @@ export class OrgSettingsRepo {
     };
   }
 
-  allowHost(accountId: number, host: string): OrgSettings {
-    return this.#add(accountId, 'webhook_hosts', normalizeAllowedHost(host));
+  /** `ips`: which IP literals may be listed; the input surfaces pass the public-only rule (docs/security.md). */
+  allowHost(accountId: number, host: string, ips: IpLiterals = 'any'): OrgSettings {
+    return this.#add(accountId, 'webhook_hosts', normalizeAllowedHost(host, ips));
   }
 
   removeHost(accountId: number, host: string): OrgSettings {

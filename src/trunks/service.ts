@@ -4,6 +4,9 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import { randomLowerAlnum, randomToken } from '../crypto/tokens.js';
 import type { Account } from '../store/accounts.js';
 import type { Transport, Trunk, TrunkRepo, TrunkSettings } from '../store/trunks.js';
+import type { FieldErrors } from '../http/errors.js';
+import type { CustomerUrlRule } from '../net/customer-url.js';
+import { trunkSettingsProblems } from './settings-rules.js';
 
 export const TRUNK_SETTING_DEFAULTS: TrunkSettings = {
   label: null,
@@ -25,6 +28,11 @@ export class TrunkRevokedError extends Error {
   constructor() { super('trunk is revoked'); }
 }
 
+/** Settings that pass the schema but not the rules (docs/security.md, "Input rules"); keyed by field. */
+export class TrunkSettingsError extends Error {
+  constructor(readonly errors: FieldErrors) { super('invalid trunk settings'); }
+}
+
 /** Trunk lifecycle: creation with generated SIP credentials, provisioning on the engine, updates, revocation. */
 export class TrunkService {
   readonly #inFlight = new Set<Promise<void>>();
@@ -34,9 +42,11 @@ export class TrunkService {
     private readonly engine: EnginePort,
     private readonly secrets: SecretBox,
     private readonly log: Logger,
+    private readonly urls: CustomerUrlRule,
   ) {}
 
   create(account: Account, transport: Transport, settings: Partial<TrunkSettings>): Trunk {
+    this.#check(settings);
     const password = randomToken(24);
     const trunk = this.repo.create({
       accountId: account.id,
@@ -53,7 +63,13 @@ export class TrunkService {
   /** Revoked trunks are frozen: their history is kept as it was when revoked. */
   update(trunk: Trunk, changes: Partial<TrunkSettings>): Trunk {
     if (trunk.status === 'revoked') throw new TrunkRevokedError();
+    this.#check(changes);
     return this.repo.updateSettings(trunk.id, changes);
+  }
+
+  #check(settings: Partial<TrunkSettings>): void {
+    const problems = trunkSettingsProblems(settings, this.urls);
+    if (problems) throw new TrunkSettingsError(problems);
   }
 
   async revoke(trunk: Trunk): Promise<void> {

@@ -4,7 +4,7 @@ import type { Config } from '../../config.js';
 import type { Clock } from '../../clock.js';
 import type { Store } from '../../store/index.js';
 import { CapacityExceededError, type Trunk, type TrunkSettings, SETTING_COLUMNS } from '../../store/trunks.js';
-import { TrunkRevokedError, type TrunkService } from '../../trunks/service.js';
+import { TrunkRevokedError, TrunkSettingsError, type TrunkService } from '../../trunks/service.js';
 import { connectionFor, iceServersFor } from '../../trunks/connection.js';
 import { errors } from '../errors.js';
 import {
@@ -67,6 +67,7 @@ export async function trunkRoutes(app: FastifyInstance, deps: Deps): Promise<voi
       return reply.status(201).send(withConnection(trunk));
     } catch (err) {
       if (err instanceof CapacityExceededError) throw errors.trunkCapacityExceeded(err.capacity);
+      if (err instanceof TrunkSettingsError) throw errors.validation(err.errors);
       throw err;
     }
   });
@@ -81,6 +82,7 @@ export async function trunkRoutes(app: FastifyInstance, deps: Deps): Promise<voi
       return withConnection(trunks.update(trunk, pickSettings(req.body)));
     } catch (err) {
       if (err instanceof TrunkRevokedError) throw errors.trunkRevoked();
+      if (err instanceof TrunkSettingsError) throw errors.validation(err.errors);
       throw err;
     }
   };

@@ -157,7 +157,7 @@ t.test('validation errors: 422 {message, errors} keyed by field', async (t) => {
   const form = await h.request('POST', '/api/partner/trunks', { body: 'label=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
   t.equal(form.status, 415, 'non-JSON bodies are refused');
   t.match(form.body.error, /application\/json/);
-  const accepted = await h.request('POST', '/api/partner/trunks', { body: { label: 'x'.repeat(255), default_caller_id: '1'.repeat(32), status_callback_events: 'initiated ringing in-progress completed' } });
+  const accepted = await h.request('POST', '/api/partner/trunks', { body: { label: 'x'.repeat(255), default_caller_id: '+1' + '5'.repeat(14), status_callback_events: 'initiated ringing in-progress completed' } });
   t.equal(accepted.status, 201, 'values at the limits are accepted');
   const upd = await h.request('PATCH', `/api/partner/trunks/${accepted.body.id}`, { body: { label: 'x'.repeat(256) } });
   t.equal(upd.status, 422, 'update validates too');

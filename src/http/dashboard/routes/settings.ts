@@ -46,7 +46,8 @@ export function settingsRoutes(app: FastifyInstance, d: Dashboard): void {
     return reply.redirect('/dashboard/settings?done=rotated', 303);
   });
 
-  app.post('/settings/hosts', listChange('host', (v, x) => d.store.orgSettings.allowHost(v.account.id, x)));
+  const listedIps = d.config.devAllowLocalTargets ? 'public-or-loopback' : 'public';
+  app.post('/settings/hosts', listChange('host', (v, x) => d.store.orgSettings.allowHost(v.account.id, x, listedIps)));
   app.post('/settings/hosts/remove', listChange('host', (v, x) => d.store.orgSettings.removeHost(v.account.id, x)));
   app.post('/settings/ips', listChange('cidr', (v, x) => d.store.orgSettings.allowIp(v.account.id, x)));
   app.post('/settings/ips/remove', listChange('cidr', (v, x) => d.store.orgSettings.removeIp(v.account.id, x)));

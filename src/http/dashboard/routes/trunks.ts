@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formOf, queryOf, sendPage, viewerOf, type Dashboard } from '../context.js';
 import { FormRender } from '../forms.js';
 import { CapacityExceededError, type Trunk } from '../../../store/trunks.js';
-import { TrunkRevokedError } from '../../../trunks/service.js';
+import { TrunkRevokedError, TrunkSettingsError } from '../../../trunks/service.js';
 import { connectionFor, iceServersFor } from '../../../trunks/connection.js';
 import { errors } from '../../errors.js';
 import { NEW_TRUNK_FORM, readTrunkForm, trunkToForm } from '../trunk-form.js';
@@ -50,6 +50,7 @@ export function trunkRoutes(app: FastifyInstance, d: Dashboard): void {
       const t = d.trunks.create(v.account, result.transport, result.settings);
       return reply.redirect(`/dashboard/trunks/${t.id}?done=trunk-saved`, 303);
     } catch (err) {
+      if (err instanceof TrunkSettingsError) return sendPage(reply, trunkFormView(v, new FormRender(form, err.errors), {}), 422);
       if (!(err instanceof CapacityExceededError)) throw err;
       const message = errors.trunkCapacityExceeded(err.capacity).opts.errors?.trunk?.[0] ?? 'Trunk capacity exceeded.';
       return sendPage(reply, trunkFormView(v, new FormRender(form), { problem: message }), 422);
@@ -81,6 +82,7 @@ export function trunkRoutes(app: FastifyInstance, d: Dashboard): void {
     try {
       d.trunks.update(t, result.settings);
     } catch (err) {
+      if (err instanceof TrunkSettingsError) return sendPage(reply, trunkFormView(viewerOf(req), new FormRender(form, err.errors), { trunkId: t.id }), 422);
       if (!(err instanceof TrunkRevokedError)) throw err;
       return sendPage(reply, trunkFormView(viewerOf(req), new FormRender(form), { trunkId: t.id, problem: errors.trunkRevoked().message }), 409);
     }

@@ -1,0 +1,32 @@
+// Host names people type (allow-lists, SIP domains, carrier addresses), judged by one rule so every surface
+// refuses the same things: DNS syntax (RFC 1123), no bare top-level names, and IP literals only where allowed.
+import { isIP } from 'node:net';
+import { classifyIp, isPlainLoopback } from './ip-policy.js';
+
+/** Which IP literals stand for a host: none, public ones, public or plain loopback (the dev flag), or any. */
+export type IpLiterals = 'none' | 'public' | 'public-or-loopback' | 'any';
+
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/** Why `value` is not an acceptable host name, or null. `ip`: which IP literals are accepted in its place. */
+export function hostnameProblem(value: string, ip: IpLiterals): string | null {
+  const host = value.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  if (host === '') return 'is empty';
+  if (isIP(host)) {
+    if (ip === 'none') return 'must be a host name, not an IP address';
+    if (ip === 'public' || (ip === 'public-or-loopback' && !isPlainLoopback(host))) {
+      const verdict = classifyIp(host);
+      if (!verdict.allowed) return `is not a public address (${verdict.reason})`;
+    }
+    return null;
+  }
+  if (host.length > 253) return 'is longer than 253 characters';
+  const labels = host.split('.');
+  if (labels.length < 2) return 'needs a domain, not a single name such as "localhost" or "com"';
+  const bad = labels.find((l) => !LABEL.test(l));
+  if (bad !== undefined) {
+    return bad === '' ? 'has an empty label (two dots in a row)' : `has an invalid label "${bad}" (1-63 letters, digits or "-", not at either end)`;
+  }
+  if (/^\d+$/.test(labels.at(-1)!)) return 'ends in a numeric label: write an IP address in full';
+  return null;
+}
