@@ -6,6 +6,7 @@ import { cli } from '../helpers/spawn.js';
 import { tempDir } from '../helpers/harness.js';
 import { DashboardClient, PASSWORD, accountWithUser } from '../dashboard/client.js';
 import { STATIC_HOSTILE_URLS } from '../net/support/hostile-urls.js';
+import { DEFAULT_NUMBER_SETTINGS } from '../../src/numbers/settings.js';
 
 const URL_FIELDS = ['voice_webhook_url', 'cli_lookup_url', 'status_callback_url', 'hangup_url'];
 const BAD_HOSTS = ['', 'a', 'com', 'localhost', '-a.example.com', 'a-.example.com', 'a..example.com', `${'x'.repeat(64)}.example.com`,
@@ -83,4 +84,20 @@ t.test('CLI: carriers and the allow-list follow the host rule', async (t) => {
   t.equal((await rb('carrier', 'add', '--name', 'pbx', '--address', '10.20.0.5:5080')).code, 0, 'a private carrier address is the operator\'s choice');
   t.equal((await rb('org', 'allow-host', '--account', '1', '10.0.0.1')).code, 1, 'a private IP is not a webhook host');
   t.equal((await rb('org', 'allow-host', '--account', '1', 'hooks.example.com')).code, 0);
+});
+
+t.test('dashboard: the number form refuses every hostile webhook URL beside the field', async (t) => {
+  const h = await startHarness(t);
+  const a = await accountWithUser(h, 'n@example.com');
+  h.store.numbers.add('+14155550100', a.id, DEFAULT_NUMBER_SETTINGS);
+  const c = new DashboardClient(h.url);
+  await c.signIn('n@example.com', PASSWORD);
+  const page = '/dashboard/numbers/%2B14155550100';
+  const base = { response_format: 'xml', active: 'on', 'after_hours.action': 'hangup', 'recording.mode': 'off', 'recording.tracks': 'both' };
+  for (const url of STATIC_HOSTILE_URLS) {
+    const res = await c.submit(page, page, { ...base, webhook_url: url });
+    t.ok(res.status === 422 && res.text.includes('id="e-webhook_url"'), `number webhook_url=${url}: 422 at the field`);
+  }
+  t.equal(h.store.numbers.getByE164('+14155550100')!.settings.webhook_url, null, 'nothing stored');
+  t.equal((await c.submit(page, page, { ...base, webhook_url: 'https://hooks.example.com/voice' })).status, 303, 'a good URL is saved');
 });
