@@ -159,6 +159,11 @@ export class ConferenceRepo {
     return row && toParticipant(row);
   }
 
+  /** The conferences a call took part in (a call is in at most one at a time), oldest first. */
+  participationsOfCall(callSid: string): Participant[] {
+    return (this.db.prepare('SELECT * FROM conference_participants WHERE call_sid = ? ORDER BY id').all(callSid) as ParticipantRow[]).map(toParticipant);
+  }
+
   /** In the order they were added. */
   participants(conferenceSid: string, opts: { openOnly?: boolean } = {}): Participant[] {
     const sql = `SELECT * FROM conference_participants WHERE conference_sid = ?${opts.openOnly ? " AND status <> 'completed'" : ''} ORDER BY id`;

@@ -75,6 +75,14 @@ document.addEventListener('DOMContentLoaded', function () {
       });
     });
   });
+  // Live parts of a page (a conference's participants) re-fetch their HTML while the page is visible.
+  document.querySelectorAll('[data-refresh]').forEach(function (box) {
+    setInterval(function () {
+      if (document.hidden) return;
+      fetch(box.getAttribute('data-refresh'), { credentials: 'same-origin' }).then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (text) { if (text !== null && text !== box.innerHTML) box.innerHTML = text; }).catch(function () {});
+    }, 2000);
+  });
   var summary = document.getElementById('error-summary');
   if (summary) summary.focus();
   document.querySelectorAll('[data-show-when]').forEach(function (box) {

@@ -13,6 +13,7 @@ import { numberRoutes } from './routes/numbers.js';
 import { keyRoutes } from './routes/keys.js';
 import { trunkRoutes } from './routes/trunks.js';
 import { callRoutes } from './routes/calls.js';
+import { conferenceRoutes } from './routes/conferences.js';
 import { settingsRoutes } from './routes/settings.js';
 import { testCallRoutes } from './routes/test-call.js';
 
@@ -63,6 +64,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
     keyRoutes(signedIn, d);
     await signedIn.register(async (trunks) => trunkRoutes(trunks, d));
     callRoutes(signedIn, d);
+    conferenceRoutes(signedIn, d);
     settingsRoutes(signedIn, d);
     testCallRoutes(signedIn, d);
   });

@@ -2,11 +2,12 @@ import { html, type Html } from './html.js';
 import { csrfField } from './forms.js';
 import type { Viewer } from './context.js';
 
-export type Section = 'numbers' | 'calls' | 'test-call' | 'keys' | 'trunks' | 'settings';
+export type Section = 'numbers' | 'calls' | 'conferences' | 'test-call' | 'keys' | 'trunks' | 'settings';
 
 const NAV: ReadonlyArray<readonly [Section, string, string]> = [
   ['numbers', 'Numbers', '/dashboard/numbers'],
   ['calls', 'Calls', '/dashboard/calls'],
+  ['conferences', 'Conferences', '/dashboard/conferences'],
   ['test-call', 'Test call', '/dashboard/test-call'],
   ['keys', 'API keys', '/dashboard/keys'],
   ['trunks', 'Trunks', '/dashboard/trunks'],
@@ -23,6 +24,9 @@ const NOTICES: Record<string, string> = {
   'trunk-revoked': 'Trunk revoked.',
   rotated: 'Signing secret rotated. Update your webhook verification with the new secret.',
   'signed-out': 'You are signed out.',
+  'conference-ended': 'Conference ended: every participant was disconnected.',
+  'participant-updated': 'Participant updated.',
+  'participant-removed': 'Participant removed: its call was disconnected.',
   'password-set': 'Password set. Sign in with it now.',
 };
 

@@ -63,7 +63,7 @@ export function callRoutes(app: FastifyInstance, d: Dashboard): void {
     const call = d.store.calls.getForAccount(v.account.id, req.params.sid);
     if (!call) return sendPage(reply, errorView(404, 'There is no such call on this account.', true), 404);
     const children = d.store.calls.list(v.account.id, { parentSid: call.sid, limit: 100 }).calls;
-    return sendPage(reply, callView(v, call, d.store.calls.timeline(call.sid), d.store.recordings.listForCall(call.sid), children));
+    return sendPage(reply, callView(v, call, d.store.calls.timeline(call.sid), d.store.recordings.listForCall(call.sid), children, d.store.conferences.participationsOfCall(call.sid)));
   });
 
   // Session-authenticated media for the page's <audio>; a foreign or unknown SID is the same 404.

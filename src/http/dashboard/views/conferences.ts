@@ -1,0 +1,42 @@
+import { html, type Html } from '../html.js';
+import { page, actionButton } from '../layout.js';
+import type { Viewer } from '../context.js';
+import type { Conference, Participant } from '../../../conferences/repo.js';
+import type { CallRecord } from '../../../store/calls.js';
+import { when } from '../format.js';
+
+export function conferencesView(v: Viewer, conferences: Array<{ c: Conference; count: number }>): Html {
+  return page({ title: 'Conferences', viewer: v, section: 'conferences' }, html`
+    ${conferences.length === 0 ? html`<p>No conferences yet. Callers join one with <code>&lt;Dial&gt;&lt;Conference&gt;name&lt;/Conference&gt;&lt;/Dial&gt;</code>, or add participants through the API (docs/conferences.md).</p>`
+    : html`<div class="table-wrap"><table id="conferences">
+      <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">In the room</th><th scope="col">Created</th></tr></thead>
+      <tbody>${conferences.map(({ c, count }) => html`<tr><td><a href="/dashboard/conferences/${c.sid}">${c.friendlyName}</a></td>
+        <td>${c.status}</td><td>${count}</td><td>${when(c.createdAt)}</td></tr>`)}</tbody></table></div>`}`);
+}
+
+/** The participants table: also served alone, so the page can refresh it in place. */
+export function participantsTable(v: Viewer, c: Conference, parts: Array<{ p: Participant; call: CallRecord | undefined }>): Html {
+  const open = c.status !== 'completed';
+  const act = (p: Participant, what: string, label: string, confirm?: string) =>
+    actionButton(`/dashboard/conferences/${c.sid}/participants/${p.callSid}/${what}`, label, v.csrf, confirm ? { danger: true, confirm } : {});
+  return html`<p>Status: <strong id="conference-status">${c.status}</strong>${c.endReason ? ` (${c.endReason})` : ''}</p>
+    ${parts.length === 0 ? html`<p>No participants.</p>` : html`<div class="table-wrap"><table id="participants">
+    <thead><tr><th scope="col">Call</th><th scope="col">Number</th><th scope="col">Status</th><th scope="col">Muted</th><th scope="col">On hold</th><th scope="col">Coaching</th><th scope="col">Actions</th></tr></thead>
+    <tbody>${parts.map(({ p, call }) => html`<tr id="p-${p.callSid}"><td><a href="/dashboard/calls/${p.callSid}">${p.callSid.slice(0, 10)}…</a></td>
+      <td>${call ? (call.direction === 'inbound' ? call.from : call.to) : ''}</td><td>${p.status}</td>
+      <td class="muted">${p.muted ? 'yes' : 'no'}</td><td class="hold">${p.hold ? 'yes' : 'no'}</td><td>${p.coaching && p.callSidToCoach ? `coaching ${p.callSidToCoach.slice(0, 10)}…` : 'no'}</td>
+      <td>${open && p.status !== 'completed' ? html`${act(p, p.muted ? 'unmute' : 'mute', p.muted ? 'Unmute' : 'Mute')}
+        ${act(p, p.hold ? 'unhold' : 'hold', p.hold ? 'Take off hold' : 'Hold')}
+        ${act(p, 'remove', 'Remove', 'Remove this participant? Their call is disconnected.')}` : ''}</td></tr>`)}</tbody></table></div>`}`;
+}
+
+export function conferenceView(v: Viewer, c: Conference, table: Html, problem?: string): Html {
+  return page({ title: `Conference ${c.friendlyName}`, viewer: v, section: 'conferences' }, html`
+    ${problem ? html`<p class="field-error" role="alert">${problem}</p>` : ''}
+    <dl class="facts"><dt>Sid</dt><dd><code>${c.sid}</code></dd><dt>Created</dt><dd>${when(c.createdAt)}</dd>
+      <dt>Started</dt><dd>${when(c.startedAt)}</dd><dt>Ended</dt><dd>${when(c.endedAt)}</dd><dt>Recorded</dt><dd>${c.record ? 'yes' : 'no'}</dd></dl>
+    <h2>Participants</h2>
+    <div id="participants-live" data-refresh="/dashboard/conferences/${c.sid}/participants" aria-live="polite">${table}</div>
+    ${c.status !== 'completed' ? actionButton(`/dashboard/conferences/${c.sid}/end`, 'End conference', v.csrf, { danger: true, confirm: 'End this conference? Every participant is disconnected.' }) : ''}
+    <p><a href="/dashboard/conferences">Back to conferences</a></p>`);
+}

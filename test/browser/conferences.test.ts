@@ -1,0 +1,48 @@
+// The conferences page in Chromium, at desktop and phone width: participants listed, a change made elsewhere
+// appears without a reload (the live table), Mute works from the page, End conference ends it; no overflow.
+import t from 'tap';
+import { startHarness } from '../helpers/harness.js';
+import { until } from '../helpers/waits.js';
+import { DEFAULT_NUMBER_SETTINGS } from '../../src/numbers/settings.js';
+import { accountWithUser } from '../dashboard/client.js';
+import { SKIP, launch, screenshot, signIn } from './chromium.js';
+
+const FROM = '+15550001000';
+
+t.test('conferences in Chromium at 1280 and 390 px', { skip: SKIP }, async (t) => {
+  const h = await startHarness(t, { env: { RINGBASE_TRUSTED_PROXIES: '127.0.0.1', RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
+  const a = await accountWithUser(h, 'owner@example.com');
+  h.store.numbers.add(FROM, a.id, DEFAULT_NUMBER_SETTINGS);
+  const parts: Array<{ confSid: string; callSid: string }> = [];
+  for (const to of ['+15557770001', '+15557770002']) {
+    const res = await h.request('POST', '/v1/conferences/Standup/participants', { key: a.key, body: { from: FROM, to }, headers: { 'x-forwarded-proto': 'https' } });
+    parts.push({ confSid: res.body.conference_sid, callSid: res.body.call_sid });
+  }
+  const [x, y] = parts as [{ confSid: string; callSid: string }, { confSid: string; callSid: string }];
+  await until('both in the room', 5_000, () => h.store.conferences.countInProgress(x.confSid) === 2);
+  const browser = await launch(t);
+
+  for (const width of [1280, 390]) {
+    const page = await browser.newPage({ viewport: { width, height: 900 }, ...(width === 390 ? { isMobile: true } : {}) });
+    await signIn(page, h, 'owner@example.com');
+    await page.goto(`${h.url}/dashboard/conferences`);
+    await page.click('a:has-text("Standup")');
+    await page.waitForSelector(`#p-${x.callSid}`);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    t.equal(overflow, 0, `${width} px: no horizontal overflow`);
+    if (width === 390) { await screenshot(page, 'conference-390'); continue; }
+    await screenshot(page, 'conference-1280');
+    // A change made elsewhere (the API) shows up without a reload.
+    await h.app.callServices.conferences.updateParticipant(x.confSid, y.callSid, { hold: true });
+    await page.waitForFunction((sid) => document.querySelector(`#p-${sid} td.hold`)?.textContent === 'yes', y.callSid, { timeout: 5_000 });
+    t.pass('the live table shows the hold set through the API');
+    await page.click(`#p-${x.callSid} button:has-text("Mute")`);
+    await page.waitForSelector(`#p-${x.callSid} button:has-text("Unmute")`);
+    t.equal(h.store.conferences.participant(x.confSid, x.callSid)?.muted, true, 'Mute from the page');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.click('button:has-text("End conference")');
+    await page.waitForSelector('#conference-status:has-text("completed")');
+    t.equal(h.store.conferences.get(x.confSid)?.status, 'completed', 'End conference from the page');
+    await page.close();
+  }
+});
