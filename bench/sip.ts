@@ -10,16 +10,8 @@ import { createSocket } from 'node:dgram';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../src/config.js';
-import { systemClock } from '../src/clock.js';
-import { createLogger } from '../src/logger.js';
-import { openStore } from '../src/store/index.js';
-import { createSecretBox } from '../src/crypto/secret-box.js';
-import { createEngine } from '../src/engine/factory.js';
-import { createApp } from '../src/http/app.js';
-import { NumberService } from '../src/numbers/service.js';
-import { findEngineBinaries, startEngines, SKIP_LINE, type RunningEngines } from '../test/helpers/engines.js';
+import { findEngineBinaries, startEngines, SKIP_LINE } from '../test/helpers/engines.js';
+import { startPlatform } from './platform.js';
 import { freePort } from '../test/helpers/server-process.js';
 import { inviteToOkMs, runCaller, runLoad } from '../test/engine-suite/real-sipp.js';
 import { rtpRecorder } from '../test/engine-suite/real-rtp.js';
@@ -67,30 +59,6 @@ const target = `127.0.0.1:${eng.drachtio.sipPort}`;
 const sink = createSocket('udp4');
 await new Promise<void>((r) => sink.bind(0, '127.0.0.1', () => r()));
 
-async function startPlatform(e: RunningEngines) {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'ringbase-bench-data-'));
-  const config = loadConfig({ ...e.env, RINGBASE_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_SIP_HOST: 'sip.bench.example' });
-  const logger = createLogger('warn');
-  const clock = systemClock();
-  const store = openStore(dataDir, clock);
-  const engine = createEngine(config, clock, logger, store);
-  await engine.start();
-  const app = await createApp({ config, store, engine, clock, logger, secrets: createSecretBox(randomBytes(32)) });
-  await app.http.listen({ host: '127.0.0.1', port: 0 });
-  const account = store.accounts.create({ name: 'bench', trunking: false, trunkCapacity: 0 });
-  new NumberService(store.numbers, { allowLocalTargets: true }).add(DID, account.id, { webhook_url: hookUrl });
-  // Every loopback source is a carrier: sipp callers come from many ports.
-  store.carriers.add({ name: 'bench-sipp', host: '127.0.0.1', port: null });
-  return {
-    async stop() {
-      await app.http.close();
-      await engine.stop();
-      await app.close();
-      store.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 /** One caller per call, LATENCY_CONCURRENCY at a time; each hears the sentence and gets the platform's BYE. */
 async function latency(): Promise<{ inviteOk: number[]; replyToRtp: number[]; failed: number }> {
@@ -137,7 +105,7 @@ async function sustainedCps(label: string): Promise<number> {
 
 try {
   console.log(`engines: ${bins.drachtio}, ${bins.freeswitch}`);
-  const platform = await startPlatform(eng);
+  const platform = await startPlatform(eng, DID, hookUrl);
   const lat = await latency();
   console.log(`INVITE → 200 OK:              ${fmt(lat.inviteOk)}`);
   console.log(`webhook reply → first audible RTP: ${fmt(lat.replyToRtp)}`);

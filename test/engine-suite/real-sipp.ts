@@ -198,10 +198,11 @@ const PARTY_SCENARIOS: Record<PartyPlan['behavior'], [string, Record<string, str
   'no-answer': ['uas-no-answer.xml', {}],
 };
 
-export async function runParty(localPort: number, plan: PartyPlan, scratch: string): Promise<SippRun> {
+/** A dialled party on `localPort`; `calls` > 1 answers that many calls (benchmarks), each by the plan. */
+export async function runParty(localPort: number, plan: PartyPlan, scratch: string, calls = 1): Promise<SippRun> {
   const [name, keys] = PARTY_SCENARIOS[plan.behavior];
   const file = scenario(name, scratch, { ...keys, hangup_ms: String(plan.hangupAfterMs ?? WAIT_FOR_BYE_MS) });
-  return run(['-sf', file, '-m', '1', '-i', '127.0.0.1', '-p', String(localPort), '-mi', '127.0.0.1', '-mp', String(await mediaPort()),
+  return run(['-sf', file, '-m', String(calls), '-i', '127.0.0.1', '-p', String(localPort), '-mi', '127.0.0.1', '-mp', String(await mediaPort()),
     '-nostdin', '-timeout', '200s'], 210_000);
 }
 

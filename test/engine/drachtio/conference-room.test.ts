@@ -4,9 +4,9 @@
 // hears nor is heard; a coach is heard by the coached member only; an announcement reaches everyone; ending the
 // room sends a BYE to every caller within 2 s.
 import t from 'tap';
+import { checker, phase, HOLD_HZ, TONES, type Name } from './support/room-audio.js';
 import { enginesOrSkip } from '../../helpers/engines.js';
 import { freePort } from '../../helpers/server-process.js';
-import { toneShare } from '../../helpers/tone.js';
 import { toneWav } from '../../helpers/media-origin.js';
 import { tempDir } from '../../helpers/harness.js';
 import { until } from '../../helpers/waits.js';
@@ -18,13 +18,7 @@ import path from 'node:path';
 import type { CallLeg, ConferenceMember } from '../../../src/engine/port.js';
 
 const ROOM = 'CF0123456789abcdef0123456789abcdef';
-const TONES = { a: 500, b: 700, c: 900 } as const;
-const HOLD_HZ = 440;
-/** Long enough to measure (after a settling margin), short enough to keep the file quick. */
-const PHASE_MS = 1_200;
-const SETTLE_SAMPLES = 8 * 300;
 
-type Name = keyof typeof TONES;
 interface Caller { name: Name; rtp: RtpRecorder; sipp: SippRun; leg: CallLeg; member: ConferenceMember }
 
 const bins = enginesOrSkip(t);
@@ -56,25 +50,9 @@ if (bins) {
     }
     const { a, b, c } = callers;
 
-    /** Runs one phase and returns, per listener, the share of each tone in what it heard during the phase. */
-    async function phase(): Promise<Record<Name, Record<Name | 'hold', number>>> {
-      const marks = Object.fromEntries(Object.values(callers).map((x) => [x.name, x.rtp.samples().length]));
-      await new Promise((r) => setTimeout(r, PHASE_MS));
-      const out = {} as Record<Name, Record<Name | 'hold', number>>;
-      for (const x of Object.values(callers)) {
-        const heard = x.rtp.samples().subarray(marks[x.name]! + SETTLE_SAMPLES);
-        out[x.name] = { a: toneShare(heard, TONES.a), b: toneShare(heard, TONES.b), c: toneShare(heard, TONES.c), hold: toneShare(heard, HOLD_HZ) };
-      }
-      return out;
-    }
-    const HEARD = 0.1;
-    const SILENT = 0.02;
-    const check = (heard: Record<Name, Record<string, number>>, listener: Name, tone: Name | 'hold', expected: boolean, what: string) => {
-      const share = heard[listener][tone]!;
-      t.ok(expected ? share > HEARD : share < SILENT, `${what} (${listener} hears ${tone}: share ${share.toFixed(3)})`);
-    };
+    const check = checker(t);
 
-    let heard = await phase();
+    let heard = await phase(callers);
     for (const listener of ['a', 'b', 'c'] as const) {
       for (const speaker of ['a', 'b', 'c'] as const) {
         if (listener !== speaker) check(heard, listener, speaker, true, 'everyone hears the others');
@@ -83,7 +61,7 @@ if (bins) {
     }
 
     await a.member.setMuted(true);
-    heard = await phase();
+    heard = await phase(callers);
     check(heard, 'b', 'a', false, 'muted a is not heard by b');
     check(heard, 'c', 'a', false, 'muted a is not heard by c');
     check(heard, 'a', 'b', true, 'muted a still hears b');
@@ -92,31 +70,31 @@ if (bins) {
     const holdFile = path.join(tempDir(t), 'hold.wav');
     writeFileSync(holdFile, toneWav(1, HOLD_HZ));
     await b.member.hold({ file: holdFile, source: 'hold.wav' });
-    heard = await phase();
+    heard = await phase(callers);
     check(heard, 'b', 'hold', true, 'held b hears the hold audio (looped past its 1 s)');
     check(heard, 'b', 'a', false, 'held b does not hear the room');
     check(heard, 'a', 'b', false, 'held b is not heard');
     check(heard, 'c', 'b', false, 'held b is not heard by c');
     check(heard, 'a', 'c', true, 'the others go on');
     await b.member.unhold();
-    heard = await phase();
+    heard = await phase(callers);
     check(heard, 'b', 'hold', false, 'no hold audio after unhold');
     check(heard, 'a', 'b', true, 'b heard again after unhold');
     check(heard, 'b', 'a', true, 'b hears the room again');
 
     await c.member.coach(a.member);
-    heard = await phase();
+    heard = await phase(callers);
     check(heard, 'a', 'c', true, 'coach c is heard by a');
     check(heard, 'b', 'c', false, 'coach c is not heard by b');
     check(heard, 'c', 'a', true, 'the coach hears the room');
     await c.member.coach(null);
-    heard = await phase();
+    heard = await phase(callers);
     check(heard, 'b', 'c', true, 'c heard by everyone once coaching ends');
 
     const announceFile = path.join(tempDir(t), 'announce.wav');
     writeFileSync(announceFile, toneWav(1, HOLD_HZ));
     await a.member.announce({ file: announceFile, source: 'announce.wav' });
-    heard = await phase();
+    heard = await phase(callers);
     for (const listener of ['a', 'b', 'c'] as const) check(heard, listener, 'hold', true, 'the announcement reaches everyone');
 
     const ending = Date.now();
