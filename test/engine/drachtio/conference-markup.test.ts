@@ -2,9 +2,9 @@
 // <Dial><Conference>, each sending its own tone; the platform's conference service then mutes, holds (with hold
 // audio fetched through the media cache), coaches, announces and ends, and each caller's RTP shows who hears whom.
 import t from 'tap';
+import { checker, phase, HOLD_HZ, TONES, type Name } from './support/room-audio.js';
 import { enginesOrSkip } from '../../helpers/engines.js';
 import { freePort } from '../../helpers/server-process.js';
-import { toneShare } from '../../helpers/tone.js';
 import { startMediaOrigin, toneWav } from '../../helpers/media-origin.js';
 import { until } from '../../helpers/waits.js';
 import { xml } from '../../helpers/webhook-app.js';
@@ -12,17 +12,13 @@ import { realDrivers } from '../../engine-suite/real-driver.js';
 import { scene, DID } from '../../engine-suite/flows.js';
 import { rtpRecorder, toneAlaw, type RtpRecorder } from '../../engine-suite/real-rtp.js';
 import { runCaller, type SippRun } from '../../engine-suite/real-sipp.js';
+import { readFileSync } from 'node:fs';
+import { decodeWav } from '../../../src/media/wav.js';
+import { toneShare } from '../../helpers/tone.js';
 
-const TONES = { a: 500, b: 700, c: 900 } as const;
-const HOLD_HZ = 440;
-const PHASE_MS = 1_200;
-const SETTLE_SAMPLES = 8 * 300;
-const HEARD = 0.1;
-const SILENT = 0.02;
 /** Ending the conference to every caller's BYE. */
 const BYE_WITHIN_MS = 2_000;
 
-type Name = keyof typeof TONES;
 interface Caller { name: Name; rtp: RtpRecorder; sipp: SippRun; exited: number | null; callSid: string }
 
 const bins = enginesOrSkip(t);
@@ -37,7 +33,7 @@ if (bins) {
     const origin = await startMediaOrigin(t);
     origin.on('/hold.wav', { body: toneWav(1, HOLD_HZ), headers: { 'content-type': 'audio/wav' } });
     origin.on('/announce.wav', { body: toneWav(1, HOLD_HZ), headers: { 'content-type': 'audio/wav' } });
-    s.app.on('/voice', xml('<Dial><Conference>Team</Conference></Dial>'));
+    s.app.on('/voice', xml('<Dial><Conference record="record-from-start">Team</Conference></Dial>'));
     const repo = d.h.store.conferences;
     const service = d.h.app.callServices.conferences;
 
@@ -63,57 +59,44 @@ if (bins) {
     t.equal(repo.countInProgress(conf.sid), 3, 'three participants in the room');
     const { a, b, c } = callers;
 
-    async function phase(): Promise<Record<Name, Record<Name | 'hold', number>>> {
-      const marks = Object.fromEntries(Object.values(callers).map((x) => [x.name, x.rtp.samples().length]));
-      await new Promise((r) => setTimeout(r, PHASE_MS));
-      const out = {} as Record<Name, Record<Name | 'hold', number>>;
-      for (const x of Object.values(callers)) {
-        const heard = x.rtp.samples().subarray(marks[x.name]! + SETTLE_SAMPLES);
-        out[x.name] = { a: toneShare(heard, TONES.a), b: toneShare(heard, TONES.b), c: toneShare(heard, TONES.c), hold: toneShare(heard, HOLD_HZ) };
-      }
-      return out;
-    }
-    const check = (heard: Record<Name, Record<string, number>>, listener: Name, tone: Name | 'hold', expected: boolean, what: string) => {
-      const share = heard[listener][tone]!;
-      t.ok(expected ? share > HEARD : share < SILENT, `${what} (${listener} hears ${tone}: share ${share.toFixed(3)})`);
-    };
+    const check = checker(t);
     const lease = async (url: string) => {
       const got = await d.h.app.callServices.media.acquire(url);
       if (!got.ok) throw new Error(got.reason);
       return got.lease;
     };
 
-    let heard = await phase();
+    let heard = await phase(callers);
     for (const listener of ['a', 'b', 'c'] as const) {
       for (const speaker of ['a', 'b', 'c'] as const) if (listener !== speaker) check(heard, listener, speaker, true, 'everyone hears the others');
     }
 
     await service.updateParticipant(conf.sid, a.callSid, { muted: true });
-    heard = await phase();
+    heard = await phase(callers);
     check(heard, 'b', 'a', false, 'muted a is not heard by b');
     check(heard, 'c', 'a', false, 'muted a is not heard by c');
     check(heard, 'a', 'b', true, 'muted a still hears b');
     await service.updateParticipant(conf.sid, a.callSid, { muted: false });
 
     await service.updateParticipant(conf.sid, b.callSid, { hold: true, holdUrl: `${origin.origin}/hold.wav` }, await lease(`${origin.origin}/hold.wav`));
-    heard = await phase();
+    heard = await phase(callers);
     check(heard, 'b', 'hold', true, 'held b hears the hold audio');
     check(heard, 'b', 'a', false, 'held b does not hear the room');
     check(heard, 'a', 'b', false, 'held b is not heard');
     await service.updateParticipant(conf.sid, b.callSid, { hold: false });
-    heard = await phase();
+    heard = await phase(callers);
     check(heard, 'b', 'hold', false, 'no hold audio after unhold');
     check(heard, 'a', 'b', true, 'b heard again');
 
     await service.updateParticipant(conf.sid, c.callSid, { coaching: true, callSidToCoach: a.callSid });
-    heard = await phase();
+    heard = await phase(callers);
     check(heard, 'a', 'c', true, 'coach c is heard by a');
     check(heard, 'b', 'c', false, 'coach c is not heard by b');
     check(heard, 'c', 'b', true, 'the coach hears the room');
     await service.updateParticipant(conf.sid, c.callSid, { coaching: false });
 
     service.announce(conf.sid, await lease(`${origin.origin}/announce.wav`));
-    heard = await phase();
+    heard = await phase(callers);
     for (const listener of ['a', 'b', 'c'] as const) check(heard, listener, 'hold', true, 'the announcement reaches everyone');
 
     const endedAt = Date.now();
@@ -122,5 +105,11 @@ if (bins) {
     t.same(Object.values(callers).map((x) => x.exited), [0, 0, 0], `every caller got a BYE within ${Date.now() - endedAt} ms of the end`);
     await until('participants completed', 5_000, () => repo.participants(conf.sid).every((p) => p.status === 'completed'));
     t.match(repo.get(conf.sid), { status: 'completed', endReason: 'conference-ended-via-api' });
+    const [rec] = d.h.store.recordings.listForConference(conf.sid);
+    t.match(rec, { status: 'completed', source: 'conference' }, 'the conference was recorded');
+    const wav = decodeWav(readFileSync(rec!.file));
+    const seconds = wav.channels[0]!.length / wav.sampleRate;
+    const mix = Math.max(...[TONES.a, TONES.b, TONES.c].map((hz) => toneShare(wav.channels[0]!, hz)));
+    t.ok(seconds > 5 && mix > 0.1, `the recording holds the room's mix: ${seconds.toFixed(1)} s, strongest caller tone share ${mix.toFixed(2)}`);
   });
 }
