@@ -23,6 +23,7 @@ t.test('healthz, metrics, openapi, request ids and unknown routes', async (t) =>
   ]);
   t.same(Object.keys(spec.body.paths['/api/partner/trunks/{id}']).sort(), ['delete', 'get', 'patch', 'put']);
   t.ok(spec.body.paths['/api/partner/trunks'].post.requestBody, 'create body documented');
+  t.same(Object.keys(spec.body.paths).filter((p) => !/^\/(api|v1)\//.test(p)), [], 'only the public API is documented (no dashboard pages, health or operator routes)');
   const ui = await fetch(`${h.url}/docs/`, { redirect: 'follow' });
   t.equal(ui.status, 200, 'docs UI served');
   t.match(await ui.text(), /swagger/i);

@@ -23,6 +23,8 @@ const CSP = "default-src 'self'; img-src 'self' data:; object-src 'none'; base-u
 /** The account holder's web UI, registered under /dashboard. Forms only: no JSON API of its own. */
 export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
   const d: Dashboard = { ...deps, users: new UserService(deps.store.users, deps.clock), numbers: new NumberService(deps.store.numbers, { allowLocalTargets: deps.config.devAllowLocalTargets }) };
+  // Pages, not API: kept out of the OpenAPI document, which is where a developer starts (/docs).
+  app.addHook('onRoute', (route) => { route.schema = { ...route.schema, hide: true }; });
   await app.register(cookie);
   // Registered in this scope only: the APIs keep answering 415 to form bodies.
   await app.register(formbody, { bodyLimit: 256 * 1024 });
