@@ -5,6 +5,8 @@ import type { Store } from '../store/index.js';
 export function installHealth(app: FastifyInstance, store: Store, engine: EnginePort): void {
   // A person who opens the server's address lands on the dashboard rather than a JSON 404.
   app.get('/', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/dashboard', 302));
+  // Browsers ask for /favicon.ico on their own, whatever the page links.
+  app.get('/favicon.ico', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/dashboard/assets/favicon.svg', 301));
 
   app.get('/healthz', { schema: { hide: true } }, async (_req, reply) => {
     let database = 'ok';

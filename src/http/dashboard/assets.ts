@@ -96,8 +96,13 @@ document.addEventListener('DOMContentLoaded', function () {
 });
 `;
 
+// A ringing-phone mark in the brand colour; SVG, so one small file serves every size.
+const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#0b57d0"/>
+<path fill="#fff" d="M10.5 7.5c.8-.3 1.7 0 2.1.8l1.6 3.3c.3.7.2 1.5-.4 2l-1.5 1.3c.9 1.9 2.4 3.4 4.3 4.3l1.3-1.5c.5-.6 1.3-.7 2-.4l3.3 1.6c.8.4 1.1 1.3.8 2.1l-.8 2.1c-.4 1-1.4 1.6-2.5 1.5C13.9 24 8 18.1 7.4 11.4c-.1-1.1.5-2.1 1.5-2.5z"/></svg>`;
+
 export function assetRoutes(app: FastifyInstance): void {
   const cache = 'public, max-age=300';
+  app.get('/assets/favicon.svg', async (_req, reply) => reply.type('image/svg+xml').header('cache-control', cache).send(FAVICON));
   app.get('/assets/app.css', async (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', cache).send(CSS));
   app.get('/assets/app.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', cache).send(JS));
 }

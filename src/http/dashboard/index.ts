@@ -40,7 +40,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
   });
   app.addHook('preHandler', async (req, reply) => {
     if (req.method === 'GET' || req.method === 'HEAD' || csrfValid(req)) return;
-    return sendPage(reply, errorView(403, 'This form expired or did not come from this site. Go back, reload the page and try again.', req.viewer !== null), 403);
+    return sendPage(reply, errorView(403, 'This form expired or did not come from this site. Go back, reload the page and try again.', req.viewer), 403);
   });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
@@ -49,10 +49,10 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
     const message = status >= 500 ? 'The server could not complete this request; it has been logged.'
       : err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? `${errors.payloadTooLarge(req.routeOptions.bodyLimit).message} Go back, shorten the form and try again.`
         : 'The request could not be read. Go back and try again.';
-    return sendPage(reply, errorView(status, message, req.viewer !== null), status);
+    return sendPage(reply, errorView(status, message, req.viewer), status);
   });
   app.setNotFoundHandler((req, reply) =>
-    sendPage(reply, errorView(404, 'There is nothing at this address, or it belongs to another account.', req.viewer !== null), 404));
+    sendPage(reply, errorView(404, 'There is nothing at this address, or it belongs to another account.', req.viewer), 404));
 
   assetRoutes(app);
   authRoutes(app, d);

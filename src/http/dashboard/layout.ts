@@ -47,6 +47,7 @@ export function page(opts: PageOpts, body: Html): Html {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${opts.title} · Ringbase</title>
 <link rel="stylesheet" href="/dashboard/assets/app.css">
+<link rel="icon" href="/dashboard/assets/favicon.svg" type="image/svg+xml">
 <script src="/dashboard/assets/app.js" defer></script>
 </head>
 <body>

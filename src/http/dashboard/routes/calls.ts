@@ -61,7 +61,7 @@ export function callRoutes(app: FastifyInstance, d: Dashboard): void {
   app.get<{ Params: { sid: string } }>('/calls/:sid', async (req, reply) => {
     const v = viewerOf(req);
     const call = d.store.calls.getForAccount(v.account.id, req.params.sid);
-    if (!call) return sendPage(reply, errorView(404, 'There is no such call on this account.', true), 404);
+    if (!call) return sendPage(reply, errorView(404, 'There is no such call on this account.', viewerOf(req)), 404);
     const children = d.store.calls.list(v.account.id, { parentSid: call.sid, limit: 100 }).calls;
     return sendPage(reply, callView(v, call, d.store.calls.timeline(call.sid), d.store.recordings.listForCall(call.sid), children, d.store.conferences.participationsOfCall(call.sid)));
   });
@@ -70,7 +70,7 @@ export function callRoutes(app: FastifyInstance, d: Dashboard): void {
   app.get<{ Params: { sid: string } }>('/recordings/:sid.wav', async (req, reply) => {
     const rec = d.store.recordings.getForAccount(viewerOf(req).account.id, req.params.sid);
     const size = rec ? await stat(rec.file).then((s) => s.size, () => null) : null;
-    if (!rec || size === null) return sendPage(reply, errorView(404, 'There is no such recording on this account.', true), 404);
+    if (!rec || size === null) return sendPage(reply, errorView(404, 'There is no such recording on this account.', viewerOf(req)), 404);
     void reply.header('accept-ranges', 'bytes').header('cache-control', 'private, no-store').type('audio/wav');
     // Browsers seek in media with Range requests; one range is all an <audio> element asks for.
     const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? '');

@@ -23,7 +23,7 @@ export function conferenceRoutes(app: FastifyInstance, d: Dashboard): void {
   // Another account's conference answers exactly like a nonexistent one.
   function load(req: ConfRequest, reply: FastifyReply): Conference | undefined {
     const c = SID.test(req.params.sid) ? repo.getForAccount(viewerOf(req).account.id, req.params.sid) : undefined;
-    if (!c) void sendPage(reply, errorView(404, 'There is no such conference on this account.', true), 404);
+    if (!c) void sendPage(reply, errorView(404, 'There is no such conference on this account.', viewerOf(req)), 404);
     return c;
   }
   const table = (req: ConfRequest, c: Conference) => participantsTable(viewerOf(req), c,
@@ -60,7 +60,7 @@ export function conferenceRoutes(app: FastifyInstance, d: Dashboard): void {
     if (!c) return reply;
     const action = ACTIONS[req.params.action];
     const p = CALL_SID.test(req.params.callSid) ? repo.participant(c.sid, req.params.callSid) : undefined;
-    if (!action || !p) return sendPage(reply, errorView(404, 'There is no such participant or action.', true), 404);
+    if (!action || !p) return sendPage(reply, errorView(404, 'There is no such participant or action.', viewerOf(req)), 404);
     const refusal = c.status === 'completed' ? 'This conference has ended.' : p.status === 'completed' ? 'This participant has left the conference.' : null;
     if (refusal) return sendPage(reply, conferenceView(viewerOf(req), c, table(req, c), refusal), 409);
     if (action === 'remove') await service.removeParticipant(c.sid, p.callSid);

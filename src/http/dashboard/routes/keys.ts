@@ -22,7 +22,7 @@ export function keyRoutes(app: FastifyInstance, d: Dashboard): void {
     const v = viewerOf(req);
     const id = /^\d{1,15}$/.test(req.params.id) ? Number(req.params.id) : NaN;
     if (!Number.isSafeInteger(id) || !d.store.apiKeys.revoke(id, v.account.id)) {
-      return sendPage(reply, errorView(404, 'No such active key on this account.', true), 404);
+      return sendPage(reply, errorView(404, 'No such active key on this account.', viewerOf(req)), 404);
     }
     return reply.redirect('/dashboard/keys?done=key-deleted', 303);
   });

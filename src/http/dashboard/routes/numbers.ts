@@ -21,7 +21,7 @@ export function numberRoutes(app: FastifyInstance, d: Dashboard): void {
   /** Another account's number answers exactly like a nonexistent one. */
   const owned = (req: NumberReq, reply: FastifyReply): PhoneNumber | undefined => {
     const n = d.numbers.findOwned(viewerOf(req).account.id, req.params.e164);
-    if (!n) void sendPage(reply, errorView(404, 'There is nothing at this address, or it belongs to another account.', true), 404);
+    if (!n) void sendPage(reply, errorView(404, 'There is nothing at this address, or it belongs to another account.', viewerOf(req)), 404);
     return n;
   };
 

@@ -59,7 +59,7 @@ export function settingsRoutes(app: FastifyInstance, d: Dashboard): void {
   app.get<{ Params: { sid: string } }>('/settings/subscriptions/:sid', async (req, reply) => {
     const v = viewerOf(req);
     const sub = d.store.webhookSubscriptions.getForAccount(v.account.id, req.params.sid);
-    if (!sub) return sendPage(reply, errorView(404, 'There is no such subscription on this account.', true), 404);
+    if (!sub) return sendPage(reply, errorView(404, 'There is no such subscription on this account.', viewerOf(req)), 404);
     return sendPage(reply, subscriptionView(v, sub, outbox.listForSubscription(sub.id, { beforeId: null, limit: LOG_LIMIT })));
   });
 }

@@ -24,7 +24,7 @@ export function trunkRoutes(app: FastifyInstance, d: Dashboard): void {
   const load = (req: IdReq, reply: FastifyReply): Trunk | undefined => {
     const id = /^\d{1,15}$/.test(req.params.id) ? Number(req.params.id) : NaN;
     const t = Number.isSafeInteger(id) ? d.store.trunks.getForAccount(viewerOf(req).account.id, id) : undefined;
-    if (!t) void sendPage(reply, errorView(404, 'There is no such trunk on this account.', true), 404);
+    if (!t) void sendPage(reply, errorView(404, 'There is no such trunk on this account.', viewerOf(req)), 404);
     return t;
   };
 

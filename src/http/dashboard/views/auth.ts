@@ -1,3 +1,4 @@
+import type { Viewer } from '../context.js';
 import { html, type Html } from '../html.js';
 import { csrfField, FormRender } from '../forms.js';
 import { page } from '../layout.js';
@@ -33,8 +34,9 @@ export function setPasswordView(opts: { csrf: string; token: string; form: FormR
     </form>`);
 }
 
-export function errorView(status: number, message: string, signedIn: boolean): Html {
+/** An error page; for a signed-in viewer it keeps the navigation, so a wrong link is not a dead end. */
+export function errorView(status: number, message: string, viewer: Viewer | null): Html {
   const title = status === 404 ? 'Not found' : status === 403 ? 'Refused' : status >= 500 ? 'Something went wrong' : 'Cannot do that';
-  return page({ title, viewer: null }, html`<p>${message}</p>
-    <p><a href="${signedIn ? '/dashboard/numbers' : '/dashboard/login'}">Back to the dashboard</a></p>`);
+  return page({ title, viewer }, html`<p>${message}</p>
+    <p><a href="${viewer ? '/dashboard/numbers' : '/dashboard/login'}">Back to the dashboard</a></p>`);
 }
