@@ -1,9 +1,10 @@
+import { keyNameProblem } from '../store/api-keys.js';
 import type { Command } from 'commander';
 import { CliError, parseId, type Runner } from './context.js';
 import type { ApiKeySummary } from '../store/api-keys.js';
 
 const view = (k: ApiKeySummary) => ({
-  id: k.id, account: k.accountId, prefix: k.prefix, last4: k.last4,
+  id: k.id, account: k.accountId, name: k.name, prefix: k.prefix, last4: k.last4,
   created_at: k.createdAt, last_used_at: k.lastUsedAt, revoked_at: k.revokedAt,
 });
 
@@ -12,10 +13,13 @@ export function keyCommands(program: Command, run: Runner): void {
 
   key.command('create')
     .requiredOption('--account <id>', 'account id')
-    .action(run((ctx, opts: { account: string }) => {
+    .option('--name <name>', 'what will use the key, e.g. "billing server" (up to 64 characters)')
+    .action(run((ctx, opts: { account: string; name?: string }) => {
       const accountId = parseId(opts.account, '--account');
       if (!ctx.store.accounts.get(accountId)) throw new CliError(`no account ${accountId}`);
-      const { key: clear, summary } = ctx.store.apiKeys.create(accountId);
+      const problem = opts.name === undefined ? null : keyNameProblem(opts.name);
+      if (problem) throw new CliError(`--name: ${problem}`);
+      const { key: clear, summary } = ctx.store.apiKeys.create(accountId, opts.name?.trim() ?? null);
       ctx.out({ key: clear, id: summary.id }, [clear, '(shown once: store it now; only its hash is kept)']);
     }));
 
@@ -23,7 +27,7 @@ export function keyCommands(program: Command, run: Runner): void {
     .requiredOption('--account <id>', 'account id')
     .action(run((ctx, opts: { account: string }) => {
       const rows = ctx.store.apiKeys.listForAccount(parseId(opts.account, '--account')).map(view);
-      ctx.out(rows, rows.map((k) => `${k.id}\t${k.prefix}…${k.last4}\tcreated ${k.created_at}${k.revoked_at ? '\trevoked' : ''}`));
+      ctx.out(rows, rows.map((k) => `${k.id}\t${k.name ?? '(unnamed)'}\t${k.prefix}…${k.last4}\tcreated ${k.created_at}${k.revoked_at ? '\trevoked' : ''}`));
     }));
 
   key.command('revoke <id>')

@@ -4,9 +4,18 @@ import { randomToken, sha256Hex } from '../crypto/tokens.js';
 
 export const API_KEY_PREFIX = 'sk_live_';
 
+/** Why `name` cannot name a key, or null: 1-64 characters on one line. */
+export function keyNameProblem(name: string): string | null {
+  if (name.trim() === '') return 'Give the key a name, e.g. the server that will use it.';
+  if (name.length > 64 || /[\r\n]/.test(name)) return 'Use at most 64 characters on one line.';
+  return null;
+}
+
 export interface ApiKeySummary {
   id: number;
   accountId: number;
+  /** The owner's label for the key (null for keys made before keys had names). */
+  name: string | null;
   prefix: string;
   last4: string;
   createdAt: string;
@@ -15,12 +24,12 @@ export interface ApiKeySummary {
 }
 
 interface Row {
-  id: number; account_id: number; prefix: string; last4: string;
+  id: number; account_id: number; name: string | null; prefix: string; last4: string;
   created_at: string; last_used_at: string | null; revoked_at: string | null;
 }
 
 const toSummary = (r: Row): ApiKeySummary => ({
-  id: r.id, accountId: r.account_id, prefix: r.prefix, last4: r.last4,
+  id: r.id, accountId: r.account_id, name: r.name, prefix: r.prefix, last4: r.last4,
   createdAt: r.created_at, lastUsedAt: r.last_used_at, revokedAt: r.revoked_at,
 });
 
@@ -31,11 +40,11 @@ const LAST_USED_GRANULARITY_MS = 60_000;
 export class ApiKeyRepo {
   constructor(private readonly db: Db, private readonly clock: Clock) {}
 
-  create(accountId: number): { key: string; summary: ApiKeySummary } {
+  create(accountId: number, name: string | null = null): { key: string; summary: ApiKeySummary } {
     const key = API_KEY_PREFIX + randomToken(32);
     const info = this.db
-      .prepare('INSERT INTO api_keys (account_id, key_hash, prefix, last4, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(accountId, sha256Hex(key), key.slice(0, API_KEY_PREFIX.length + 4), key.slice(-4), this.#now());
+      .prepare('INSERT INTO api_keys (account_id, key_hash, name, prefix, last4, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(accountId, sha256Hex(key), name, key.slice(0, API_KEY_PREFIX.length + 4), key.slice(-4), this.#now());
     return { key, summary: this.get(Number(info.lastInsertRowid))! };
   }
 

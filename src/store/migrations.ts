@@ -331,4 +331,8 @@ export const migrations: string[] = [
   CREATE INDEX callback_outbox_pending ON callback_outbox(status, next_attempt_at) WHERE status = 'pending';
   CREATE INDEX callback_outbox_stream ON callback_outbox(stream, id);
   `,
+  // API keys get a name their owner chooses ("billing server"), so a list of keys says which is which.
+  `
+  ALTER TABLE api_keys ADD COLUMN name TEXT;
+  `,
 ];

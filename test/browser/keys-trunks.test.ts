@@ -16,6 +16,9 @@ t.test('API keys, trunks and settings in Chromium', { skip: SKIP }, async (t) =>
   await t.test('create an API key, use it, delete it', async (t) => {
     await page.goto(`${h.url}/dashboard/keys`);
     await page.click('button:has-text("Create API key")');
+    t.match(await page.locator('#e-name').textContent(), /Give the key a name/, 'a key needs a name');
+    await page.fill('#f-name', 'billing server');
+    await page.click('button:has-text("Create API key")');
     const key = (await page.locator('#new-key').textContent())!.trim();
     t.match(key, /^sk_live_[A-Za-z0-9_-]{43}$/, 'shown once');
     t.ok(await page.locator('button[data-copy="new-key"]').isVisible(), 'with a copy button');
@@ -26,6 +29,7 @@ t.test('API keys, trunks and settings in Chromium', { skip: SKIP }, async (t) =>
     const row = page.locator('tr', { hasText: key.slice(-4) });
     t.match(await row.textContent(), new RegExp(`sk_live_${key.slice(8, 12).replace(/[-]/g, '\\-')}…${key.slice(-4)}`), 'listed by prefix and last 4');
     t.match(await row.textContent(), /UTC/, 'with its last use');
+    t.match(await row.textContent(), /billing server/, 'and its name');
     await row.locator('button:has-text("Delete")').click();
     await page.waitForURL(/done=key-deleted/);
     t.equal((await h.request('GET', '/api/partner/trunks', { key })).status, 401, 'deleted: the API refuses it');

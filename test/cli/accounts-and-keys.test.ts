@@ -27,11 +27,13 @@ t.test('accounts and keys through the operator CLI', async (t) => {
 
   const k1 = JSON.parse((await rb('--json', 'key', 'create', '--account', '1')).stdout);
   t.match(k1.key, /^sk_live_[A-Za-z0-9_-]{43,}$/, 'sk_live_ + 32 random bytes');
-  const k2 = JSON.parse((await rb('--json', 'key', 'create', '--account', '1')).stdout);
+  const k2 = JSON.parse((await rb('--json', 'key', 'create', '--account', '1', '--name', 'billing server')).stdout);
   t.not(k1.key, k2.key);
   const list = JSON.parse((await rb('--json', 'key', 'list', '--account', '1')).stdout);
   t.equal(list.length, 2);
-  t.same(Object.keys(list[0]).sort(), ['account', 'created_at', 'id', 'last4', 'last_used_at', 'prefix', 'revoked_at']);
+  t.same(Object.keys(list[0]).sort(), ['account', 'created_at', 'id', 'last4', 'last_used_at', 'name', 'prefix', 'revoked_at']);
+  t.same(list.map((k: { name: string | null }) => k.name), ['billing server', null], 'named, or not');
+  t.equal((await rb('key', 'create', '--account', '1', '--name', ' ')).code, 1, 'an empty name is refused');
   t.equal(list[0].last4, k2.key.slice(-4));
   t.equal(list[0].prefix, k2.key.slice(0, 12));
   const listText = (await rb('key', 'list', '--account', '1')).stdout;

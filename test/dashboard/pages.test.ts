@@ -21,3 +21,18 @@ t.test('404 keeps the layout; favicon', async (t) => {
   t.equal(icon.headers.get('content-type'), 'image/svg+xml');
   t.match((await c.request('GET', '/dashboard/numbers')).text, /<link rel="icon" href="\/dashboard\/assets\/favicon.svg"/);
 });
+
+t.test('API keys have names: required in the dashboard, optional in the CLI', async (t) => {
+  const h = await startHarness(t);
+  const a = await accountWithUser(h, 'k@example.com');
+  const c = new DashboardClient(h.url);
+  await c.signIn('k@example.com', PASSWORD);
+  const unnamed = await c.submit('/dashboard/keys', '/dashboard/keys', { name: '  ' });
+  t.equal(unnamed.status, 422);
+  t.match(unnamed.text, /id="e-name">[^<]*Give the key a name/);
+  t.equal((await c.submit('/dashboard/keys', '/dashboard/keys', { name: 'x'.repeat(65) })).status, 422, 'at most 64 characters');
+  const made = await c.submit('/dashboard/keys', '/dashboard/keys', { name: 'billing server' });
+  t.equal(made.status, 201);
+  t.match(made.text, /<td>billing server<\/td><td><code>sk_live_/);
+  t.same(h.store.apiKeys.listForAccount(a.id).map((k) => k.name).filter(Boolean), ['billing server']);
+});

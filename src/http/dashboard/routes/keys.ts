@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { queryOf, sendPage, viewerOf, type Dashboard } from '../context.js';
+import { formOf, queryOf, sendPage, viewerOf, type Dashboard } from '../context.js';
+import { FormRender } from '../forms.js';
+import { keyNameProblem } from '../../../store/api-keys.js';
 import { keysView } from '../views/keys.js';
 import { errorView } from '../views/auth.js';
 
@@ -14,7 +16,11 @@ export function keyRoutes(app: FastifyInstance, d: Dashboard): void {
   // The clear key is rendered in this response only (never redirected through a URL, never stored).
   app.post('/keys', async (req, reply) => {
     const v = viewerOf(req);
-    const { key } = d.store.apiKeys.create(v.account.id);
+    const form = formOf(req);
+    const name = (form.name ?? '').trim();
+    const problem = keyNameProblem(name);
+    if (problem) return sendPage(reply, keysView(v, active(v.account.id), { form: new FormRender(form, { name: [problem] }) }), 422);
+    const { key } = d.store.apiKeys.create(v.account.id, name);
     return sendPage(reply, keysView(v, active(v.account.id), { created: key }), 201);
   });
 
