@@ -4,6 +4,7 @@ import t from 'tap';
 import { cli } from './helpers/spawn.js';
 import { tempDir } from './helpers/harness.js';
 import { startServerProcess } from './helpers/server-process.js';
+import { until } from './helpers/waits.js';
 
 t.test('start, account, key, wss trunk, connection, graceful stop', async (t) => {
   const dataDir = tempDir(t);
@@ -42,6 +43,8 @@ t.test('the server refuses to start with a malformed master key', async (t) => {
 
 t.test('the server says where it is, and / leads to the dashboard', async (t) => {
   const server = await startServerProcess({ RINGBASE_DATA_DIR: tempDir(t) }, t);
+  // The listener logs before the line for people is written: wait for it rather than race it.
+  await until('the ready line', 5_000, () => server.output().includes('Ringbase ready:'));
   const ready = server.output().split('\n').find((l) => l.startsWith('Ringbase ready:'));
   t.match(ready, new RegExp(`^Ringbase ready: dashboard ${server.url}/dashboard · API ${server.url}/api · preview API /v1 needs HTTPS .*· SIP: none \\(sandbox engine`));
   const root = await fetch(`${server.url}/`, { redirect: 'manual' });
