@@ -1,5 +1,6 @@
 // The conferences page in Chromium, at desktop and phone width: participants listed, a change made elsewhere
-// appears without a reload (the live table), Mute works from the page, End conference ends it; no overflow.
+// appears without a reload (the live part), Mute and End conference work from the page without a reload (the
+// button posts in the background; the focus stays on the row's button); no overflow.
 import t from 'tap';
 import { startHarness } from '../helpers/harness.js';
 import { until } from '../helpers/waits.js';
@@ -36,13 +37,21 @@ t.test('conferences in Chromium at 1280 and 390 px', { skip: SKIP }, async (t) =
     await h.app.callServices.conferences.updateParticipant(x.confSid, y.callSid, { hold: true });
     await page.waitForFunction((sid) => document.querySelector(`#p-${sid} td.hold`)?.textContent === 'yes', y.callSid, { timeout: 5_000 });
     t.pass('the live table shows the hold set through the API');
+    // Marks this document: a reload would lose it.
+    await page.evaluate(() => { (window as unknown as { kept: boolean }).kept = true; });
+    const notReloaded = () => page.evaluate(() => (window as unknown as { kept?: boolean }).kept === true);
     await page.click(`#p-${x.callSid} button:has-text("Mute")`);
-    await page.waitForSelector(`#p-${x.callSid} button:has-text("Unmute")`);
+    await page.waitForSelector(`#p-${x.callSid} td.muted:has-text("yes")`);
     t.equal(h.store.conferences.participant(x.confSid, x.callSid)?.muted, true, 'Mute from the page');
+    t.ok(await notReloaded(), 'the row changed without a reload');
+    t.equal(await page.textContent('#conference-message'), 'Participant updated.', 'the outcome is shown');
+    t.equal(await page.evaluate(() => document.activeElement?.textContent), 'Unmute', 'the focus stays on the row\'s button');
     page.once('dialog', (dialog) => void dialog.accept());
     await page.click('button:has-text("End conference")');
     await page.waitForSelector('#conference-status:has-text("completed")');
     t.equal(h.store.conferences.get(x.confSid)?.status, 'completed', 'End conference from the page');
+    t.ok(await notReloaded(), 'ended without a reload');
+    t.equal(await page.locator('#conference-live button').count(), 0, 'no buttons once over');
     await page.close();
   }
 });

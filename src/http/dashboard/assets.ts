@@ -43,6 +43,7 @@ button.danger { background:#fff; color:var(--bad); border-color:var(--bad); }
 button.link { background:none; border:none; color:var(--accent); padding:0; text-decoration:underline; }
 form.inline { display:inline; }
 .actions { display:flex; flex-wrap:wrap; gap:8px; align-items:center; margin:12px 0; }
+.row-actions { display:flex; flex-wrap:wrap; gap:4px; }
 pre { background:var(--soft); border:1px solid var(--line); border-radius:4px; padding:8px; overflow-x:auto; font-size:14px; white-space:pre-wrap; word-break:break-all; }
 .copyable { position:relative; } .copyable .copy { margin-top:4px; }
 .secret { font-family:ui-monospace,monospace; font-size:15px; word-break:break-all; }
@@ -64,6 +65,40 @@ document.addEventListener('submit', function (e) {
   var msg = e.target.getAttribute && e.target.getAttribute('data-confirm');
   if (msg && !window.confirm(msg)) e.preventDefault();
 });
+// Replaces a live part's content only when it changed (a rewrite would lose the keyboard focus), keeping the focus
+// on the same button of the same row.
+function swapLive(box, text) {
+  var tpl = document.createElement('template');
+  tpl.innerHTML = text;
+  if (tpl.innerHTML === box.innerHTML) return;
+  var focused = box.contains(document.activeElement) ? document.activeElement : null;
+  var row = focused && focused.closest('tr[id]');
+  var index = row ? Array.prototype.indexOf.call(row.querySelectorAll('button'), focused) : -1;
+  box.replaceChildren(tpl.content);
+  var again = row && document.getElementById(row.id);
+  var target = again && again.querySelectorAll('button')[index];
+  if (target) target.focus();
+}
+// Buttons inside a live part post in the background: the answer (the page after the redirect, or a refusal) is
+// read for its copy of the live part and its message. Any other answer (the sign-in page, an error page) and a
+// network failure fall back to an ordinary submit, which shows it.
+document.addEventListener('submit', function (e) {
+  var form = e.target, box = form.closest && form.closest('[data-refresh]');
+  if (e.defaultPrevented || !box || !window.fetch || !window.DOMParser) return;
+  e.preventDefault();
+  box.seq++; box.busy = true;
+  fetch(form.action, { method: 'POST', body: new URLSearchParams(new FormData(form)), credentials: 'same-origin' })
+    .then(function (r) { return r.text(); }).then(function (text) {
+      var doc = new DOMParser().parseFromString(text, 'text/html');
+      var fresh = doc.getElementById(box.id);
+      if (!fresh) { form.submit(); return; }
+      swapLive(box, fresh.innerHTML);
+      var slot = document.getElementById(box.getAttribute('data-message'));
+      var notice = doc.querySelector('main > .notice'), said = doc.getElementById(slot.id);
+      document.querySelectorAll('main > .notice').forEach(function (old) { old.remove(); });
+      slot.innerHTML = (notice ? notice.outerHTML : '') + (said ? said.innerHTML : '');
+    }).catch(function () { form.submit(); }).finally(function () { box.busy = false; });
+});
 document.addEventListener('DOMContentLoaded', function () {
   document.querySelectorAll('button[data-copy]').forEach(function (b) {
     b.hidden = false;
@@ -75,12 +110,18 @@ document.addEventListener('DOMContentLoaded', function () {
       });
     });
   });
-  // Live parts of a page (a conference's participants) re-fetch their HTML while the page is visible.
+  // Live parts of a page (a conference's participants) re-fetch their HTML every 2 s while the page is visible.
+  // A poll answered after a button's post started is dropped (it may predate the change); a redirect means the
+  // session ended: reloading shows the sign-in page.
   document.querySelectorAll('[data-refresh]').forEach(function (box) {
+    box.seq = 0; box.busy = false;
     setInterval(function () {
-      if (document.hidden) return;
-      fetch(box.getAttribute('data-refresh'), { credentials: 'same-origin' }).then(function (r) { return r.ok ? r.text() : null; })
-        .then(function (text) { if (text !== null && text !== box.innerHTML) box.innerHTML = text; }).catch(function () {});
+      if (document.hidden || box.busy) return;
+      var mine = box.seq;
+      fetch(box.getAttribute('data-refresh'), { credentials: 'same-origin' }).then(function (r) {
+        if (r.redirected) { location.reload(); return null; }
+        return r.ok ? r.text() : null;
+      }).then(function (text) { if (text !== null && mine === box.seq && !box.busy) swapLive(box, text); }).catch(function () {});
     }, 2000);
   });
   var summary = document.getElementById('error-summary');

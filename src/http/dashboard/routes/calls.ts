@@ -58,12 +58,16 @@ export function callRoutes(app: FastifyInstance, d: Dashboard): void {
     }), Object.keys(errors).length ? 422 : 200);
   });
 
+  // The conferences a call took part in, each with its participant row (added, and when it left).
+  const conferencesOf = (callSid: string) => d.store.conferences.participationsOfCall(callSid)
+    .map((p) => ({ p, conference: d.store.conferences.get(p.conferenceSid)! }));
+
   app.get<{ Params: { sid: string } }>('/calls/:sid', async (req, reply) => {
     const v = viewerOf(req);
     const call = d.store.calls.getForAccount(v.account.id, req.params.sid);
     if (!call) return sendPage(reply, errorView(404, 'There is no such call on this account.', viewerOf(req)), 404);
     const children = d.store.calls.list(v.account.id, { parentSid: call.sid, limit: 100 }).calls;
-    return sendPage(reply, callView(v, call, d.store.calls.timeline(call.sid), d.store.recordings.listForCall(call.sid), children, d.store.conferences.participationsOfCall(call.sid)));
+    return sendPage(reply, callView(v, call, d.store.calls.timeline(call.sid), d.store.recordings.listForCall(call.sid), children, conferencesOf(call.sid)));
   });
 
   // Session-authenticated media for the page's <audio>; a foreign or unknown SID is the same 404.

@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sendPage, viewerOf, type Dashboard } from '../context.js';
+import { queryOf, sendPage, viewerOf, type Dashboard } from '../context.js';
 import { errorView } from '../views/auth.js';
-import { conferencesView, conferenceView, participantsTable } from '../views/conferences.js';
+import { conferencesView, conferenceView, conferenceLive } from '../views/conferences.js';
 import type { Conference, ParticipantChanges } from '../../../conferences/repo.js';
+import type { MediaLease } from '../../../media/media-cache.js';
 
 const SID = /^CF[0-9a-f]{32}$/;
 const CALL_SID = /^CA[0-9a-f]{32}$/;
@@ -26,45 +27,61 @@ export function conferenceRoutes(app: FastifyInstance, d: Dashboard): void {
     if (!c) void sendPage(reply, errorView(404, 'There is no such conference on this account.', viewerOf(req)), 404);
     return c;
   }
-  const table = (req: ConfRequest, c: Conference) => participantsTable(viewerOf(req), c,
+  const live = (req: ConfRequest, c: Conference) => conferenceLive(viewerOf(req), c,
     repo.participants(c.sid).map((p) => ({ p, call: d.store.calls.get(p.callSid) })));
+  // A refused action: the page again, with the reason where the outcome of a button is shown.
+  const refuse = (req: ConfRequest, reply: FastifyReply, c: Conference, status: number, problem: string) =>
+    sendPage(reply, conferenceView(viewerOf(req), c, live(req, c), problem), status);
 
   app.get('/conferences', async (req, reply) => {
     const v = viewerOf(req);
-    // Open ones first (they are what a person acts on), then the most recent.
-    const all = repo.list(v.account.id, { beforeId: null, limit: LISTED });
-    const ordered = [...all.filter((c) => c.status !== 'completed'), ...all.filter((c) => c.status === 'completed')];
-    return sendPage(reply, conferencesView(v, ordered.map((c) => ({ c, count: repo.countInProgress(c.sid) }))));
+    // Open ones first, however old (they are what a person acts on), then the most recent completed ones.
+    const recent = (status: Conference['status']) => repo.list(v.account.id, { status, beforeId: null, limit: LISTED });
+    const open = [...recent('in-progress'), ...recent('init')].sort((a, b) => b.id - a.id);
+    const listed = [...open, ...recent('completed')];
+    return sendPage(reply, conferencesView(v, listed.map((c) => ({ c, count: repo.countInProgress(c.sid) }))));
   });
 
   app.get<{ Params: { sid: string } }>('/conferences/:sid', async (req, reply) => {
     const c = load(req, reply);
-    return c ? sendPage(reply, conferenceView(viewerOf(req), c, table(req, c))) : reply;
+    return c ? sendPage(reply, conferenceView(viewerOf(req), c, live(req, c), undefined, queryOf(req).done)) : reply;
   });
 
-  app.get<{ Params: { sid: string } }>('/conferences/:sid/participants', async (req, reply) => {
+  // The page's live part alone, fetched by its script every 2 s.
+  app.get<{ Params: { sid: string } }>('/conferences/:sid/live', async (req, reply) => {
     const c = load(req, reply);
-    return c ? sendPage(reply, table(req, c)) : reply;
+    return c ? sendPage(reply, live(req, c)) : reply;
   });
 
   app.post<{ Params: { sid: string } }>('/conferences/:sid/end', async (req, reply) => {
     const c = load(req, reply);
     if (!c) return reply;
-    if (c.status === 'completed') return sendPage(reply, conferenceView(viewerOf(req), c, table(req, c), 'This conference has already ended.'), 409);
+    if (c.status === 'completed') return refuse(req, reply, c, 409, 'This conference has already ended.');
     await service.end(c.sid, 'conference-ended-via-api');
     return reply.redirect(`/dashboard/conferences/${c.sid}?done=conference-ended`, 303);
   });
 
+  // The API's rules: nothing changes on an ended conference or a participant that has left; holding plays the
+  // participant's hold_url when it has one (fetched first, so audio that cannot be used refuses the hold).
   app.post<{ Params: { sid: string; callSid: string; action: string } }>('/conferences/:sid/participants/:callSid/:action', async (req: PartRequest, reply) => {
     const c = load(req, reply);
     if (!c) return reply;
     const action = ACTIONS[req.params.action];
     const p = CALL_SID.test(req.params.callSid) ? repo.participant(c.sid, req.params.callSid) : undefined;
     if (!action || !p) return sendPage(reply, errorView(404, 'There is no such participant or action.', viewerOf(req)), 404);
-    const refusal = c.status === 'completed' ? 'This conference has ended.' : p.status === 'completed' ? 'This participant has left the conference.' : null;
-    if (refusal) return sendPage(reply, conferenceView(viewerOf(req), c, table(req, c), refusal), 409);
-    if (action === 'remove') await service.removeParticipant(c.sid, p.callSid);
-    else await service.updateParticipant(c.sid, p.callSid, action);
-    return reply.redirect(`/dashboard/conferences/${c.sid}?done=${action === 'remove' ? 'participant-removed' : 'participant-updated'}`, 303);
+    if (c.status === 'completed') return refuse(req, reply, c, 409, 'This conference has ended.');
+    if (p.status === 'completed') return refuse(req, reply, c, 409, 'This participant has left the conference.');
+    if (action === 'remove') {
+      await service.removeParticipant(c.sid, p.callSid);
+      return reply.redirect(`/dashboard/conferences/${c.sid}?done=participant-removed`, 303);
+    }
+    let holdAudio: MediaLease | undefined;
+    if (action.hold && !p.hold && p.holdUrl) {
+      const got = await d.callServices.media.acquire(p.holdUrl);
+      if (!got.ok) return refuse(req, reply, c, 422, `The participant's hold audio (${p.holdUrl}) could not be used (${got.code}): ${got.reason}. Not put on hold.`);
+      holdAudio = got.lease;
+    }
+    await service.updateParticipant(c.sid, p.callSid, action, holdAudio);
+    return reply.redirect(`/dashboard/conferences/${c.sid}?done=participant-updated`, 303);
   });
 }

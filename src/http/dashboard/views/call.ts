@@ -4,10 +4,10 @@ import type { Viewer } from '../context.js';
 import type { CallRecord, TimelineEntry } from '../../../store/calls.js';
 import type { RecordingRecord } from '../../../store/recordings.js';
 import { seconds, when } from '../format.js';
-import type { Participant } from '../../../conferences/repo.js';
+import type { Conference, Participant } from '../../../conferences/repo.js';
 import { timelineTable } from './timeline.js';
 
-export function callView(v: Viewer, c: CallRecord, timeline: TimelineEntry[], recordings: RecordingRecord[], children: CallRecord[], conferences: Participant[] = []): Html {
+export function callView(v: Viewer, c: CallRecord, timeline: TimelineEntry[], recordings: RecordingRecord[], children: CallRecord[], conferences: Array<{ p: Participant; conference: Conference }> = []): Html {
   return page({ title: `Call ${c.sid}`, viewer: v, section: 'calls' }, html`
     <dl class="facts">
       <dt>Direction</dt><dd>${c.direction}</dd>
@@ -18,8 +18,10 @@ export function callView(v: Viewer, c: CallRecord, timeline: TimelineEntry[], re
       ${c.parentSid ? html`<dt>Parent call</dt><dd><a href="/dashboard/calls/${c.parentSid}">${c.parentSid}</a></dd>` : ''}
     </dl>
     ${children.length ? html`<h2>Dialled legs</h2><ul>${children.map((k) => html`<li><a href="/dashboard/calls/${k.sid}">${k.to}</a> — ${k.status}</li>`)}</ul>` : ''}
-    ${conferences.length ? html`<h2>Conferences</h2><ul>${conferences.map((p) => html`<li><a href="/dashboard/conferences/${p.conferenceSid}">${p.conferenceSid}</a>
-      — ${p.status}, joined ${when(p.createdAt)}, last change ${when(p.updatedAt)}</li>`)}</ul>` : ''}
+    ${conferences.length ? html`<h2>Conferences</h2><div class="table-wrap"><table id="call-conferences">
+      <thead><tr><th scope="col">Conference</th><th scope="col">Participant status</th><th scope="col">Added</th><th scope="col">Left</th></tr></thead>
+      <tbody>${conferences.map(({ p, conference }) => html`<tr><td><a href="/dashboard/conferences/${conference.sid}">${conference.friendlyName}</a></td>
+        <td>${p.status}</td><td>${when(p.createdAt)}</td><td>${p.status === 'completed' ? when(p.updatedAt) : '—'}</td></tr>`)}</tbody></table></div>` : ''}
     <h2>Recordings</h2>
     ${recordings.length === 0 ? html`<p>No recordings.</p>` : html`<ul class="recordings">${recordings.map((r) => html`<li>
       <p><code>${r.sid}</code> — ${r.source}, ${r.tracks} (${r.channels} channel${r.channels === 1 ? '' : 's'}), ${seconds(r.durationMs)}, ${r.status}</p>

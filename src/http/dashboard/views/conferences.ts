@@ -14,29 +14,35 @@ export function conferencesView(v: Viewer, conferences: Array<{ c: Conference; c
         <td>${c.status}</td><td>${count}</td><td>${when(c.createdAt)}</td></tr>`)}</tbody></table></div>`}`);
 }
 
-/** The participants table: also served alone, so the page can refresh it in place. */
-export function participantsTable(v: Viewer, c: Conference, parts: Array<{ p: Participant; call: CallRecord | undefined }>): Html {
+const short = (sid: string) => `${sid.slice(0, 10)}…`;
+
+/**
+ * The live part of a conference's page: its state, the participants with their buttons, and End conference.
+ * Also served alone, so the page can refresh it in place; once the conference is over no buttons are offered.
+ */
+export function conferenceLive(v: Viewer, c: Conference, parts: Array<{ p: Participant; call: CallRecord | undefined }>): Html {
   const open = c.status !== 'completed';
   const act = (p: Participant, what: string, label: string, confirm?: string) =>
     actionButton(`/dashboard/conferences/${c.sid}/participants/${p.callSid}/${what}`, label, v.csrf, confirm ? { danger: true, confirm } : {});
   return html`<p>Status: <strong id="conference-status">${c.status}</strong>${c.endReason ? ` (${c.endReason})` : ''}</p>
     ${parts.length === 0 ? html`<p>No participants.</p>` : html`<div class="table-wrap"><table id="participants">
-    <thead><tr><th scope="col">Call</th><th scope="col">Number</th><th scope="col">Status</th><th scope="col">Muted</th><th scope="col">On hold</th><th scope="col">Coaching</th><th scope="col">Actions</th></tr></thead>
-    <tbody>${parts.map(({ p, call }) => html`<tr id="p-${p.callSid}"><td><a href="/dashboard/calls/${p.callSid}">${p.callSid.slice(0, 10)}…</a></td>
-      <td>${call ? (call.direction === 'inbound' ? call.from : call.to) : ''}</td><td>${p.status}</td>
-      <td class="muted">${p.muted ? 'yes' : 'no'}</td><td class="hold">${p.hold ? 'yes' : 'no'}</td><td>${p.coaching && p.callSidToCoach ? `coaching ${p.callSidToCoach.slice(0, 10)}…` : 'no'}</td>
-      <td>${open && p.status !== 'completed' ? html`${act(p, p.muted ? 'unmute' : 'mute', p.muted ? 'Unmute' : 'Mute')}
+    <thead><tr><th scope="col">Call</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Status</th><th scope="col">Muted</th><th scope="col">On hold</th><th scope="col">Coaching</th><th scope="col">Actions</th></tr></thead>
+    <tbody>${parts.map(({ p, call }) => html`<tr id="p-${p.callSid}"><td><a href="/dashboard/calls/${p.callSid}">${short(p.callSid)}</a></td>
+      <td class="from">${call?.from ?? ''}</td><td class="to">${call?.to ?? ''}</td><td class="status">${p.status}</td>
+      <td class="muted">${p.muted ? 'yes' : 'no'}</td><td class="hold">${p.hold ? 'yes' : 'no'}</td><td>${p.coaching && p.callSidToCoach ? `coaching ${short(p.callSidToCoach)}` : 'no'}</td>
+      <td>${open && p.status !== 'completed' ? html`<div class="row-actions">${act(p, p.muted ? 'unmute' : 'mute', p.muted ? 'Unmute' : 'Mute')}
         ${act(p, p.hold ? 'unhold' : 'hold', p.hold ? 'Take off hold' : 'Hold')}
-        ${act(p, 'remove', 'Remove', 'Remove this participant? Their call is disconnected.')}` : ''}</td></tr>`)}</tbody></table></div>`}`;
+        ${act(p, 'remove', 'Remove', 'Remove this participant? Their call is disconnected.')}</div>` : ''}</td></tr>`)}</tbody></table></div>`}
+    ${open ? html`<div class="actions">${actionButton(`/dashboard/conferences/${c.sid}/end`, 'End conference', v.csrf, { danger: true, confirm: 'End this conference? Every participant is disconnected.' })}</div>` : ''}`;
 }
 
-export function conferenceView(v: Viewer, c: Conference, table: Html, problem?: string): Html {
-  return page({ title: `Conference ${c.friendlyName}`, viewer: v, section: 'conferences' }, html`
-    ${problem ? html`<p class="field-error" role="alert">${problem}</p>` : ''}
+/** `problem` is a refused action, shown where the page's script also puts the outcome of a button it posted. */
+export function conferenceView(v: Viewer, c: Conference, live: Html, problem?: string, notice?: string): Html {
+  return page({ title: `Conference ${c.friendlyName}`, viewer: v, section: 'conferences', notice }, html`
     <dl class="facts"><dt>Sid</dt><dd><code>${c.sid}</code></dd><dt>Created</dt><dd>${when(c.createdAt)}</dd>
       <dt>Started</dt><dd>${when(c.startedAt)}</dd><dt>Ended</dt><dd>${when(c.endedAt)}</dd><dt>Recorded</dt><dd>${c.record ? 'yes' : 'no'}</dd></dl>
     <h2>Participants</h2>
-    <div id="participants-live" data-refresh="/dashboard/conferences/${c.sid}/participants" aria-live="polite">${table}</div>
-    ${c.status !== 'completed' ? actionButton(`/dashboard/conferences/${c.sid}/end`, 'End conference', v.csrf, { danger: true, confirm: 'End this conference? Every participant is disconnected.' }) : ''}
+    <div id="conference-message">${problem ? html`<p class="field-error" role="alert">${problem}</p>` : ''}</div>
+    <div id="conference-live" data-refresh="/dashboard/conferences/${c.sid}/live" data-message="conference-message">${live}</div>
     <p><a href="/dashboard/conferences">Back to conferences</a></p>`);
 }
