@@ -23,7 +23,8 @@ t.test('conferences in Chromium at 1280 and 390 px', { skip: SKIP }, async (t) =
   await until('both in the room', 5_000, () => h.store.conferences.countInProgress(x.confSid) === 2);
   const browser = await launch(t);
 
-  for (const width of [1280, 390]) {
+  // The phone first, while the conference is open: its buttons must be reachable there too.
+  for (const width of [390, 1280]) {
     const page = await browser.newPage({ viewport: { width, height: 900 }, ...(width === 390 ? { isMobile: true } : {}) });
     await signIn(page, h, 'owner@example.com');
     await page.goto(`${h.url}/dashboard/conferences`);
@@ -31,7 +32,17 @@ t.test('conferences in Chromium at 1280 and 390 px', { skip: SKIP }, async (t) =
     await page.waitForSelector(`#p-${x.callSid}`);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     t.equal(overflow, 0, `${width} px: no horizontal overflow`);
-    if (width === 390) { await screenshot(page, 'conference-390'); continue; }
+    if (width === 390) {
+      const mute = page.locator(`#p-${y.callSid} button:has-text("Mute")`);
+      const box = await mute.boundingBox();
+      t.ok(box && box.x >= 0 && box.x + box.width <= 390, '390 px: the row\'s buttons are on screen, no sideways scrolling');
+      await screenshot(page, 'conference-390');
+      await mute.click();
+      await page.waitForSelector(`#p-${y.callSid} td.muted:has-text("yes")`);
+      t.equal(h.store.conferences.participant(y.confSid, y.callSid)?.muted, true, '390 px: Mute from the page');
+      await page.close();
+      continue;
+    }
     await screenshot(page, 'conference-1280');
     // A change made elsewhere (the API) shows up without a reload.
     await h.app.callServices.conferences.updateParticipant(x.confSid, y.callSid, { hold: true });

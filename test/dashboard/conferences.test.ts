@@ -44,8 +44,8 @@ t.test('list, page, live part, mute, hold, remove, end, refusals, call detail', 
   const page = `/dashboard/conferences/${x.confSid}`;
   const detail = await c.request('GET', page);
   t.match(detail.text, new RegExp(`data-refresh="/dashboard/conferences/${x.confSid}/live"`), 'the live part refreshes itself');
-  t.match(detail.text, new RegExp(`id="p-${x.callSid}"><td><a href="/dashboard/calls/${x.callSid}">`), 'each participant links to its call');
-  t.match(detail.text, new RegExp(`id="p-${x.callSid}">.*?<td class="from">\\${FROM}</td><td class="to">\\${A}</td><td class="status">in-progress</td>`, 's'), 'from and to of the call');
+  t.match(detail.text, new RegExp(`id="p-${x.callSid}"><td data-label="Call"><a href="/dashboard/calls/${x.callSid}">`), 'each participant links to its call');
+  t.match(detail.text, new RegExp(`id="p-${x.callSid}">.*?<td class="from" data-label="From">\\${FROM}</td><td class="to" data-label="To">\\${A}</td><td class="status" data-label="Status">in-progress</td>`, 's'), 'from and to of the call');
 
   const mute = `${page}/participants/${x.callSid}/mute`;
   const forged = await c.request('POST', mute, { _csrf: 'not-the-token' });
@@ -56,7 +56,7 @@ t.test('list, page, live part, mute, hold, remove, end, refusals, call detail', 
   t.equal(h.store.conferences.participant(x.confSid, x.callSid)?.muted, true, 'muted through the dashboard');
   t.match((await c.request('GET', muted.location!)).text, /<p class="notice" role="status">Participant updated\.<\/p>/, 'the page says so');
   const fragment = await c.request('GET', `${page}/live`);
-  t.match(fragment.text, new RegExp(`id="p-${x.callSid}">.*?<td class="muted">yes</td>.*?>Unmute</button>`, 's'), 'the live part shows it, with Unmute');
+  t.match(fragment.text, new RegExp(`id="p-${x.callSid}">.*?<td class="muted" data-label="Muted">yes</td>.*?>Unmute</button>`, 's'), 'the live part shows it, with Unmute');
   t.notMatch(fragment.text, /<html/, 'the live part is not a whole page');
   t.equal((await c.submit(page, `${page}/participants/${x.callSid}/unmute`)).status, 303);
   t.equal(h.store.conferences.participant(x.confSid, x.callSid)?.muted, false, 'unmuted');

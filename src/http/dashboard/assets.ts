@@ -57,6 +57,13 @@ ol.transcript .t { color:var(--muted); font-family:ui-monospace,monospace; font-
 li.caller { background:#eef4ff; } li.platform { color:#333; }
 audio { width:100%; max-width:32rem; }
 @media (max-width:600px) { main { padding:10px; } th, td { padding:4px; } .signout { margin-left:0; } dl.facts { grid-template-columns:1fr; } }
+/* On a phone a wide table with buttons (a conference's participants) becomes one labelled block per row. */
+@media (max-width:600px) {
+  table.stack thead { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); }
+  table.stack tr { display:block; border-bottom:1px solid var(--line); padding:6px 0; }
+  table.stack td { display:flex; gap:8px; border:none; padding:2px 4px; }
+  table.stack td::before { content:attr(data-label); font-weight:600; min-width:6rem; }
+}
 `;
 
 // Progressive enhancement only: every feature works without it.

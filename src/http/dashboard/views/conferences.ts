@@ -25,12 +25,13 @@ export function conferenceLive(v: Viewer, c: Conference, parts: Array<{ p: Parti
   const act = (p: Participant, what: string, label: string, confirm?: string) =>
     actionButton(`/dashboard/conferences/${c.sid}/participants/${p.callSid}/${what}`, label, v.csrf, confirm ? { danger: true, confirm } : {});
   return html`<p>Status: <strong id="conference-status">${c.status}</strong>${c.endReason ? ` (${c.endReason})` : ''}</p>
-    ${parts.length === 0 ? html`<p>No participants.</p>` : html`<div class="table-wrap"><table id="participants">
+    ${parts.length === 0 ? html`<p>No participants.</p>` : html`<div class="table-wrap"><table id="participants" class="stack">
     <thead><tr><th scope="col">Call</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Status</th><th scope="col">Muted</th><th scope="col">On hold</th><th scope="col">Coaching</th><th scope="col">Actions</th></tr></thead>
-    <tbody>${parts.map(({ p, call }) => html`<tr id="p-${p.callSid}"><td><a href="/dashboard/calls/${p.callSid}">${short(p.callSid)}</a></td>
-      <td class="from">${call?.from ?? ''}</td><td class="to">${call?.to ?? ''}</td><td class="status">${p.status}</td>
-      <td class="muted">${p.muted ? 'yes' : 'no'}</td><td class="hold">${p.hold ? 'yes' : 'no'}</td><td>${p.coaching && p.callSidToCoach ? `coaching ${short(p.callSidToCoach)}` : 'no'}</td>
-      <td>${open && p.status !== 'completed' ? html`<div class="row-actions">${act(p, p.muted ? 'unmute' : 'mute', p.muted ? 'Unmute' : 'Mute')}
+    <tbody>${parts.map(({ p, call }) => html`<tr id="p-${p.callSid}"><td data-label="Call"><a href="/dashboard/calls/${p.callSid}">${short(p.callSid)}</a></td>
+      <td class="from" data-label="From">${call?.from ?? ''}</td><td class="to" data-label="To">${call?.to ?? ''}</td><td class="status" data-label="Status">${p.status}</td>
+      <td class="muted" data-label="Muted">${p.muted ? 'yes' : 'no'}</td><td class="hold" data-label="On hold">${p.hold ? 'yes' : 'no'}</td>
+      <td data-label="Coaching">${p.coaching && p.callSidToCoach ? `coaching ${short(p.callSidToCoach)}` : 'no'}</td>
+      <td data-label="Actions">${open && p.status !== 'completed' ? html`<div class="row-actions">${act(p, p.muted ? 'unmute' : 'mute', p.muted ? 'Unmute' : 'Mute')}
         ${act(p, p.hold ? 'unhold' : 'hold', p.hold ? 'Take off hold' : 'Hold')}
         ${act(p, 'remove', 'Remove', 'Remove this participant? Their call is disconnected.')}</div>` : ''}</td></tr>`)}</tbody></table></div>`}
     ${open ? html`<div class="actions">${actionButton(`/dashboard/conferences/${c.sid}/end`, 'End conference', v.csrf, { danger: true, confirm: 'End this conference? Every participant is disconnected.' })}</div>` : ''}`;
