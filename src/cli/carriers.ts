@@ -5,15 +5,16 @@ import { CarrierNameTakenError, type Carrier } from '../store/carriers.js';
 
 /** HOST[:PORT] or [v6]:PORT: the address carriers send from and receive our calls on. */
 export function parseAddress(value: string): { host: string; port: number | null } {
-  const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(value) ?? /^([^:]+)(?::(\d+))?$/.exec(value);
-  const host = m?.[1];
+  const m = /^(\[[^\]]+\])(?::(\d+))?$/.exec(value) ?? /^([^:]+)(?::(\d+))?$/.exec(value);
+  const written = m?.[1];
   const port = m?.[2] === undefined ? null : Number(m[2]);
-  if (!host) throw new CliError(`--address must be HOST[:PORT], got "${value}"`);
-  // Carriers are the operator's own peers: private addresses are fine, but a host name follows the one rule.
-  const problem = hostnameProblem(host, 'any');
-  if (problem) throw new CliError(`--address host "${host}" ${problem}`);
+  if (!written) throw new CliError(`--address must be HOST[:PORT], got "${value}"`);
+  // Carriers are the operator's own peers: private addresses are fine, but a host name follows the one rule
+  // (which also holds brackets to IPv6 addresses, so it judges the host as written).
+  const problem = hostnameProblem(written, 'any');
+  if (problem) throw new CliError(`--address host "${written}" ${problem}`);
   if (port !== null && (port < 1 || port > 65535)) throw new CliError(`--address port must be 1-65535, got ${port}`);
-  return { host, port };
+  return { host: written.replace(/^\[(.*)\]$/, '$1'), port };
 }
 
 const view = (c: Carrier) => ({ name: c.name, host: c.host, port: c.port, prefix: c.prefix, created_at: c.createdAt });

@@ -1,8 +1,10 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { isIP } from 'node:net';
 import { errors, type FieldErrors } from './errors.js';
 import { CALLBACK_EVENTS } from './schemas/trunk.js';
+import { hostnameProblem } from '../net/hostname.js';
 
 const CALLBACK_EVENT_SET = new Set<string>(CALLBACK_EVENTS);
 
@@ -26,9 +28,11 @@ const FORMATS: Record<string, { test: (v: string) => boolean; message: string }>
     test: (v) => v.trim() !== '' && v.trim().split(/\s+/).every((e) => CALLBACK_EVENT_SET.has(e)),
     message: `must be a space-separated list of: ${CALLBACK_EVENTS.join(', ')}`,
   },
+  // The one host name rule (src/net/hostname.ts). Any IP: the domain is only shown, never connected to. An IPv6
+  // address in brackets, as it sits in a SIP URI.
   'sip-host': {
-    test: (v) => /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?)$/.test(v) && v.length <= 253,
-    message: 'must be a host name or IP address',
+    test: (v) => isIP(v) !== 6 && hostnameProblem(v, 'any') === null,
+    message: 'must be a host name or IP address: two or more labels of letters, digits or "-" such as sip.example.com; IPv6 in brackets',
   },
 };
 

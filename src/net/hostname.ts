@@ -3,17 +3,22 @@
 import { isIP } from 'node:net';
 import { classifyIp, isPlainLoopback } from './ip-policy.js';
 
-/** Which IP literals stand for a host: none, public ones, public or plain loopback (the dev flag), or any. */
-export type IpLiterals = 'none' | 'public' | 'public-or-loopback' | 'any';
+/** Which IP literals stand for a host: public ones, public or plain loopback (the dev flag), or any (operator input). */
+export type IpLiterals = 'public' | 'public-or-loopback' | 'any';
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
-/** Why `value` is not an acceptable host name, or null. `ip`: which IP literals are accepted in its place. */
+/**
+ * Why `value` is not an acceptable host name, or null. `ip`: which IP literals are accepted in its place.
+ * Judged as given (not trimmed): a caller that tolerates surrounding spaces trims before asking, and stores that.
+ * One trailing dot (the DNS root) is allowed; brackets only around an IPv6 address.
+ */
 export function hostnameProblem(value: string, ip: IpLiterals): string | null {
-  const host = value.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  const inBrackets = /^\[(.*)\]$/.exec(value)?.[1];
+  if (inBrackets !== undefined && isIP(inBrackets) !== 6) return 'has brackets around something that is not an IPv6 address';
+  const host = (inBrackets ?? value).toLowerCase().replace(/\.$/, '');
   if (host === '') return 'is empty';
   if (isIP(host)) {
-    if (ip === 'none') return 'must be a host name, not an IP address';
     if (ip === 'public' || (ip === 'public-or-loopback' && !isPlainLoopback(host))) {
       const verdict = classifyIp(host);
       if (!verdict.allowed) return `is not a public address (${verdict.reason})`;

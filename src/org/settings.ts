@@ -40,13 +40,20 @@ function parseInjectionToken(token: string): number | null {
 }
 
 /** A bare host or IP as the URL parser sees it, so entries compare like real target hosts. */
-export function normalizeAllowedHost(input: string, ips: IpLiterals = 'any'): string {
+function canonicalHost(input: string): string {
   const bare = input.trim().replace(/^\[(.*)\]$/, '$1');
-  const family = isIP(bare);
-  // A host name by the one rule (no scheme, path, port, wildcard or userinfo; no bare TLD); IPs as the caller says.
-  const problem = hostnameProblem(bare, ips);
+  try {
+    return normalizeHost(new URL(`https://${isIP(bare) === 6 ? `[${bare}]` : bare}/`).hostname);
+  } catch {
+    throw new OrgSettingsError(`"${input}" is not a host name or IP address`);
+  }
+}
+
+/** An entry to add: a host name by the one rule (no scheme, path, port, wildcard or userinfo; no bare TLD); IPs as the caller says. */
+export function normalizeAllowedHost(input: string, ips: IpLiterals = 'any'): string {
+  const problem = hostnameProblem(input.trim(), ips);
   if (problem) throw new OrgSettingsError(`"${input}" is not a host name we can allow: it ${problem} (give a bare host such as hooks.example.com)`);
-  return normalizeHost(new URL(`https://${family === 6 ? `[${bare}]` : bare}/`).hostname);
+  return canonicalHost(input);
 }
 
 /** Canonical `network/prefix` text (host bits cleared), so removing an entry matches however it was typed. */
@@ -81,7 +88,8 @@ export class OrgSettingsRepo {
   }
 
   removeHost(accountId: number, host: string): OrgSettings {
-    return this.#remove(accountId, 'webhook_hosts', normalizeAllowedHost(host), 'webhook host allow-list');
+    // Not held to the host name rule: an entry listed before the rule existed can still be removed.
+    return this.#remove(accountId, 'webhook_hosts', canonicalHost(host), 'webhook host allow-list');
   }
 
   allowIp(accountId: number, cidr: string): OrgSettings {

@@ -1,9 +1,8 @@
-// What trunk settings may hold beyond their shape (the schema): callback URLs under the one https rule, caller IDs in
-// E.164, the SIP domain a host name. Used by the API and the dashboard through TrunkService.
+// What trunk settings may hold beyond their shape (the schema, which also holds sip_domain to the host name rule):
+// callback URLs under the one https rule, caller IDs in E.164. Used by the API and the dashboard through TrunkService.
 import type { FieldErrors } from '../http/errors.js';
 import type { TrunkSettings } from '../store/trunks.js';
 import { checkCustomerUrl, customerUrlProblem, type CustomerUrlRule } from '../net/customer-url.js';
-import { hostnameProblem } from '../net/hostname.js';
 import { E164 } from '../numbers/settings.js';
 
 const URL_FIELDS = ['voice_webhook_url', 'cli_lookup_url', 'status_callback_url', 'hangup_url'] as const;
@@ -22,10 +21,6 @@ export function trunkSettingsProblems(s: Partial<TrunkSettings>, rule: CustomerU
   }
   for (const id of s.allowed_caller_ids ?? []) {
     if (!E164.test(id)) add('allowed_caller_ids', `Allowed caller IDs are E.164 numbers such as +14155550100; "${id}" is not.`);
-  }
-  if (s.sip_domain != null) {
-    const problem = hostnameProblem(s.sip_domain, 'any');
-    if (problem) add('sip_domain', `The SIP domain ${problem}.`);
   }
   return Object.keys(errors).length > 0 ? errors : null;
 }

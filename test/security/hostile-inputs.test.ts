@@ -1,6 +1,7 @@
 // The hostile-URL corpus against every input that stores or uses a customer callback URL: number webhooks (the
-// service the dashboard and CLI share), API call url / status_callback, webhook subscriptions. Every one is
-// refused naming its field and nothing is stored; plain http only to loopback and only under the dev flag.
+// service the dashboard and CLI share), API call url / status_callback, a live recording's
+// recording_status_callback, webhook subscriptions. Every one is refused naming its field and nothing is stored;
+// plain http only to loopback and only under the dev flag. Trunk URLs: hostile-trunk-inputs.test.ts.
 import t from 'tap';
 import { NumberError, NumberService } from '../../src/numbers/service.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
@@ -17,6 +18,9 @@ async function setup(t: Parameters<typeof startHarness>[0], dev: boolean) {
   h.store.orgSettings.allowHost(a.id, 'hooks.example.com');
   const numbers = new NumberService(h.store.numbers, { allowLocalTargets: h.config.devAllowLocalTargets });
   const number = numbers.add(DID, a.id, {});
+  // A finished call: a recording start that passes the URL rule is then refused for the call's state (409).
+  h.store.accounts.update(a.id, { recordingControls: true });
+  const finished = h.store.calls.create({ sid: `CA${'0'.repeat(32)}`, accountId: a.id, direction: 'inbound', from: '+15557770001', to: DID, status: 'completed' });
   /** What each surface says about one URL: null when accepted, else the field it names. */
   const surfaces = {
     async number(url: string): Promise<string | null> {
@@ -36,6 +40,10 @@ async function setup(t: Parameters<typeof startHarness>[0], dev: boolean) {
       const res = await h.request('POST', '/api/calls', { body: { from: DID, to: '+15557770001', markup: '<Response><Hangup/></Response>', status_callback: url } });
       return res.status === 201 ? null : res.status === 422 ? Object.keys(res.body.errors).join(',') : `status ${res.status}`;
     },
+    async recordingCallback(url: string): Promise<string | null> {
+      const res = await h.request('POST', `/api/calls/${finished.sid}/recordings`, { body: { recording_status_callback: url } });
+      return res.status === 409 ? null : res.status === 422 ? Object.keys(res.body.errors).join(',') : `status ${res.status}`;
+    },
     async subscription(url: string): Promise<string | null> {
       const res = await h.request('POST', '/v1/webhooks', { headers: { 'x-forwarded-proto': 'https' }, body: { event_type: 'hangup', target_url: url } });
       if (res.status === 201) {
@@ -45,7 +53,9 @@ async function setup(t: Parameters<typeof startHarness>[0], dev: boolean) {
       return res.status === 400 ? res.body.error.param : `status ${res.status}`;
     },
   };
-  const expected = { number: 'recording.callback_url,webhook_url', callUrl: 'url', statusCallback: 'status_callback', subscription: 'target_url' };
+  const expected = {
+    number: 'recording.callback_url,webhook_url', callUrl: 'url', statusCallback: 'status_callback', recordingCallback: 'recording_status_callback', subscription: 'target_url',
+  };
   return { h, surfaces, expected, stored: () => ({ calls: count(h, 'calls'), subs: count(h, 'webhook_subscriptions'), settings: JSON.stringify(h.store.numbers.getByE164(DID)!.settings) }) };
 }
 
@@ -60,7 +70,8 @@ t.test('every hostile URL is refused on every surface, naming the field; nothing
       else t.fail(`${name}: ${url} → ${field ?? 'accepted'}`);
     }
   }
-  t.equal(refused, STATIC_HOSTILE_URLS.length * 4, `${STATIC_HOSTILE_URLS.length} URLs x 4 surfaces refused`);
+  const n = Object.keys(surfaces).length;
+  t.equal(refused, STATIC_HOSTILE_URLS.length * n, `${STATIC_HOSTILE_URLS.length} URLs x ${n} surfaces refused`);
   t.same(stored(), before, 'no call, subscription or setting stored');
 });
 

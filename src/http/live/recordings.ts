@@ -6,6 +6,7 @@ import type { ActiveRecording, CallSession } from '../../calls/session.js';
 import { EngineError } from '../../engine/port.js';
 import type { RecordingRecord } from '../../store/recordings.js';
 import { errors } from '../errors.js';
+import { checkCustomerUrl, customerUrlProblem } from '../../net/customer-url.js';
 import { RecordingStartBody, RecordingSummary, RecordingUpdateBody, type RecordingStartInput, type RecordingUpdateInput } from '../schemas/call.js';
 import { recordingView } from './call-views.js';
 import { loadCall } from './calls.js';
@@ -48,12 +49,16 @@ export async function recordingRoutes(app: FastifyInstance, deps: { services: Ca
       response: { 201: RecordingSummary, 409: live409, 502: { type: 'object', additionalProperties: true }, 503: live409 },
     },
   }, async (req, reply) => {
+    const callback = req.body.recording_status_callback;
+    // A customer callback URL like any other: the one https rule (src/net/customer-url.ts), checked before the call's state.
+    const check = callback === undefined ? null : checkCustomerUrl(callback, services.urls);
+    if (check && !check.ok) throw errors.validation({ recording_status_callback: [customerUrlProblem('recording_status_callback', check)] });
     const session = liveSession(req);
     const number = session.call.numberId === null ? undefined : store.numbers.getById(session.call.numberId);
     const tracks = req.body.tracks ?? 'both';
     const active = await engineCommand(() => session.startRecording({
       source: 'call', tracks, dualChannel: tracks === 'both' && (req.body.dual_channel ?? true),
-      callbackUrl: req.body.recording_status_callback ?? number?.settings.recording.callback_url ?? null,
+      callbackUrl: callback ?? number?.settings.recording.callback_url ?? null,
       immutable: number?.settings.recording.immutable ?? false,
     }));
     return reply.status(201).send(view(active.record));

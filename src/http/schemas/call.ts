@@ -68,7 +68,7 @@ export const CallList = Type.Object({ data: Type.Array(CallResource), next_page_
 export const RecordingStartBody = Type.Object({
   tracks: Type.Optional(StringEnum(['inbound', 'outbound', 'both'] as const)),
   dual_channel: Type.Optional(Type.Boolean({ description: 'With tracks both: one channel per side. Default true.' })),
-  recording_status_callback: Type.Optional(HttpUrl('Notified when the recording is ready.')),
+  recording_status_callback: Type.Optional(HttpUrl('https URL notified when the recording is ready.')),
 });
 export type RecordingStartInput = Static<typeof RecordingStartBody>;
 

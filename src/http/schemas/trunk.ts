@@ -8,20 +8,20 @@ const methodSchema = { type: 'string', enum: ['POST', 'GET'] } as const;
 const settingProps = {
   label: Nullable(SingleLine(255, 'Up to 255 characters, no line breaks.')),
   client_ref: Nullable(SingleLine(255, "Caller's own reference. Up to 255 characters, no line breaks.")),
-  sip_domain: Nullable(Type.String({ format: 'sip-host', description: 'Host shown in connection details.' })),
-  voice_webhook_url: Nullable(HttpUrl('Each call arriving over the trunk is sent here; the XML returned is run.')),
+  sip_domain: Nullable(Type.String({ format: 'sip-host', description: 'Host name or IP address shown in connection details.' })),
+  voice_webhook_url: Nullable(HttpUrl('https URL: each call arriving over the trunk is sent here; the XML returned is run.')),
   voice_webhook_method: Type.Unsafe<'POST' | 'GET'>({ ...methodSchema, description: 'POST (default) or GET.' }),
-  cli_lookup_url: Nullable(HttpUrl('Asked which caller ID to use for a call from the trunk.')),
+  cli_lookup_url: Nullable(HttpUrl('https URL asked which caller ID to use for a call from the trunk.')),
   cli_lookup_method: Type.Unsafe<'POST' | 'GET'>({ ...methodSchema, description: 'POST (default) or GET.' }),
-  default_caller_id: Nullable(SingleLine(32, 'Used when there is no lookup URL or the lookup fails.')),
-  status_callback_url: Nullable(HttpUrl('Target for status callbacks of calls on this trunk.')),
+  default_caller_id: Nullable(SingleLine(32, 'E.164 (+14155550100). Used when there is no lookup URL or the lookup fails.')),
+  status_callback_url: Nullable(HttpUrl('https URL: target for status callbacks of calls on this trunk.')),
   status_callback_events: Type.String({
     format: 'callback-events',
     description: `Space-separated: ${CALLBACK_EVENTS.join(', ')}. Default "completed".`,
   }),
-  hangup_url: Nullable(HttpUrl('Stored only; the service sends no requests to it.')),
+  hangup_url: Nullable(HttpUrl('https URL, stored only; the service sends no requests to it.')),
   dual_channel_recording: Type.Boolean({ description: 'Each side recorded on its own channel. Default false.' }),
-  allowed_caller_ids: Nullable(Type.Array(SingleLine(32, 'A caller ID.'), { maxItems: 100 })),
+  allowed_caller_ids: Nullable(Type.Array(SingleLine(32, 'An E.164 caller ID.'), { maxItems: 100 })),
 };
 
 export const TrunkUpdateBody = Type.Partial(Type.Object(settingProps), { $id: 'TrunkUpdate' });

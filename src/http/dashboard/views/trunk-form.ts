@@ -11,15 +11,15 @@ function fields(f: FormRender, create: boolean): Html {
     ${f.text('label', 'Label', { hint: 'Up to 255 characters.' })}
     ${f.text('client_ref', 'Client reference', { hint: 'Your own reference, up to 255 characters.' })}
     ${create ? f.select('transport', 'Transport', [['wss', 'WSS (browser agents, JsSIP)'], ['tcp', 'TCP'], ['tls', 'TLS'], ['udp', 'UDP']], { hint: 'Cannot be changed later.' }) : ''}
-    ${f.text('sip_domain', 'SIP domain', { hint: 'Host shown in the connection details; empty for the service default.' })}
+    ${f.text('sip_domain', 'SIP domain', { hint: 'Host name (such as sip.example.com) or IP address shown in the connection details; empty for the service default.' })}
   </fieldset>
   <fieldset><legend>Calls</legend>
     ${f.text('voice_webhook_url', 'Voice webhook URL', { type: 'url', hint: 'Each call arriving over the trunk is sent here; the XML returned is run.' })}
     ${f.select('voice_webhook_method', 'Voice webhook method', METHODS)}
     ${f.text('cli_lookup_url', 'Caller ID lookup URL', { type: 'url' })}
     ${f.select('cli_lookup_method', 'Caller ID lookup method', METHODS)}
-    ${f.text('default_caller_id', 'Default caller ID', { hint: 'Up to 32 characters.' })}
-    ${f.textarea('allowed_caller_ids', 'Allowed caller IDs', { hint: 'One per line, each up to 32 characters.' })}
+    ${f.text('default_caller_id', 'Default caller ID', { hint: 'E.164, such as +14155550100.' })}
+    ${f.textarea('allowed_caller_ids', 'Allowed caller IDs', { hint: 'One E.164 number per line, such as +14155550100.' })}
     ${f.checkbox('dual_channel_recording', 'Dual-channel recording (each side on its own channel)')}
   </fieldset>
   <fieldset><legend>Callbacks</legend>
