@@ -15,6 +15,9 @@ t.test('settings repo: hosts, CIDRs, token stored hashed', async (t) => {
   for (const bad of ['https://x.com/', '*.example.com', 'a b', 'user@x.com', '']) t.throws(() => store.orgSettings.allowHost(id, bad), /not a host/, bad);
   t.same(store.orgSettings.removeHost(id, '::1').webhookHosts, ['hooks.example.com']);
   t.throws(() => store.orgSettings.removeHost(id, 'other.com'), /not on the webhook host allow-list/);
+  // An entry listed before the host name rule (a single label) can still be taken off the list.
+  store.db.prepare(`UPDATE org_settings SET webhook_hosts = '["hooks.example.com","intranet"]' WHERE account_id = ?`).run(id);
+  t.same(store.orgSettings.removeHost(id, 'Intranet').webhookHosts, ['hooks.example.com'], 'a pre-rule entry is removable');
   t.same(store.orgSettings.allowIp(id, '10.1.2.3/8').injectionIps, ['10.0.0.0/8']);
   t.throws(() => store.orgSettings.allowIp(id, '10.0.0.0/33'), /not an IP address or CIDR/);
   t.ok(store.orgSettings.injectionIpAllowed(id, '10.9.9.9'));
