@@ -38,7 +38,10 @@ export class CallbackStore {
     return sid;
   }
 
-  /** Due rows whose stream has nothing earlier pending, leased for `leaseMs` (a crashed worker's lease expires). */
+  /**
+   * Due rows whose stream has nothing earlier pending, leased for `leaseMs` (a crashed worker's lease expires).
+   * The attempt is counted at the claim, so a process killed mid-delivery still uses up that attempt.
+   */
   claimDue(limit: number, leaseMs: number): ClaimedCallback[] {
     const now = this.clock.now();
     return this.db.transaction(() => {
@@ -52,7 +55,7 @@ export class CallbackStore {
           fields: JSON.parse(r.fields) as Record<string, string>, attempt: r.attempt_count + 1,
         };
       });
-    })();
+    }).immediate(); // take the write lock before reading, so two processes cannot lease the same row
   }
 
   finish(id: number, outcome: { status: CallbackStatus; nextAttemptAt: number | null; statusCode: number | null; error: string | null }): void {
@@ -70,5 +73,12 @@ export class CallbackStore {
     const row = this.db.prepare(`SELECT MIN(MAX(c.next_attempt_at, c.lease_until)) AS at FROM callback_outbox c WHERE ${HEAD_OF_STREAM}`)
       .get() as { at: number | null };
     return row.at;
+  }
+
+  /** Forgets delivered and exhausted rows finished before `cutoffMs`; pending rows are never touched. */
+  prune(cutoffMs: number): { callbacks: number } {
+    const cutoff = new Date(cutoffMs).toISOString();
+    const removed = this.db.prepare("DELETE FROM callback_outbox WHERE status IN ('delivered', 'exhausted') AND completed_at < ?").run(cutoff);
+    return { callbacks: removed.changes };
   }
 }

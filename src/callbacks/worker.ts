@@ -4,11 +4,14 @@ import type { Logger } from 'pino';
 import type { Clock, TimerHandle } from '../clock.js';
 import type { CustomerHttp } from '../calls/customer-http.js';
 import { retryDelayMs } from '../events/backoff.js';
+import { OutboxRetention } from '../events/retention.js';
+import { redactUrl } from '../log-redaction.js';
 import type { CallbackStore, ClaimedCallback, QueuedCallback } from './store.js';
 
-const TIMEOUT_MS = 5_000;
-const LEASE_MS = TIMEOUT_MS + 2_000;
-const MAX_ATTEMPTS = 5;
+export const CALLBACK_TIMEOUT_MS = 5_000;
+/** Longer than an attempt can take, so only a dead process's lease runs out. */
+const LEASE_MS = CALLBACK_TIMEOUT_MS + 2_000;
+export const CALLBACK_MAX_ATTEMPTS = 5;
 const POLL_MS = 5_000;
 const CONCURRENCY = 8;
 
@@ -16,11 +19,14 @@ export interface CallbackOutboxDeps { store: CallbackStore; http: CustomerHttp; 
 
 export class CallbackOutbox {
   readonly #inFlight = new Set<Promise<void>>();
+  readonly #retention: OutboxRetention<{ callbacks: number }>;
   #running = false;
   #timer: TimerHandle | null = null;
   #wakeQueued = false;
 
-  constructor(private readonly d: CallbackOutboxDeps) {}
+  constructor(private readonly d: CallbackOutboxDeps) {
+    this.#retention = new OutboxRetention(d.store, d.clock, d.log, undefined, 'callback history');
+  }
 
   /** Synchronous: call inside the transaction that made the change, so the callback commits with it. */
   enqueue(c: QueuedCallback): string {
@@ -30,12 +36,16 @@ export class CallbackOutbox {
   }
 
   start(): void {
+    if (this.#running) return;
     this.#running = true;
+    this.#retention.start();
     this.wake();
   }
 
+  /** Stops claiming and waits for the attempts in flight (each bounded by its timeout). */
   async stop(): Promise<void> {
     this.#running = false;
+    this.#retention.stop();
     if (this.#timer) this.d.clock.clearTimeout(this.#timer);
     this.#timer = null;
     await Promise.allSettled([...this.#inFlight]);
@@ -53,16 +63,25 @@ export class CallbackOutbox {
 
   #pump(): void {
     if (!this.#running) return;
-    const free = CONCURRENCY - this.#inFlight.size;
-    if (free > 0) {
-      for (const claimed of this.d.store.claimDue(free, LEASE_MS)) {
-        const p = this.#deliver(claimed).finally(() => { this.#inFlight.delete(p); this.wake(); });
-        this.#inFlight.add(p);
-      }
-    }
     if (this.#timer) this.d.clock.clearTimeout(this.#timer);
-    const due = this.d.store.nextDueAt();
-    const wait = Math.min(POLL_MS, due === null ? Infinity : Math.max(0, due - this.d.clock.now()));
+    let wait = POLL_MS;
+    // A database error (locked by another writer, disk full) must not kill the server from a timer: log it and
+    // look again at the next poll; the rows stay in the table.
+    try {
+      const free = CONCURRENCY - this.#inFlight.size;
+      if (free > 0) {
+        for (const claimed of this.d.store.claimDue(free, LEASE_MS)) {
+          const p = this.#deliver(claimed)
+            .catch((err: unknown) => this.d.log.error({ err, callback: claimed.sid }, 'callback outcome not recorded; the lease will expire and it is sent again'))
+            .finally(() => { this.#inFlight.delete(p); this.wake(); });
+          this.#inFlight.add(p);
+        }
+      }
+      const due = this.d.store.nextDueAt();
+      if (due !== null) wait = Math.min(wait, Math.max(0, due - this.d.clock.now()));
+    } catch (err) {
+      this.d.log.error({ err }, 'callback outbox unreadable; trying again');
+    }
     this.#timer = this.d.clock.setTimeout(() => { this.#timer = null; this.#pump(); }, wait);
   }
 
@@ -70,16 +89,16 @@ export class CallbackOutbox {
     let statusCode: number | null = null;
     let error: string | null = null;
     try {
-      const res = await this.d.http.send({ accountId: c.accountId, url: c.url, method: c.method, payload: { kind: 'form', body: c.fields }, timeoutMs: TIMEOUT_MS });
+      const res = await this.d.http.send({ accountId: c.accountId, url: c.url, method: c.method, payload: { kind: 'form', body: c.fields }, timeoutMs: CALLBACK_TIMEOUT_MS });
       statusCode = res.status;
       if (res.status < 200 || res.status > 299) error = `the receiver answered ${res.status}`;
     } catch (err) {
       error = (err as Error).message;
     }
     const ok = error === null;
-    const status = ok ? 'delivered' : c.attempt >= MAX_ATTEMPTS ? 'exhausted' : 'pending';
+    const status = ok ? 'delivered' : c.attempt >= CALLBACK_MAX_ATTEMPTS ? 'exhausted' : 'pending';
     const nextAttemptAt = status === 'pending' ? this.d.clock.now() + retryDelayMs(c.attempt, this.d.random) : null;
-    if (!ok) this.d.log.info({ callback: c.sid, url: c.url, attempt: c.attempt, error, status }, 'callback not delivered');
+    if (!ok) this.d.log.info({ callback: c.sid, url: redactUrl(c.url), attempt: c.attempt, error, status }, 'callback not delivered');
     this.d.store.finish(c.id, { status, nextAttemptAt, statusCode, error });
   }
 }

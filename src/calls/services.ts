@@ -8,6 +8,7 @@ import type { CallWatch } from './watch.js';
 import type { MediaCache } from '../media/media-cache.js';
 import type { CustomerUrlRule, SipTargetPolicy } from '../net/index.js';
 import type { ConferenceService } from '../conferences/service.js';
+import type { CallbackOutbox } from '../callbacks/worker.js';
 
 /** What a call needs from the rest of the platform, wired once by createApp. */
 export interface CallServices {
@@ -30,4 +31,6 @@ export interface CallServices {
   urls: CustomerUrlRule;
   /** Conference rooms and their lifecycle (set by createApp once the other services exist: it uses them). */
   conferences: ConferenceService;
+  /** Durable per-resource callbacks (src/callbacks): enqueue inside the transaction of the change that owes them. */
+  callbacks?: CallbackOutbox;
 }

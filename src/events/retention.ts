@@ -1,21 +1,27 @@
-// Delivered and exhausted webhook history would otherwise grow the database forever; it is kept for a retention
-// period (the delivery log's useful life) and then pruned in the background.
+// Delivered and exhausted webhook history (and the callback outbox's, src/callbacks) would otherwise grow the
+// database forever; it is kept for a retention period (the delivery log's useful life), then pruned in the background.
 import type { Logger } from 'pino';
 import type { Clock, TimerHandle } from '../clock.js';
-import type { OutboxStore } from './outbox-store.js';
+
+/** A store of finished history: forgets what finished before the cutoff and counts what it removed, by kind. */
+export interface PrunableHistory<R extends Record<string, number>> {
+  prune(cutoffMs: number): R;
+}
 
 export const DEFAULT_RETENTION_DAYS = 30;
 const DAY_MS = 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
 
-export class OutboxRetention {
+export class OutboxRetention<R extends Record<string, number>> {
   #timer: TimerHandle | null = null;
 
   constructor(
-    private readonly outbox: OutboxStore,
+    private readonly outbox: PrunableHistory<R>,
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly retentionDays = DEFAULT_RETENTION_DAYS,
+    /** Named in the log line. */
+    private readonly what = 'webhook history',
   ) {}
 
   /** Prunes now, then every hour. */
@@ -29,9 +35,10 @@ export class OutboxRetention {
     this.#timer = null;
   }
 
-  prune(): { deliveries: number; events: number } {
+  prune(): R {
     const removed = this.outbox.prune(this.clock.now() - this.retentionDays * DAY_MS);
-    if (removed.deliveries + removed.events > 0) this.log.info(removed, 'pruned finished webhook history past retention');
+    const counts: Record<string, number> = removed;
+    if (Object.values(counts).some((n) => n > 0)) this.log.info(counts, `pruned finished ${this.what} past retention`);
     return removed;
   }
 }

@@ -64,6 +64,8 @@ export interface App {
   simulator: SandboxEngine;
   /** Lifecycle events: durable outbox, delivery workers (stopped by close()), emitAndWait for sync flows. */
   eventSystem: EventSystem;
+  /** Per-resource callbacks (conference status callbacks): durable outbox and its worker (stopped by close()). */
+  callbacks: CallbackOutbox;
   /** Stops background work and outbound connections (after http.close()). */
   close(): Promise<void>;
 }
@@ -118,7 +120,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const callbacks = new CallbackOutbox({ store: new CallbackStore(store.db, clock), http: customerHttp, clock, log: logger.child({ component: 'callbacks' }) });
   callbacks.start();
   const callServices: CallServices = {
-    store, engine, clock, events,
+    store, engine, clock, events, callbacks,
     conferences: new ConferenceService({ store, clock }, callbacks, conferenceBeep(path.join(config.dataDir, 'tones'))),
     log: logger.child({ component: 'calls' }),
     http: customerHttp,
@@ -165,7 +167,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
 
   let released: Promise<void> | undefined;
   return {
-    http, trunks, calls, signingSecrets, callServices, simulator, eventSystem,
+    http, trunks, calls, signingSecrets, callServices, simulator, eventSystem, callbacks,
     // Called after the drain and again after the engine stops: settles both times, releases resources once.
     async close() {
       await calls.settled();

@@ -335,4 +335,10 @@ export const migrations: string[] = [
   `
   ALTER TABLE api_keys ADD COLUMN name TEXT;
   `,
+  // The callback outbox's ordering rule looks for an earlier pending row of the same stream: index only pending
+  // rows, so the look stays short however many delivered callbacks a stream has (src/callbacks/store.ts).
+  `
+  DROP INDEX callback_outbox_stream;
+  CREATE INDEX callback_outbox_pending_stream ON callback_outbox(stream, id) WHERE status = 'pending';
+  `,
 ];

@@ -1,5 +1,6 @@
-// The callback outbox on a fake clock: signed form deliveries, order within a stream while another stream goes on,
-// retries with backoff, exhaustion, and nothing queued by a transaction that rolled back.
+// The callback outbox on a fake clock: signed form deliveries (POST body, GET query), order within a stream while
+// another stream goes on (a failing and a slow receiver), retries with backoff, exhaustion, nothing queued by a
+// transaction that rolled back, and finished rows pruned after the retention period.
 import t, { type Test } from 'tap';
 import { startHarness } from '../helpers/harness.js';
 import { startWebhookApp } from '../helpers/webhook-app.js';
@@ -9,16 +10,21 @@ import { verify } from '../../src/net/index.js';
 import { CallbackOutbox } from '../../src/callbacks/worker.js';
 import { CallbackStore } from '../../src/callbacks/store.js';
 
+const DAY = 86_400_000;
+
 async function setup(t: Test) {
   const clock = new FakeClock(Date.now());
   const h = await startHarness(t, { clock, env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
   const { id } = h.account();
   const hooks = await startWebhookApp(t);
-  const outbox = new CallbackOutbox({ store: new CallbackStore(h.store.db, clock), http: h.app.callServices.http, clock, log: h.app.callServices.log, random: () => 0.5 });
+  // The app's own worker is stopped: this one pins the jitter, so the retry schedule is exact.
+  await h.app.callbacks.stop();
+  const worker = (at: FakeClock) => new CallbackOutbox({ store: new CallbackStore(h.store.db, at), http: h.app.callServices.http, clock: at, log: h.app.callServices.log, random: () => 0.5 });
+  const outbox = worker(clock);
   outbox.start();
   t.teardown(() => outbox.stop());
-  const status = (sid: string) => (h.store.db.prepare('SELECT status, attempt_count AS attempts FROM callback_outbox WHERE sid = ?').get(sid) as { status: string; attempts: number });
-  return { clock, h, accountId: id, hooks, outbox, status };
+  const status = (sid: string) => (h.store.db.prepare('SELECT status, attempt_count AS attempts FROM callback_outbox WHERE sid = ?').get(sid) as { status: string; attempts: number } | undefined);
+  return { clock, h, accountId: id, hooks, outbox, worker, status };
 }
 
 t.test('a callback is a signed form POST', async (t) => {
@@ -28,12 +34,47 @@ t.test('a callback is a signed form POST', async (t) => {
   const req = await hooks.waitFor('/cb');
   t.same(Object.fromEntries(req.form), { StatusCallbackEvent: 'conference-start', SequenceNumber: '1' });
   t.same(verify(h.app.signingSecrets.get(accountId), req.body, req.headers['x-service-signature'], Math.floor(Date.now() / 1000)), { ok: true }, 'signed with the account secret');
-  await until('recorded as delivered', 2_000, () => status(sid).status === 'delivered');
+  await until('recorded as delivered', 2_000, () => status(sid)?.status === 'delivered');
   t.pass('delivered');
 });
 
-t.test('a stream waits for its earlier callback; other streams go on; retries back off; a failing target is given up', async (t) => {
+t.test('a GET callback carries its fields in the query string, signed over it', async (t) => {
+  const { h, accountId, hooks, outbox } = await setup(t);
+  hooks.on('/get', { status: 200, body: '' });
+  outbox.enqueue({ accountId, stream: 'CF1', url: `${hooks.url}/get?keep=1`, method: 'GET', fields: { StatusCallbackEvent: 'participant-join', FriendlyName: 'a b&c' } });
+  const req = await hooks.waitFor('/get');
+  t.equal(req.method, 'GET');
+  t.same(Object.fromEntries(req.query), { keep: '1', StatusCallbackEvent: 'participant-join', FriendlyName: 'a b&c' });
+  const signed = new URLSearchParams({ StatusCallbackEvent: 'participant-join', FriendlyName: 'a b&c' }).toString();
+  t.ok(verify(h.app.signingSecrets.get(accountId), signed, req.headers['x-service-signature'], Math.floor(Date.now() / 1000)).ok, 'signature covers the fields');
+});
+
+t.test('a slow receiver holds its stream: the next callback goes only after the earlier one is answered', async (t) => {
   const { clock, accountId, hooks, outbox, status } = await setup(t);
+  let answerFirst!: () => void;
+  const firstAnswered = new Promise<void>((resolve) => { answerFirst = resolve; });
+  t.teardown(answerFirst);
+  hooks.on('/slow', async (req) => {
+    if (req.form.get('n') === '1') await firstAnswered;
+    return { status: 200, body: '' };
+  });
+  hooks.on('/other', { status: 200, body: '' });
+  const first = outbox.enqueue({ accountId, stream: 'CF1', url: `${hooks.url}/slow`, method: 'POST', fields: { n: '1' } });
+  const second = outbox.enqueue({ accountId, stream: 'CF1', url: `${hooks.url}/slow`, method: 'POST', fields: { n: '2' } });
+  const other = outbox.enqueue({ accountId, stream: 'CF2', url: `${hooks.url}/other`, method: 'POST', fields: { n: '1' } });
+  await hooks.waitFor('/slow');
+  await until('the other stream delivered meanwhile', 2_000, () => status(other)?.status === 'delivered');
+  await clock.advance(5_000); // the worker's poll comes round while the first is still unanswered (lease: 7 s)
+  t.equal(hooks.requests.filter((r) => r.path === '/slow').length, 1, 'only the first is sent');
+  t.same(status(second), { status: 'pending', attempts: 0 }, 'the second waits, not even attempted');
+  answerFirst();
+  await until('both delivered', 2_000, () => status(second)?.status === 'delivered');
+  t.equal(status(first)?.status, 'delivered');
+  t.same(hooks.requests.filter((r) => r.path === '/slow').map((r) => r.form.get('n')), ['1', '2'], 'in order, each once');
+});
+
+t.test('a stream waits for its earlier callback; other streams go on; retries back off; a failing target is given up', async (t) => {
+  const { clock, h, accountId, hooks, outbox, status } = await setup(t);
   let failFirst = true;
   hooks.on('/a', () => (failFirst ? ((failFirst = false), { status: 500, body: '' }) : { status: 200, body: '' }));
   hooks.on('/b', { status: 200, body: '' });
@@ -42,18 +83,20 @@ t.test('a stream waits for its earlier callback; other streams go on; retries ba
   const a2 = outbox.enqueue({ accountId, stream: 'A', url: `${hooks.url}/a`, method: 'POST', fields: { n: 'a2' } });
   const b1 = outbox.enqueue({ accountId, stream: 'B', url: `${hooks.url}/b`, method: 'POST', fields: { n: 'b1' } });
   const down = outbox.enqueue({ accountId, stream: 'C', url: `${hooks.url}/down`, method: 'POST', fields: { n: 'c1' } });
-  await until('first attempts', 2_000, () => status(a1).attempts === 1 && status(b1).status === 'delivered' && status(down).attempts === 1);
-  t.equal(status(a1).status, 'pending', 'a1 failed and waits for its retry');
-  t.equal(status(a2).attempts, 0, 'a2 waits behind a1');
-  t.equal(status(b1).status, 'delivered', 'stream B was not held up');
+  await until('first attempts', 2_000, () => status(a1)?.attempts === 1 && status(b1)?.status === 'delivered' && status(down)?.attempts === 1);
+  t.equal(status(a1)?.status, 'pending', 'a1 failed and waits for its retry');
+  t.equal(status(a2)?.attempts, 0, 'a2 waits behind a1');
+  t.equal(status(b1)?.status, 'delivered', 'stream B was not held up');
   await clock.advance(29_000);
-  t.equal(status(a1).attempts, 1, 'no retry before the backoff (30 s)');
+  t.equal(status(a1)?.attempts, 1, 'no retry before the backoff (30 s)');
   await clock.advance(2_000);
-  await until('a1 then a2 delivered', 2_000, () => status(a2).status === 'delivered');
+  await until('a1 then a2 delivered', 2_000, () => status(a2)?.status === 'delivered');
   t.same(hooks.requests.filter((r) => r.path === '/a').map((r) => r.form.get('n')), ['a1', 'a1', 'a2'], 'in order, a1 retried first');
   for (let i = 0; i < 6; i++) await clock.advance(20 * 60_000);
-  await until('the failing target given up', 2_000, () => status(down).status === 'exhausted');
-  t.equal(hooks.requests.filter((r) => r.path === '/down').length, 5, 'five attempts, then exhausted');
+  await until('the failing target given up', 2_000, () => status(down)?.status === 'exhausted');
+  t.equal(hooks.requests.filter((r) => r.path === '/down').length, 5, 'five attempts (30 s, 1, 2, 4 min apart), then exhausted');
+  const row = h.store.db.prepare('SELECT last_status_code AS code, last_error AS error FROM callback_outbox WHERE sid = ?').get(down);
+  t.same(row, { code: 503, error: 'the receiver answered 503' }, 'the last failure is kept');
 });
 
 t.test('a callback queued in a transaction that rolls back never exists', async (t) => {
@@ -63,4 +106,26 @@ t.test('a callback queued in a transaction that rolls back never exists', async 
     throw new Error('the change failed');
   })());
   t.equal((h.store.db.prepare('SELECT COUNT(*) AS n FROM callback_outbox').get() as { n: number }).n, 0);
+});
+
+t.test('delivered and exhausted callbacks are pruned 30 days after they finished; pending ones never', async (t) => {
+  const { clock, h, accountId, hooks, outbox, worker, status } = await setup(t);
+  hooks.on('/ok', { status: 200, body: '' });
+  hooks.on('/down', { status: 500, body: '' });
+  const delivered = outbox.enqueue({ accountId, stream: 'A', url: `${hooks.url}/ok`, method: 'POST', fields: {} });
+  const exhausted = outbox.enqueue({ accountId, stream: 'B', url: `${hooks.url}/down`, method: 'POST', fields: {} });
+  for (let i = 0; i < 10 && status(exhausted)?.status !== 'exhausted'; i++) await clock.advance(60_000);
+  t.equal(status(delivered)?.status, 'delivered');
+  t.equal(status(exhausted)?.status, 'exhausted');
+  await outbox.stop();
+  // Queued while no worker runs: stays pending however old it gets.
+  const pending = new CallbackStore(h.store.db, clock).enqueue({ accountId, stream: 'C', url: `${hooks.url}/ok`, method: 'POST', fields: {} });
+  // A worker starting later prunes at once (then hourly); stopped before it looks for work.
+  const startAt = async (ms: number) => { const w = worker(new FakeClock(clock.now() + ms)); w.start(); await w.stop(); };
+  await startAt(29 * DAY);
+  t.ok(status(delivered) && status(exhausted), 'kept for 29 days');
+  await startAt(31 * DAY);
+  t.equal(status(delivered), undefined, 'delivered row pruned');
+  t.equal(status(exhausted), undefined, 'exhausted row pruned');
+  t.same(status(pending), { status: 'pending', attempts: 0 }, 'pending row kept');
 });

@@ -14,7 +14,8 @@ export interface ReceivedRequest {
 
 export type Reply =
   | { status?: number; body: string; type?: string }
-  | ((req: ReceivedRequest) => { status?: number; body: string; type?: string })
+  // A promise answers when it settles: a receiver that is slow for as long as the test wants.
+  | ((req: ReceivedRequest) => { status?: number; body: string; type?: string } | Promise<{ status?: number; body: string; type?: string }>)
   | 'hang'; // never answer: the platform's timeout must fire
 
 export interface WebhookApp {
@@ -35,7 +36,7 @@ export async function startWebhookApp(t: { teardown(fn: () => unknown): void }):
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const url = new URL(req.url ?? '/', 'http://x');
       const body = Buffer.concat(chunks).toString('utf8');
       let json: unknown;
@@ -50,7 +51,7 @@ export async function startWebhookApp(t: { teardown(fn: () => unknown): void }):
       }
       const reply = routes.get(url.pathname) ?? { status: 404, body: 'no route' };
       if (reply === 'hang') { hanging.add(res); return; }
-      const r = typeof reply === 'function' ? reply(received) : reply;
+      const r = typeof reply === 'function' ? await reply(received) : reply;
       res.writeHead(r.status ?? 200, { 'content-type': r.type ?? (r.body.trimStart().startsWith('<') ? 'application/xml' : 'application/json') });
       res.end(r.body);
     });
