@@ -8,10 +8,10 @@ import { OutboxRetention } from '../events/retention.js';
 import { redactUrl } from '../log-redaction.js';
 import type { CallbackStore, ClaimedCallback, QueuedCallback } from './store.js';
 
-export const CALLBACK_TIMEOUT_MS = 5_000;
+const CALLBACK_TIMEOUT_MS = 5_000;
 /** Longer than an attempt can take, so only a dead process's lease runs out. */
 const LEASE_MS = CALLBACK_TIMEOUT_MS + 2_000;
-export const CALLBACK_MAX_ATTEMPTS = 5;
+const CALLBACK_MAX_ATTEMPTS = 5;
 const POLL_MS = 5_000;
 const CONCURRENCY = 8;
 
