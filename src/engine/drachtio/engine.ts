@@ -2,9 +2,11 @@
 // drachtio-fsmrf. This class only wires the pieces: each concern (connection, registrar, INVITE
 // classification, media legs, outbound calls) lives in its own module.
 import { randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
 import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
 import type { EngineHealth, EnginePort, IncomingCallHandler, OriginateRequest, OriginateResult, TrunkCredentials } from '../port.js';
+import type { AudioGatewayConfig } from './audio-tap.js';
 import { NO_CARRIERS, type CarrierDirectory } from './carriers.js';
 import { EngineConnection, type ConnectionOptions, type LostServer } from './connection.js';
 import { CredentialStore } from './credentials.js';
@@ -33,6 +35,7 @@ export class DrachtioEngine implements EnginePort {
   readonly #carriers: CarrierDirectory;
   readonly #legs = new Set<DrachtioLeg>();
   readonly #pending = new Set<DrachtioIncomingCall>();
+  readonly #audio: AudioGatewayConfig;
   #handler: IncomingCallHandler | null = null;
   #started = false;
 
@@ -41,6 +44,12 @@ export class DrachtioEngine implements EnginePort {
     this.#credentials = new CredentialStore(new DigestAuthority(opts.realm));
     this.#registrar = new Registrar(this.#credentials, opts.registrations, log);
     this.#carriers = opts.carriers ?? NO_CARRIERS;
+    // Media streams' RTP sockets live where FreeSWITCH already reaches this process (its event socket); an SDP
+    // needs an address, so an advertised host name leaves the listen address in the offer.
+    const { listenAddress, advertisedAddress } = opts.media;
+    this.#audio = {
+      bind: listenAddress, address: advertisedAddress && isIP(advertisedAddress) === 4 ? advertisedAddress : listenAddress, media: () => this.#conn.media,
+    };
     this.#conn.onLost((server) => this.#onLost(server));
   }
 
@@ -134,6 +143,7 @@ export class DrachtioEngine implements EnginePort {
   }
 
   #track(leg: DrachtioLeg): void {
+    leg.audioGateway = this.#audio;
     this.#legs.add(leg);
     void leg.ended.then(() => this.#legs.delete(leg));
   }

@@ -5,9 +5,10 @@
 import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
 import {
-  isEngineLost, type CallLeg, type CallRecording, type ConferenceJoinOptions, type ConferenceMember, type CallRecordingOptions, type CollectOptions, type CollectResult,
+  isEngineLost, EngineError, type AudioTap, type AudioTapOptions, type CallLeg, type CallRecording, type ConferenceJoinOptions, type ConferenceMember, type CallRecordingOptions, type CollectOptions, type CollectResult,
   type EngineLostCause, type HangupInfo, type LegEvents, type LocalMedia, type RecordOptions, type RecordResult, type SayOptions,
 } from '../port.js';
+import { openDrachtioAudio, type AudioGatewayConfig } from './audio-tap.js';
 import { causeOfQ850 } from './causes.js';
 import { collectDigits } from './collect.js';
 import { joinConference } from './conference.js';
@@ -41,6 +42,8 @@ export class DrachtioLeg implements CallLeg, MediaContext {
   #endInfo: HangupInfo | null = null;
   #released: Promise<void> | null = null;
   #unbridge: (() => void) | null = null;
+  /** Lent by the engine when it starts tracking the leg (see DrachtioEngine.#track); media streams need it. */
+  audioGateway: AudioGatewayConfig | null = null;
 
   constructor(
     readonly id: string,
@@ -130,6 +133,13 @@ export class DrachtioLeg implements CallLeg, MediaContext {
       other.#unbridge = unbridge;
       void Promise.race([this.ended, other.ended]).then(unbridge);
     });
+  }
+
+  async openAudio(opts: AudioTapOptions): Promise<AudioTap> {
+    if (!this.audioGateway) throw new EngineError('media streams are not available on this leg');
+    // The stream's endpoint takes the caller's side of any bridge.
+    if (opts.mode === 'bidirectional') this.#unbridge?.();
+    return openDrachtioAudio(this, this.audioGateway, opts);
   }
 
   async hangup(): Promise<void> {

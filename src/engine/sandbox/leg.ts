@@ -1,10 +1,12 @@
 // The platform's handle on an answered simulated call. Media and digit logic live in their own modules; this
 // class wires them to one Line and adds events, bridging and hangup.
 import type {
-  CallLeg, CallRecording, CallRecordingOptions, CollectOptions, CollectResult, ConferenceJoinOptions, ConferenceMember,
+  AudioTap, AudioTapOptions, CallLeg, CallRecording, CallRecordingOptions, CollectOptions, CollectResult, ConferenceJoinOptions, ConferenceMember,
   HangupInfo, LegEvents, LocalMedia,
   RecordOptions, RecordResult, SayOptions,
 } from '../port.js';
+import { EngineError } from '../port.js';
+import { openSandboxAudio } from './audio-tap.js';
 import { collectDigits } from './collect.js';
 import { DigitQueue } from './digits.js';
 import type { Line } from './line.js';
@@ -80,6 +82,13 @@ export class SandboxLeg implements CallLeg {
       for (const leg of legs) leg.#unbridge = unbridge;
       void Promise.race([this.ended, other.ended]).then(unbridge);
     });
+  }
+
+  async openAudio(opts: AudioTapOptions): Promise<AudioTap> {
+    if (this.isEnded) throw new EngineError('the leg has ended');
+    // As on the real engine, a bidirectional stream takes the caller's audio out of a bridge.
+    if (opts.mode === 'bidirectional') this.#unbridge?.();
+    return openSandboxAudio(this.#line, opts);
   }
 
   async hangup(): Promise<void> { this.#line.end({ cause: 'normal', by: 'local' }); }

@@ -14,6 +14,12 @@ export type TranscriptEntry =
   | { type: 'recording-started' | 'recording-stopped'; file: string }
   | { type: 'bridged'; to: string }
   | { type: 'conference-joined' | 'conference-left'; room: string }
+  | { type: 'audio-opened'; mode: 'bidirectional' | 'fork' }
+  | { type: 'audio-closed'; mode: 'bidirectional' | 'fork' }
+  /** A run of audio a media stream played to the far end: frame count and the SHA-1 of its µ-law bytes. */
+  | { type: 'heard-stream'; frames: number; sha1: string }
+  /** A media stream's queued audio dropped before it was heard (clear). */
+  | { type: 'stream-cleared'; frames: number }
   /** `by` is from the platform's point of view, as in HangupInfo: 'remote' means the simulated party. */
   | { type: 'hangup'; cause: HangupCause; by: HangupInfo['by']; sipStatus?: number };
 

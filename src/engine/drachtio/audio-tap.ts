@@ -1,0 +1,60 @@
+// Media streams on the real engine without any FreeSWITCH module: a second FreeSWITCH endpoint whose remote
+// side is a UDP socket in this process (RtpGateway).
+// - bidirectional: the caller's endpoint is bridged to it, so the caller's audio arrives on the socket (track
+//   'inbound') and every RTP frame sent from the socket is what the caller hears.
+// - fork: the new endpoint runs `eavesdrop` on the caller's channel, so the socket receives the call's mix (the
+//   caller and what is played to them, in one stream, delivered as track 'inbound'); the call is not touched.
+import { systemClock } from '../../clock.js';
+import { PacedAudioTap } from '../paced-tap.js';
+import { EngineError, type AudioTap, type AudioTapOptions } from '../port.js';
+import type { Endpoint, MediaServer } from './fsmrf.js';
+import { quietly, type MediaContext } from './media-context.js';
+import { answerAddress, gatewayOffer, RtpGateway } from './rtp-gateway.js';
+
+/** What the engine lends its legs for media streams. */
+export interface AudioGatewayConfig {
+  /** Where the RTP sockets bind (config: the media listen address, as for FreeSWITCH's event socket). */
+  bind: string;
+  /** The address the stream's SDP offer names: the one FreeSWITCH reaches this process on (an IPv4 literal). */
+  address: string;
+  media: () => MediaServer | null;
+}
+
+type Leg = Pick<MediaContext, 'ep' | 'ended' | 'isEnded' | 'log'>;
+
+export async function openDrachtioAudio(leg: Leg, gateway: AudioGatewayConfig, opts: AudioTapOptions): Promise<AudioTap> {
+  if (leg.isEnded) throw new EngineError('the leg has ended');
+  const ms = gateway.media();
+  if (!ms) throw new EngineError('FreeSWITCH is not connected');
+  let tap: PacedAudioTap | undefined;
+  const rtp = await RtpGateway.open(gateway.bind, (payload) => tap?.deliver({ track: 'inbound', payload }));
+  let ep: Endpoint | undefined;
+  try {
+    ep = await ms.createEndpoint({ remoteSdp: gatewayOffer(gateway.address, rtp.port, opts.mode === 'fork' ? 'recvonly' : 'sendrecv'), codecs: ['PCMU'] });
+    const remote = answerAddress(ep.local.sdp);
+    if (!remote) throw new EngineError('FreeSWITCH answered the stream offer without an audio address');
+    rtp.connect(remote);
+    if (opts.mode === 'bidirectional') await leg.ep.bridge(ep);
+    // eavesdrop runs until either channel ends; its completion needs no handling.
+    else void quietly(leg, 'eavesdrop', () => ep!.execute('eavesdrop', leg.ep.uuid));
+  } catch (err) {
+    rtp.close();
+    await ep?.destroy().catch(() => undefined);
+    throw err instanceof EngineError ? err : new EngineError(`media stream could not be set up: ${(err as Error).message}`);
+  }
+  const streamEp = ep;
+  tap = new PacedAudioTap(opts.mode, systemClock(), {
+    play: (frame) => rtp.send(frame),
+    async release() {
+      leg.log.debug({ rtp: rtp.stats }, 'media stream closed');
+      rtp.close();
+      // Destroying the stream's endpoint ends its bridge; the caller's channel stays up (parked).
+      await streamEp.destroy().catch(() => undefined);
+    },
+  });
+  const opened = tap;
+  // Either channel going away ends the stream: the call, or FreeSWITCH dropping the stream's channel.
+  void leg.ended.then(() => opened.close());
+  streamEp.on('destroy', () => void opened.close());
+  return tap;
+}
