@@ -126,7 +126,8 @@ export class Fields {
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
     const raw = this.take(name);
     if (raw === undefined) return fallback;
-    const value = typeof raw === 'string' ? raw.trim() : raw;
+    // An enum with "true"/"false" among its values (Conference beep) takes real booleans in JSON.
+    const value = typeof raw === 'string' ? raw.trim() : this.dialect === 'json' && typeof raw === 'boolean' ? String(raw) : raw;
     if ((allowed as readonly unknown[]).includes(value)) return value as T;
     this.invalid(name, `one of ${allowed.map((a) => `"${a}"`).join(', ')}`, raw);
     return fallback;

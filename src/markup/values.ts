@@ -103,4 +103,5 @@ export const EXPECT = {
   conferenceName: 'a conference name (1-128 printable characters)',
   callSid: 'a call sid (CA followed by 32 hex digits)',
   conferenceEvents: 'space-separated conference events: start, end, join, leave, mute, hold',
+  conferenceEventArray: 'an array of distinct conference events: start, end, join, leave, mute, hold',
 } as const;

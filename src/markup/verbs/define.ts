@@ -58,7 +58,7 @@ export function refuseChild(parent: XmlElement, child: XmlElement, issues: Issue
 }
 
 export function notSupportedYet(label: string, issues: IssueList, where: IssueLocation): void {
-  issues.add('not_supported_yet', `${label} is recognised, but conferences and queues are not available yet`, where);
+  issues.add('not_supported_yet', `${label} is recognised, but queues are not available yet`, where);
 }
 
 /** Drops optional properties that were not given, so parsed verbs compare and serialise cleanly. */

@@ -4,7 +4,7 @@
  * share one definition.
  */
 import type { Fields } from '../fields.js';
-import type { ConferenceTarget, DialTarget } from '../types.js';
+import type { ConferenceEventName, DialTarget } from '../types.js';
 import { EXPECT, isCallSid, isClientIdentity, isConferenceEvents, isConferenceName, isCredential, isE164, isSendDigits, isSipUri, isUrlReference } from '../values.js';
 import { compact } from './define.js';
 
@@ -60,6 +60,20 @@ const client: TargetKind = {
 
 const CONFERENCE_NAME = { check: isConferenceName, expect: EXPECT.conferenceName };
 const URL_REF = { check: isUrlReference, expect: EXPECT.urlRef };
+const EVENTS = { check: isConferenceEvents, expect: EXPECT.conferenceEvents };
+
+/** `statusCallbackEvent`: space-separated in XML; JSON also takes a real array (`["join", "leave"]`). */
+function conferenceEvents(f: Fields): ConferenceEventName[] | undefined {
+  const raw = f.take('statusCallbackEvent');
+  if (f.dialect === 'json' && Array.isArray(raw)) {
+    // Each item one name, so ["start end"] does not pass as two.
+    const names = raw.every((e) => typeof e === 'string' && /^\S+$/.test(e.trim())) ? raw.map((e: string) => e.trim()) : [];
+    if (isConferenceEvents(names.join(' '))) return names as ConferenceEventName[];
+    f.invalid('statusCallbackEvent', EXPECT.conferenceEventArray, raw);
+    return undefined;
+  }
+  return f.string('statusCallbackEvent', EVENTS)?.split(/\s+/) as ConferenceEventName[] | undefined;
+}
 
 /** Twilio's defaults: joins unmuted with beeps, starts the conference, does not end it, room for 250. */
 const conference: TargetKind = {
@@ -72,7 +86,7 @@ const conference: TargetKind = {
   ...CONFERENCE_NAME,
   read: (f) => {
     const statusCallback = f.string('statusCallback', URL_REF);
-    const events = f.string('statusCallbackEvent', { check: isConferenceEvents, expect: EXPECT.conferenceEvents });
+    const events = conferenceEvents(f);
     return compact({
       type: 'conference' as const,
       name: f.content('name', CONFERENCE_NAME),
@@ -87,7 +101,7 @@ const conference: TargetKind = {
       statusCallback,
       statusCallbackMethod: f.method('statusCallbackMethod'),
       // As Twilio: a callback URL without a list hears the conference's start and end.
-      statusCallbackEvent: (events?.trim().split(/\s+/) ?? (statusCallback ? ['start', 'end'] : [])) as ConferenceTarget['statusCallbackEvent'],
+      statusCallbackEvent: events ?? (statusCallback ? ['start', 'end'] : []),
       coach: f.string('coach', { check: isCallSid, expect: EXPECT.callSid }),
     });
   },
