@@ -1,5 +1,5 @@
-// The hostile-URL corpus through markup: inline documents given to the API are refused with 422 before anything
-// is dialled, and documents fetched from a webhook skip every hostile <Play> (fetched by nobody) and end in an
+// The hostile-URL corpus through markup: inline documents given to the API (<Play>, <Redirect>, <Gather action>,
+// <Conference waitUrl> and statusCallback) are refused with 422 before anything is dialled, and documents fetched from a webhook skip every hostile <Play> (fetched by nobody) and end in an
 // application error on a hostile <Redirect>, never a request to it.
 import t from 'tap';
 import { checkTargetUrl } from '../../src/net/index.js';
@@ -20,14 +20,30 @@ t.test('inline markup naming a hostile URL is refused with 422 on markup; nothin
   const { id } = h.account();
   new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, {});
   let refused = 0;
+  const attr = (url: string) => escape(url).replace(/"/g, '&quot;');
+  // <Conference waitUrl> is media (fetched through the media cache) and statusCallback a callback: both are checked.
+  const documents = (url: string) => [
+    `<Response><Play>${escape(url)}</Play></Response>`,
+    `<Response><Redirect>${escape(url)}</Redirect></Response>`,
+    `<Response><Gather action="${attr(url)}"><Play>${escape(url)}</Play></Gather></Response>`,
+    `<Response><Dial><Conference waitUrl="${attr(url)}">Room</Conference></Dial></Response>`,
+    `<Response><Dial><Conference statusCallback="${attr(url)}">Room</Conference></Dial></Response>`,
+    JSON.stringify([{ verb: 'dial', targets: [{ type: 'conference', name: 'Room', waitUrl: url, statusCallback: url }] }]),
+  ];
   for (const url of STATIC_HOSTILE_URLS) {
-    for (const doc of [`<Play>${escape(url)}</Play>`, `<Redirect>${escape(url)}</Redirect>`, `<Gather action="${escape(url).replace(/"/g, '&quot;')}"><Play>${escape(url)}</Play></Gather>`]) {
-      const res = await h.request('POST', '/api/calls', { body: { from: DID, to: '+15557770001', markup: `<Response>${doc}</Response>` } });
+    for (const doc of documents(url)) {
+      const res = await h.request('POST', '/api/calls', { body: { from: DID, to: '+15557770001', markup: doc } });
       if (res.status === 422 && res.body?.errors?.markup?.length > 0) refused++;
       else t.fail(`accepted: ${doc} → ${res.status} ${res.text}`);
     }
   }
-  t.equal(refused, STATIC_HOSTILE_URLS.length * 3, 'every document refused');
+  t.equal(refused, STATIC_HOSTILE_URLS.length * documents('').length, 'every document refused');
+  for (const name of ['waitUrl', 'statusCallback']) {
+    // Well-formed markup: what refuses it is the URL policy, not the parser.
+    const markup = `<Response><Dial><Conference ${name}="http://127.0.0.1:9/x">Room</Conference></Dial></Response>`;
+    const res = await h.request('POST', '/api/calls', { body: { from: DID, to: '+15557770001', markup } });
+    t.match(res.body?.errors?.markup, [/The URL http:\/\/127\.0\.0\.1:9\/x is refused/], `a loopback ${name} is refused by the policy`);
+  }
   t.equal((h.store.db.prepare('SELECT COUNT(*) AS n FROM calls').get() as { n: number }).n, 0, 'no call was created');
 });
 
