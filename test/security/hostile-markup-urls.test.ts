@@ -1,6 +1,7 @@
 // The hostile-URL corpus through markup: inline documents given to the API (<Play>, <Redirect>, <Gather action>,
-// <Conference waitUrl> and statusCallback) are refused with 422 before anything is dialled, and documents fetched from a webhook skip every hostile <Play> (fetched by nobody) and end in an
-// application error on a hostile <Redirect>, never a request to it.
+// <Conference waitUrl> and statusCallback) are refused with 422 before anything is dialled, and documents fetched
+// from a webhook skip every hostile <Play> (fetched by nobody) and end in an application error on a hostile
+// <Redirect>, never a request to it.
 import t from 'tap';
 import { checkTargetUrl } from '../../src/net/index.js';
 import { NumberService } from '../../src/numbers/service.js';
