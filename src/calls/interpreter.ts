@@ -6,12 +6,14 @@ import { redirectVerb } from './verbs/redirect.js';
 import { hangupVerb, rejectVerb } from './verbs/hangup.js';
 import { recordVerb } from './verbs/record.js';
 import { dialVerb } from './verbs/dial.js';
+import { connectVerb, startVerb, stopVerb } from './verbs/stream.js';
 
 type Handlers = { [V in Verb as V['verb']]: (flow: Flow, verb: V) => Promise<Outcome> };
 
 const handlers: Handlers = {
   say: sayVerb, play: playVerb, pause: pauseVerb, gather: gatherVerb, redirect: redirectVerb,
   hangup: hangupVerb, reject: rejectVerb, record: recordVerb, dial: dialVerb,
+  connect: connectVerb, start: startVerb, stop: stopVerb,
 };
 
 // A document that redirects to itself forever must not hold a call (and our CPU) hostage.

@@ -1,5 +1,5 @@
 import type { OriginateTarget } from '../engine/port.js';
-import { detectFormat, formatIssues, MarkupError, parseMarkup, sipUrisOf, targetUrlsOf } from '../markup/index.js';
+import { detectFormat, formatIssues, MarkupError, parseMarkup, sipUrisOf, streamUrlsOf, targetUrlsOf } from '../markup/index.js';
 import { customerUrlProblem, type SipStaticCheck, type UrlCheck } from '../net/index.js';
 import { E164 } from '../numbers/settings.js';
 import type { Store } from '../store/index.js';
@@ -23,7 +23,13 @@ export function targetFor(to: string, trunkEndpoint: string | null): OriginateTa
  * The target policy as a request sees it: URLs in markup, customer callback URLs (`url`, `status_callback`:
  * the https rule), and SIP URIs before their names are resolved.
  */
-export interface PlacementChecks { url(url: string): UrlCheck; callback(url: string): UrlCheck; sip(uri: string): SipStaticCheck }
+export interface PlacementChecks {
+  url(url: string): UrlCheck;
+  callback(url: string): UrlCheck;
+  /** Media stream peers (<Connect>/<Start> <Stream>): wss:// under the customer-URL rule. */
+  stream(url: string): UrlCheck;
+  sip(uri: string): SipStaticCheck;
+}
 
 /**
  * Checks a place-call request against the account's own state (its numbers and trunks) and turns it into a
@@ -68,6 +74,10 @@ export function toPlacement(store: Store, accountId: number, body: CallCreateInp
       for (const url of targetUrlsOf(verbs)) {
         const check = checks.url(url);
         if (!check.ok) add('markup', `The URL ${url} is refused: ${check.reason}.`);
+      }
+      for (const url of streamUrlsOf(verbs)) {
+        const check = checks.stream(url);
+        if (!check.ok) add('markup', `The stream URL ${url} is refused: ${check.reason}.`);
       }
       for (const uri of sipUrisOf(verbs)) {
         const check = checks.sip(uri);

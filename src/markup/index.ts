@@ -8,7 +8,7 @@ import type { MarkupFormat, Verb } from './types.js';
 import { parseXml } from './xml.js';
 
 export { MarkupError, formatIssues, type MarkupIssue } from './errors.js';
-export { targetUrlsOf, sipUrisOf } from './target-urls.js';
+export { targetUrlsOf, sipUrisOf, streamUrlsOf } from './target-urls.js';
 export type * from './types.js';
 
 export interface ParseOptions {

@@ -21,6 +21,8 @@ export function targetUrlsOf(verbs: readonly Verb[]): string[] {
       case 'gather': return [verb.action];
       case 'dial': return [verb.action, ...verb.targets.map((t) => (t.type === 'conference' ? t.statusCallback : undefined))];
       case 'record': return [verb.action, verb.recordingStatusCallback];
+      case 'connect': return [verb.action, verb.stream.statusCallback];
+      case 'start': return [verb.stream.statusCallback];
       default: return [];
     }
   });
@@ -30,4 +32,9 @@ export function targetUrlsOf(verbs: readonly Verb[]): string[] {
 /** Every SIP URI a document would have the platform dial (<Dial><Sip>). */
 export function sipUrisOf(verbs: readonly Verb[]): string[] {
   return verbs.flatMap((verb) => (verb.verb === 'dial' ? verb.targets.flatMap((t) => (t.type === 'sip' ? [t.uri] : [])) : []));
+}
+
+/** Every WebSocket URL a document would have the platform connect to (<Connect>/<Start> <Stream>). */
+export function streamUrlsOf(verbs: readonly Verb[]): string[] {
+  return verbs.flatMap((verb) => (verb.verb === 'connect' || verb.verb === 'start' ? [verb.stream.url] : []));
 }

@@ -123,6 +123,42 @@ export interface DialVerb {
   targets: DialTarget[];
 }
 
+export type StreamTrack = 'inbound_track' | 'outbound_track' | 'both_tracks';
+
+export interface StreamParameter { name: string; value: string }
+
+/** A media stream to a WebSocket peer (Twilio Media Streams protocol). */
+export interface StreamNoun {
+  /** wss:// (ws:// to loopback under the development flag). */
+  url: string;
+  name?: string;
+  /** Always inbound_track inside <Connect>. */
+  track: StreamTrack;
+  statusCallback?: string;
+  statusCallbackMethod: HttpMethod;
+  parameters: StreamParameter[];
+}
+
+/** `<Connect><Stream>`: bidirectional; ends when the peer closes, then `action` (if any) gives the next document. */
+export interface ConnectVerb {
+  verb: 'connect';
+  action?: string;
+  method: HttpMethod;
+  stream: StreamNoun;
+}
+
+/** `<Start><Stream>`: a listen-only fork; the call goes on with the next verb. */
+export interface StartVerb {
+  verb: 'start';
+  stream: StreamNoun;
+}
+
+/** `<Stop><Stream name>`: ends the fork started under that name. */
+export interface StopVerb {
+  verb: 'stop';
+  name: string;
+}
+
 export type Verb =
   | SayVerb
   | PlayVerb
@@ -132,4 +168,7 @@ export type Verb =
   | HangupVerb
   | RejectVerb
   | RecordVerb
-  | DialVerb;
+  | DialVerb
+  | ConnectVerb
+  | StartVerb
+  | StopVerb;

@@ -6,7 +6,7 @@ import { LineIndex } from './position.js';
 import type { Verb } from './types.js';
 import { type StartTag, scanXml } from './xml-scan.js';
 import { notSupportedYet, type ReadContext } from './verbs/define.js';
-import { DIAL_NOUNS, NOT_YET_XML, suggestElement } from './verbs/names.js';
+import { DIAL_NOUNS, NOT_YET_XML, STREAM_NOUNS, suggestElement } from './verbs/names.js';
 import { xmlVerb, verbCounter } from './verbs/registry.js';
 
 /**
@@ -105,6 +105,8 @@ function readVerbs(root: XmlElement, cx: ReadContext): Verb[] {
       notSupportedYet(`<${child.name}>`, cx.issues, where);
     } else if ((DIAL_NOUNS as readonly string[]).includes(child.name)) {
       cx.issues.add('invalid_nesting', `<${child.name}> is only allowed inside <Dial>`, where);
+    } else if ((STREAM_NOUNS as readonly string[]).includes(child.name)) {
+      cx.issues.add('invalid_nesting', `<${child.name}> is only allowed inside <Connect>, <Start> or <Stop>`, where);
     } else {
       cx.issues.add('unknown_verb', `unknown verb <${child.name}>${suggestElement(child.name)}`, where);
     }

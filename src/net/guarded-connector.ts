@@ -15,7 +15,7 @@ export interface GuardedConnectorOptions {
   connectTimeoutMs?: number;
 }
 
-const systemResolve: Resolver = (hostname) => dns.lookup(hostname, { all: true });
+export const systemResolve: Resolver = (hostname) => dns.lookup(hostname, { all: true });
 
 /**
  * An undici connector that vets the address each socket is actually opened to. Checking here,
@@ -38,7 +38,8 @@ export function createGuardedConnector(opts: GuardedConnectorOptions): buildConn
   };
 }
 
-function guardedLookup(resolve: Resolver, allowLoopback: boolean): LookupFunction {
+/** A `lookup` for node:net that refuses names resolving to any address the target policy refuses. */
+export function guardedLookup(resolve: Resolver, allowLoopback: boolean): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname).then(
       (records) => {
@@ -65,7 +66,7 @@ function guardedLookup(resolve: Resolver, allowLoopback: boolean): LookupFunctio
  * One bad address taints the whole name: with several A/AAAA records the socket layer may pick
  * any of them (Happy Eyeballs), so "mostly public" is not good enough.
  */
-function refusalFor(hostname: string, addresses: string[], allowLoopback: boolean): TargetRefusedError | null {
+export function refusalFor(hostname: string, addresses: string[], allowLoopback: boolean): TargetRefusedError | null {
   const host = normalizeHost(hostname);
   const loopbackName = isIP(host) !== 0 || host === 'localhost';
   for (const address of addresses) {

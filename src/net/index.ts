@@ -4,6 +4,7 @@ export type { GuardedClient, GuardedClientOptions, OutboundRequest, OutboundResp
 export { OutboundError, TargetRefusedError, TargetTimeoutError, TargetUnreachableError, ResponseTooLargeError } from './errors.js';
 export { checkTargetUrl, hostMatches } from './url-policy.js';
 export { checkCustomerUrl, customerUrlProblem, type CustomerUrlRule } from './customer-url.js';
+export { checkStreamUrl } from './stream-url.js';
 export type { UrlCheck, UrlPolicyCode, UrlPolicyOptions } from './url-policy.js';
 export { classifyIp, isPlainLoopback, parseCidr, cidrContains } from './ip-policy.js';
 export type { Cidr, IpCategory, IpVerdict } from './ip-policy.js';

@@ -5,7 +5,7 @@ import type { CpsLimiter } from '../../calls/cps-limiter.js';
 import { placeCall } from '../../calls/outbound.js';
 import type { CallDispatcher } from '../../calls/dispatcher.js';
 import { toPlacement } from '../../calls/place-request.js';
-import { checkCustomerUrl } from '../../net/index.js';
+import { checkCustomerUrl, checkStreamUrl } from '../../net/index.js';
 import type { PlaceCall } from '../../calls/outbound.js';
 import { sipUrisOf } from '../../markup/index.js';
 import type { CallRecord } from '../../store/calls.js';
@@ -52,6 +52,7 @@ export async function callRoutes(app: FastifyInstance, deps: { services: CallSer
   }, async (req, reply) => {
     const checked = toPlacement(store, req.account.id, req.body, {
       url: (url) => services.media.check(url), callback: (url) => checkCustomerUrl(url, services.urls), sip: (uri) => services.sip.check(uri),
+      stream: (url) => checkStreamUrl(url, services.urls),
     });
     if (!checked.ok) throw errors.validation(checked.errors);
     const resolvedRefusals = await refusedSipNames(services, checked.placement);

@@ -3,7 +3,7 @@
  * element without importing the registry (which imports them).
  */
 
-export const VERB_NAMES = ['Say', 'Play', 'Pause', 'Gather', 'Redirect', 'Hangup', 'Reject', 'Record', 'Dial'] as const;
+export const VERB_NAMES = ['Say', 'Play', 'Pause', 'Gather', 'Redirect', 'Hangup', 'Reject', 'Record', 'Dial', 'Connect', 'Start', 'Stop'] as const;
 
 /** Nouns that only make sense inside `<Dial>`. */
 export const DIAL_NOUNS = ['Number', 'Sip', 'Client', 'Conference'] as const;
@@ -11,7 +11,10 @@ export const DIAL_NOUNS = ['Number', 'Sip', 'Client', 'Conference'] as const;
 /** Recognised so that authors get "not available yet" rather than "unknown". */
 export const NOT_YET_XML = ['Queue', 'Enqueue', 'Leave'] as const;
 
-const KNOWN: readonly string[] = [...VERB_NAMES, ...DIAL_NOUNS, ...NOT_YET_XML];
+/** Nouns of the media stream verbs (<Connect>, <Start>, <Stop>). */
+export const STREAM_NOUNS = ['Stream', 'Parameter'] as const;
+
+const KNOWN: readonly string[] = [...VERB_NAMES, ...DIAL_NOUNS, ...STREAM_NOUNS, ...NOT_YET_XML];
 
 export function isKnownElement(name: string): boolean {
   return KNOWN.includes(name);

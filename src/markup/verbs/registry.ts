@@ -9,8 +9,9 @@ import { record } from './record.js';
 import { redirect } from './redirect.js';
 import { reject } from './reject.js';
 import { say } from './say.js';
+import { connect, start, stop } from './stream.js';
 
-export const VERBS: readonly VerbDef[] = [say, play, pause, gather, redirect, hangup, reject, record, dial];
+export const VERBS: readonly VerbDef[] = [say, play, pause, gather, redirect, hangup, reject, record, dial, connect, start, stop];
 
 /** Bounds the work an interpreter can be handed by one document (nested prompts included). */
 export const MAX_VERBS = 100;

@@ -1,0 +1,40 @@
+import type { ConnectVerb, StartVerb, StopVerb } from '../../markup/index.js';
+import { addFork, isForkRunning, stopFork } from '../../streams/forks.js';
+import { describeEnd, startStream } from '../../streams/start.js';
+import { failCall, gotoOrFail, requestDocument, resolveUrl, type Flow, type Outcome } from '../flow.js';
+
+const callbackOf = (flow: Flow, ref: string | undefined): string | null => (ref ? resolveUrl(flow, ref) : null);
+
+/** Bidirectional: the verb lasts until the peer closes (or the call ends); `action` then hears how it ended. */
+export async function connectVerb(flow: Flow, verb: ConnectVerb): Promise<Outcome> {
+  const { session } = flow;
+  const started = await startStream(session, { stream: verb.stream, mode: 'bidirectional', statusCallback: callbackOf(flow, verb.stream.statusCallback) });
+  const end = started.ok ? await started.stream.ended : null;
+  if (!verb.action || session.ended) return { kind: 'next' };
+  const url = resolveUrl(flow, verb.action);
+  if (!url) return failCall(flow, `connect action "${verb.action}" is not a URL`);
+  return gotoOrFail(flow, await requestDocument(flow, url, verb.method, {
+    call_sid: session.sid,
+    stream_sid: started.ok ? started.stream.sid : null,
+    stream_status: end ? (end.reason === 'peer-closed' ? 'completed' : end.reason) : 'failed',
+    ...(started.ok ? {} : { stream_error: started.reason }),
+    ...(end && end.reason !== 'peer-closed' && end.reason !== 'call-ended' ? { stream_error: describeEnd(end) } : {}),
+  }));
+}
+
+/** A listen-only fork: started, then the call goes on at once. */
+export async function startVerb(flow: Flow, verb: StartVerb): Promise<Outcome> {
+  const { session } = flow;
+  if (verb.stream.name !== undefined && isForkRunning(session, verb.stream.name)) {
+    session.timeline('stream-error', { name: verb.stream.name, reason: 'a stream of that name is already running' });
+    return { kind: 'next' };
+  }
+  const started = await startStream(session, { stream: verb.stream, mode: 'fork', statusCallback: callbackOf(flow, verb.stream.statusCallback) });
+  if (started.ok) addFork(session, verb.stream.name ?? started.stream.sid, started.stream);
+  return { kind: 'next' };
+}
+
+export async function stopVerb(flow: Flow, verb: StopVerb): Promise<Outcome> {
+  if (!(await stopFork(flow.session, verb.name))) flow.session.timeline('stream-error', { name: verb.name, reason: 'no running stream of that name' });
+  return { kind: 'next' };
+}
