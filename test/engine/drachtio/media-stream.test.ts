@@ -1,0 +1,74 @@
+// <Connect><Stream> on the real engines: a sipp caller sends a 700 Hz tone; the RTP gateway frames it for the
+// WebSocket peer (examples/echo-agent.mjs), which echoes it; the caller must hear its own tone back. Measured:
+// media frames per second at the peer, consecutive chunks / sequence numbers / 20 ms timestamps, the tone share
+// of the audio the peer got and of what the caller heard, marks answered in order.
+import t from 'tap';
+import { decodeUlaw } from '../../../src/media/mulaw.js';
+import { enginesOrSkip } from '../../helpers/engines.js';
+import { freePort } from '../../helpers/server-process.js';
+import { bestToneShare, toneShare } from '../../helpers/tone.js';
+import { until } from '../../helpers/waits.js';
+import { xml } from '../../helpers/webhook-app.js';
+import { realDrivers } from '../../engine-suite/real-driver.js';
+import { scene, DID } from '../../engine-suite/flows.js';
+import { rtpRecorder, toneAlaw } from '../../engine-suite/real-rtp.js';
+import { runCaller } from '../../engine-suite/real-sipp.js';
+// @ts-expect-error: the example is plain JavaScript, used as customers would run it
+import { startEchoAgent } from '../../../examples/echo-agent.mjs';
+
+const TONE_HZ = 700;
+
+const bins = enginesOrSkip(t);
+if (bins) {
+  t.setTimeout(3 * 60_000);
+  const make = realDrivers(t, bins);
+
+  t.test('<Connect><Stream> to the echo agent: the peer gets the caller at 50 frames/s, the caller hears the echo', async (t) => {
+    const d = await make(t);
+    const s = await scene(t, d);
+    d.h.store.carriers.add({ name: 'stream-callers', host: '127.0.0.1', port: null, prefix: null });
+    const received: Array<{ msg: any; at: number }> = [];
+    const agent = await startEchoAgent({ port: 0, onMessage: (msg: any) => received.push({ msg, at: Date.now() }) });
+    t.teardown(() => agent.close());
+    // The greeting gives FreeSWITCH something to send first: the caller (like a phone behind NAT) talks to where audio comes from.
+    s.app.on('/voice', xml(`<Say>Connecting</Say><Connect action="/after"><Stream url="ws://127.0.0.1:${agent.port}/echo" name="echo"/></Connect>`));
+    s.app.on('/after', xml('<Hangup/>'));
+
+    const rtp = await rtpRecorder();
+    t.teardown(() => rtp.close());
+    const sipp = await runCaller({ target: d.sipTarget, localPort: await freePort(), rtpPort: rtp.port, from: '+15550000001', to: DID, plan: { hangupAfterMs: 9_000 }, scratch: d.scratch });
+    t.teardown(() => sipp.kill());
+    await until('the stream started', 15_000, () => received.some((r) => r.msg.event === 'start'), 20);
+    const tone = toneAlaw(TONE_HZ, 5_000);
+    const toneFrom = Date.now();
+    void rtp.sendAudio(tone);
+    await new Promise((r) => setTimeout(r, 5_500));
+
+    const start = received.find((r) => r.msg.event === 'start')!.msg;
+    t.match(start.start, { tracks: ['inbound'], mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } });
+    const media = received.filter((r) => r.msg.event === 'media');
+    const span = (media.at(-1)!.at - media[0]!.at) / 1000;
+    const rate = (media.length - 1) / span;
+    t.ok(rate > 47 && rate < 53, `the peer got ${media.length} frames in ${span.toFixed(2)} s: ${rate.toFixed(1)} frames/s`);
+    t.ok(media.every((r, i) => r.msg.media.chunk === String(i + 1) && r.msg.media.timestamp === String(i * 20)), 'chunks count up by one, timestamps by 20 ms');
+    const seqs = media.map((r) => Number(r.msg.sequenceNumber));
+    t.ok(seqs.every((q, i) => i === 0 || q > seqs[i - 1]!), 'sequence numbers increase');
+    t.ok(media.every((r) => Buffer.from(r.msg.media.payload, 'base64').length === 160), '160 bytes (20 ms) each');
+    // One second in the middle of the tone, as the peer got it.
+    const during = media.filter((r) => r.at > toneFrom + 1_500 && r.at < toneFrom + 2_500).map((r) => Buffer.from(r.msg.media.payload, 'base64'));
+    const peerShare = toneShare(decodeUlaw(Buffer.concat(during)), TONE_HZ);
+    t.ok(peerShare > 0.8, `the peer's audio is the caller's tone: share ${peerShare.toFixed(3)} over ${during.length} frames`);
+    const callerShare = bestToneShare(rtp.samples(), TONE_HZ);
+    t.ok(callerShare > 0.8, `the caller hears its tone echoed: share ${callerShare.toFixed(3)}`);
+    const marks = received.filter((r) => r.msg.event === 'mark').map((r) => r.msg.mark.name);
+    t.ok(marks.length >= 3, `marks answered: ${marks.join(', ')}`);
+    t.same(marks, marks.map((_, i) => `echo-${i + 1}`), 'in order');
+
+    t.equal(await sipp.exited, 0, 'the caller hung up cleanly');
+    await until('the peer got stop', 5_000, () => received.some((r) => r.msg.event === 'stop'));
+    const call = await s.finalCall();
+    const kinds = d.h.store.calls.timeline(call.sid).filter((e) => e.kind.startsWith('stream-')).map((e) => [e.kind, e.detail.reason]);
+    t.same(kinds, [['stream-started', undefined], ['stream-stopped', 'call-ended']]);
+    await until('no leg left', 5_000, () => d.engine.activeLegs() === 0);
+  });
+}
