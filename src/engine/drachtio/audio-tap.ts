@@ -20,6 +20,9 @@ export interface AudioGatewayConfig {
   media: () => MediaServer | null;
 }
 
+/** The longest a closing stream waits for FreeSWITCH to confirm its channel ended. */
+const RELEASE_MS = 3_000;
+
 type Leg = Pick<MediaContext, 'ep' | 'ended' | 'isEnded' | 'log'>;
 
 export async function openDrachtioAudio(leg: Leg, gateway: AudioGatewayConfig, opts: AudioTapOptions): Promise<AudioTap> {
@@ -48,8 +51,10 @@ export async function openDrachtioAudio(leg: Leg, gateway: AudioGatewayConfig, o
     async release() {
       leg.log.debug({ rtp: rtp.stats }, 'media stream closed');
       rtp.close();
-      // Destroying the stream's endpoint ends its bridge; the caller's channel stays up (parked).
-      await streamEp.destroy().catch(() => undefined);
+      // A channel busy in eavesdrop does not take fsmrf's hangup on its own event socket: it is killed through
+      // the caller's. Destroying the stream's endpoint ends a bridge too; the caller's channel stays up (parked).
+      if (opts.mode === 'fork') await quietly(leg, 'stream channel kill', () => leg.ep.api('uuid_kill', streamEp.uuid));
+      await Promise.race([streamEp.destroy().catch(() => undefined), new Promise((r) => setTimeout(r, RELEASE_MS).unref())]);
     },
   });
   const opened = tap;
