@@ -77,7 +77,7 @@ export function toPlacement(store: Store, accountId: number, body: CallCreateInp
       }
       for (const url of streamUrlsOf(verbs)) {
         const check = checks.stream(url);
-        if (!check.ok) add('markup', `The stream URL ${url} is refused: ${check.reason}.`);
+        if (!check.ok) add('markup', `The stream URL ${url} is refused (${check.code}): ${check.reason}.`);
       }
       for (const uri of sipUrisOf(verbs)) {
         const check = checks.sip(uri);
