@@ -1,6 +1,7 @@
 // The bare baseline for bench/conference.ts: drachtio-srf + drachtio-fsmrf with nothing else. Incoming calls are
-// answered and put in conference rooms of three (by arrival order); `join` originates a call to a SIP URI and puts
-// it in a room, resolving once FreeSWITCH lists the member. No webhook, database, markup or API.
+// answered and put in the conference room `route` names for their arrival order; `join` originates a call to a SIP URI and puts
+// it in a room, resolving once FreeSWITCH lists the member; `endAll` hangs every call up. No webhook, database,
+// markup or API.
 import { createRequire } from 'node:module';
 import Srf from 'drachtio-srf';
 
@@ -23,8 +24,12 @@ const Mrf = require('drachtio-fsmrf') as new (srf: Srf) => {
 };
 
 export interface BareConference {
+  /** The rooms for the next incoming calls, by arrival order (counted from 0 again). */
+  route(roomOf: (arrival: number) => string): void;
   /** Originates to `uri` and joins the answered call to `room`; resolves when the member is in the room. */
   join(uri: string, room: string): Promise<void>;
+  /** Sends BYE on every call and frees its endpoint. */
+  endAll(): Promise<void>;
   stop(): void;
 }
 
@@ -37,18 +42,29 @@ export async function startBareConference(o: {
   await new Promise<void>((resolve, reject) => srf.once('connect', (err: Error | null) => (err ? reject(err) : resolve())));
   const ms = await new Mrf(srf).connect({ address: o.freeswitch.host, port: o.freeswitch.port, secret: o.freeswitch.password, listenAddress: '127.0.0.1' });
   let arrivals = 0;
+  let roomOf = (i: number) => `bare${Math.floor(i / 3)}`;
+  const calls = new Set<{ ep: BareEndpoint; dialog: Srf.Dialog }>();
   const hold = (ep: BareEndpoint, dialog: Srf.Dialog, room: string) => {
-    dialog.on('destroy', () => void ep.destroy().catch(() => undefined));
+    const call = { ep, dialog };
+    calls.add(call);
+    dialog.on('destroy', () => {
+      calls.delete(call);
+      void ep.destroy().catch(() => undefined);
+    });
     void ep.execute('conference', `${room}@default`).catch(() => undefined);
   };
   srf.invite(async (req, res) => {
-    const room = `bare${Math.floor(arrivals++ / 3)}`;
+    const room = roomOf(arrivals++);
     try {
       const { endpoint, dialog } = await ms.connectCaller(req, res);
       hold(endpoint, dialog, room);
     } catch { /* the caller went away: sipp counts it */ }
   });
   return {
+    route(rooms) {
+      arrivals = 0;
+      roomOf = rooms;
+    },
     async join(uri, room) {
       const ep = await ms.createEndpoint();
       const dialog = await srf.createUAC(uri, { localSdp: ep.local.sdp });
@@ -59,6 +75,12 @@ export async function startBareConference(o: {
         if (list.includes(ep.uuid)) return;
         await new Promise((r) => setTimeout(r, 5));
       }
+    },
+    async endAll() {
+      await Promise.all([...calls].map(async (call) => {
+        calls.delete(call);
+        await Promise.allSettled([call.dialog.destroy(), call.ep.destroy()]);
+      }));
     },
     stop() {
       ms.disconnect();

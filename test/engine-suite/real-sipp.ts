@@ -142,13 +142,14 @@ export interface LoadResult { successful: number; failed: number; output: string
 
 /**
  * Load (bench/sip.ts): `count` caller calls at `rate` per second from one sipp on `localPort`, each waiting for
- * the platform's BYE; every call's media goes to `rtpPort`. Bounded: sipp stops after `count / rate + 20` s.
+ * the platform's BYE; every call's media goes to `rtpPort`. All `count` calls may be up at once (at least 10 s of
+ * calls: bench/conference.ts holds them all). Bounded: sipp stops after `count / rate + 20` s.
  */
 export async function runLoad(o: { target: string; localPort: number; rtpPort: number; to: string; rate: number; count: number; scratch: string }): Promise<LoadResult> {
   const { file } = callerScenario({ rtpPort: o.rtpPort, from: '+15557770002', plan: { hangupAfterMs: 30_000 }, scratch: o.scratch });
   const limitMs = (o.count / o.rate) * 1000 + 20_000;
   const sipp = run([
-    o.target, '-sf', file, '-r', String(o.rate), '-m', String(o.count), '-l', String(o.rate * 10), '-i', '127.0.0.1',
+    o.target, '-sf', file, '-r', String(o.rate), '-m', String(o.count), '-l', String(Math.max(o.rate * 10, o.count)), '-i', '127.0.0.1',
     '-p', String(o.localPort), '-mi', '127.0.0.1', '-mp', String(await mediaPort()), '-s', o.to, '-nostdin',
     '-timeout', `${Math.ceil(limitMs / 1000)}s`,
   ], limitMs + 10_000);
@@ -198,10 +199,14 @@ const PARTY_SCENARIOS: Record<PartyPlan['behavior'], [string, Record<string, str
   'no-answer': ['uas-no-answer.xml', {}],
 };
 
-/** A dialled party on `localPort`; `calls` > 1 answers that many calls (benchmarks), each by the plan. */
-export async function runParty(localPort: number, plan: PartyPlan, scratch: string, calls = 1): Promise<SippRun> {
+/**
+ * A dialled party on `localPort`; `calls` > 1 answers that many calls (benchmarks), each by the plan. `ringMs`
+ * replaces an answering party's 500 ms of ringing (0: a benchmark's party that answers at once).
+ */
+export async function runParty(localPort: number, plan: PartyPlan, scratch: string, calls = 1, ringMs?: number): Promise<SippRun> {
   const [name, keys] = PARTY_SCENARIOS[plan.behavior];
-  const file = scenario(name, scratch, { ...keys, hangup_ms: String(plan.hangupAfterMs ?? WAIT_FOR_BYE_MS) });
+  const ring: Record<string, string> = ringMs === undefined ? {} : { ring_ms: String(ringMs) };
+  const file = scenario(name, scratch, { ...keys, ...ring, hangup_ms: String(plan.hangupAfterMs ?? WAIT_FOR_BYE_MS) });
   return run(['-sf', file, '-m', String(calls), '-i', '127.0.0.1', '-p', String(localPort), '-mi', '127.0.0.1', '-mp', String(await mediaPort()),
     '-nostdin', '-timeout', '200s'], 210_000);
 }
