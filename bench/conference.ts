@@ -16,6 +16,7 @@
 //     party that answers at once. Both poll every 5 ms.
 // Run: npx tsx bench/conference.ts. Bounded: at most the listed steps, each ~10-25 s per system; ~5 minutes in all.
 import { createServer } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -132,6 +133,10 @@ const SYSTEMS = [startRingbase, startBare];
 async function step(sys: System, what: string, legs: number, rooms: (i: number) => string): Promise<{ ok: boolean; loss: number }> {
   sys.route(rooms);
   await sink.reset();
+  // The bench process hosts the system under test (the platform, or the bare script): its event-loop delay shows
+  // when a step's failures come from that process starving rather than from FreeSWITCH.
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   const load = runLoad({ target, localPort: await freePort(), rtpPort: sink.port, to: DID, rate: RATE, count: legs, scratch });
   const deadline = Date.now() + (legs / RATE) * 1000 + 5_000;
   while ((await sink.active()) < legs && Date.now() < deadline) await pause(200);
@@ -142,9 +147,10 @@ async function step(sys: System, what: string, legs: number, rooms: (i: number) 
   await sys.endAll();
   await load;
   await sys.endAll(); // calls that joined after the first sweep (a step that did not get every leg up in time)
+  loop.disable();
   const ok = receiving >= legs && m.loss < LOSS_LIMIT;
   console.log(`  ${sys.label.padEnd(8)} ${what}: ${legs} legs, ${receiving} receiving, loss ${(m.loss * 100).toFixed(3)} % of ${m.packets} packets`
-    + ` (${m.gaps} missing, ${m.late} late; ${(100 * m.audible / Math.max(1, m.packets)).toFixed(0)} % carry audio)${ok ? '' : '  ← over'}`);
+    + ` (${m.gaps} missing, ${m.late} late; ${(100 * m.audible / Math.max(1, m.packets)).toFixed(0)} % carry audio; event loop p99 ${(loop.percentile(99) / 1e6).toFixed(0)} ms)${ok ? '' : '  ← over'}`);
   await pause(500); // FreeSWITCH frees the step's channels
   return { ok, loss: m.loss };
 }
