@@ -13,6 +13,9 @@ export const PREBUFFER_FRAMES = 2;
 /** The most audio a tap holds for the caller (2 minutes): a peer sending faster than real time is cut off here. */
 export const MAX_QUEUED_FRAMES = 6_000;
 
+/** Empty ticks (200 ms) the playout grid is kept through, waiting for a late frame. */
+const IDLE_TICKS = 10;
+
 type Item = { frame: Buffer } | { mark: string };
 
 export interface TapEngineSide {
@@ -38,6 +41,8 @@ export class PacedAudioTap implements AudioTap {
   #timer: TimerHandle | null = null;
   /** Clock time of the next frame while playing; null while idle. */
   #nextAt: number | null = null;
+  /** Ticks in a row with nothing to play. */
+  #idleTicks = 0;
   #closing: Promise<void> | null = null;
   #resolveClosed!: () => void;
 
@@ -129,14 +134,17 @@ export class PacedAudioTap implements AudioTap {
     this.#timer = null;
     if (this.isClosed) return;
     const item = this.#queue.shift();
-    if (!item) { this.#nextAt = null; return; }
-    if ('frame' in item) {
+    if (item && 'frame' in item) {
       this.#frames--;
+      this.#idleTicks = 0;
       this.engine.play(item.frame);
     }
     // Marks right behind the frame just played are reached now.
     while (this.#queue[0] && 'mark' in this.#queue[0]) this.#events.emit('mark', (this.#queue.shift() as { mark: string }).mark);
-    if (this.#queue.length === 0) { this.#nextAt = null; return; }
+    // A frame that comes a little late waits for the next tick of the same grid instead of restarting playout
+    // with a new pre-buffer: every restart would add its wait to the delay for good (live audio arrives at
+    // exactly the rate it plays). Only after IDLE_TICKS empty ticks does playout stop.
+    if (this.#queue.length === 0 && ++this.#idleTicks > IDLE_TICKS) { this.#nextAt = null; this.#idleTicks = 0; return; }
     // Scheduled against absolute times, so timer lateness does not accumulate into drift.
     this.#nextAt = (this.#nextAt ?? this.clock.now()) + AUDIO_FRAME_MS;
     this.#timer = this.clock.setTimeout(() => this.#tick(), Math.max(0, this.#nextAt - this.clock.now()));
@@ -146,5 +154,6 @@ export class PacedAudioTap implements AudioTap {
     if (this.#timer) this.clock.clearTimeout(this.#timer);
     this.#timer = null;
     this.#nextAt = null;
+    this.#idleTicks = 0;
   }
 }
