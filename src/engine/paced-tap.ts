@@ -41,6 +41,8 @@ export class PacedAudioTap implements AudioTap {
   #timer: TimerHandle | null = null;
   /** Clock time of the next frame while playing; null while idle. */
   #nextAt: number | null = null;
+  /** The first timer of a playout is the pre-buffer's wait. */
+  #prebuffering = false;
   /** Ticks in a row with nothing to play. */
   #idleTicks = 0;
   #closing: Promise<void> | null = null;
@@ -124,14 +126,19 @@ export class PacedAudioTap implements AudioTap {
 
   /** Starts playout when idle: at once with a pre-buffer's worth queued, else one frame time later. */
   #kick(): void {
-    if (this.#timer || this.#frames === 0) return;
+    if (this.#frames === 0) return;
+    // Waiting for a pre-buffer that is now complete: start now rather than at the end of the wait.
+    if (this.#timer && this.#prebuffering && this.#frames >= PREBUFFER_FRAMES) this.#stopTimer();
+    if (this.#timer) return;
     const wait = this.#frames >= PREBUFFER_FRAMES ? 0 : AUDIO_FRAME_MS;
+    this.#prebuffering = wait > 0;
     this.#nextAt = this.clock.now() + wait;
     this.#timer = this.clock.setTimeout(() => this.#tick(), wait);
   }
 
   #tick(): void {
     this.#timer = null;
+    this.#prebuffering = false;
     if (this.isClosed) return;
     const item = this.#queue.shift();
     if (item && 'frame' in item) {

@@ -5,6 +5,8 @@ import t from 'tap';
 import type { AudioFrame, AudioTap, CallLeg } from '../../src/engine/port.js';
 import { decodeUlaw, encodeUlaw } from '../../src/media/mulaw.js';
 import { toneShare } from '../helpers/tone.js';
+import { FakeClock } from '../../src/clock.js';
+import { PacedAudioTap } from '../../src/engine/paced-tap.js';
 import { find, sandbox } from '../engine/sandbox/_support.js';
 
 async function answered(t: Tap): Promise<{ leg: CallLeg; call: ReturnType<Awaited<ReturnType<typeof sandbox>>['engine']['simulateInbound']>; sb: Awaited<ReturnType<typeof sandbox>> }> {
@@ -96,4 +98,25 @@ t.test('the tap closes when the call ends, and an ended leg refuses a new one', 
   t.same(find(call, 'audio-closed').map((e) => e.mode), ['bidirectional']);
   await t.rejects(leg.openAudio({ mode: 'fork' }), /ended/);
   t.equal(sb.clock.pendingTimers, 0, 'no timer left on the clock');
+});
+
+t.test('a frame that arrives late waits for the next tick of the playout grid, without a new pre-buffer', async (t) => {
+  const clock = new FakeClock(0);
+  const played: number[] = [];
+  const tap = new PacedAudioTap('bidirectional', clock, { play: () => played.push(clock.now()), release: async () => undefined });
+  const frame = tone(300, 1);
+  tap.send(frame);
+  tap.send(frame); // a pre-buffer's worth: playout starts at once
+  await clock.advance(30);
+  tap.send(frame); // in time for the tick at 40
+  await clock.advance(45);
+  tap.send(frame); // at 75, after an empty tick at 60: played on the grid at 80, not after a new 20 ms pre-buffer (95)
+  await clock.advance(500);
+  tap.send(frame); // long after playout stopped (10 empty ticks): a fresh start, one frame time later
+  await clock.advance(100);
+  t.same(played, [0, 20, 40, 80, 595]);
+  t.equal(clock.pendingTimers, 1, 'the grid is still kept for a late frame');
+  await clock.advance(300);
+  t.equal(clock.pendingTimers, 0, 'then playout stops');
+  await tap.close();
 });
