@@ -27,6 +27,11 @@ function encodeForm(body: Record<string, string>): string {
 export class CustomerHttp {
   constructor(private readonly client: GuardedClient, private readonly secrets: SigningSecrets, private readonly clock: Clock) {}
 
+  /** The signature header value for a request made outside this client (a media stream's WebSocket upgrade: a GET). */
+  signatureFor(accountId: number, signed: string): string {
+    return sign(this.secrets.get(accountId), signed, Math.floor(this.clock.now() / 1000));
+  }
+
   async send(req: CustomerRequest): Promise<OutboundResponse> {
     const text = req.payload.kind === 'json' ? JSON.stringify(req.payload.body) : encodeForm(req.payload.body);
     const t = Math.floor(this.clock.now() / 1000);

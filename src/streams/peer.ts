@@ -9,13 +9,13 @@ export const HANDSHAKE_TIMEOUT_MS = 5_000;
 
 export type PeerOpen = { ok: true; ws: WebSocket } | { ok: false; reason: string };
 
-export function openPeer(url: URL, opts: GuardedSocketOptions & { handshakeTimeoutMs?: number }): Promise<PeerOpen> {
+export function openPeer(url: URL, opts: GuardedSocketOptions & { handshakeTimeoutMs?: number; headers?: Record<string, string> }): Promise<PeerOpen> {
   const guard = guardedSocket(url, opts);
   if ('refused' in guard) return Promise.resolve({ ok: false, reason: `refused: ${guard.refused.message}` });
   return new Promise((resolve) => {
     const ws = new WebSocket(url, {
       lookup: guard.lookup, handshakeTimeout: opts.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS, followRedirects: false,
-      perMessageDeflate: false, maxPayload: MAX_PEER_MESSAGE_BYTES,
+      perMessageDeflate: false, maxPayload: MAX_PEER_MESSAGE_BYTES, headers: { 'user-agent': 'Ringbase/0.1', ...opts.headers },
     });
     const fail = (reason: string) => {
       ws.removeAllListeners();

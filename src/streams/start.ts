@@ -5,6 +5,7 @@ import { newSid } from '../crypto/tokens.js';
 import type { AudioTapMode, AudioTrack } from '../engine/port.js';
 import { redactUrl } from '../log-redaction.js';
 import type { StreamNoun } from '../markup/index.js';
+import { SIGNATURE_HEADER } from '../net/index.js';
 import { checkStreamUrl } from '../net/stream-url.js';
 import type { CallSession } from '../calls/session.js';
 import { isStreamError, MediaStream, type StreamEnd } from './media-stream.js';
@@ -39,7 +40,9 @@ export async function startStream(session: CallSession, req: StreamRequest): Pro
   if (!check.ok) return refuse(`refused (${check.code}): ${check.reason}`);
   const leg = await session.answer();
   if (leg.isEnded) return { ok: false, reason: 'the call ended' };
-  const peer = await openPeer(check.url, { allowLoopback: session.services.urls.allowLocalTargets });
+  // Signed like every request to a customer URL; a GET signs "<t>.<query string>" (docs/webhook-signatures.md).
+  const signature = session.services.http.signatureFor(session.accountId, check.url.search.slice(1));
+  const peer = await openPeer(check.url, { allowLoopback: session.services.urls.allowLocalTargets, headers: { [SIGNATURE_HEADER]: signature } });
   if (!peer.ok) return refuse(peer.reason);
   let tap;
   try {

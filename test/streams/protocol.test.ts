@@ -3,7 +3,10 @@
 // marks echoed once played, clear, DTMF, forks with both tracks and <Stop>, and <Connect action>.
 import { createHash } from 'node:crypto';
 import t from 'tap';
+import { SigningSecrets } from '../../src/accounts/signing-secret.js';
+import { createSecretBox } from '../../src/crypto/secret-box.js';
 import { decodeUlaw } from '../../src/media/mulaw.js';
+import { verify } from '../../src/net/index.js';
 import { NumberService } from '../../src/numbers/service.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { toneShare } from '../helpers/tone.js';
@@ -29,7 +32,7 @@ const timelineOf = (h: Harness) => {
 t.test('<Connect><Stream>: start, 50 frames a second of the caller, echo heard, marks, dtmf, action on close', async (t) => {
   const { h, app, accountId } = await setup(t);
   const peer = await startPeer(t);
-  app.on('/voice', xml(`<Connect action="/after"><Stream url="${peer.url}/agent" name="agent"><Parameter name="lang" value="en"/></Stream></Connect><Say>Not reached</Say>`));
+  app.on('/voice', xml(`<Connect action="/after"><Stream url="${peer.url}/agent?token=abc" name="agent"><Parameter name="lang" value="en"/></Stream></Connect><Say>Not reached</Say>`));
   app.on('/after', xml('<Say>After the agent</Say>'));
   const call = h.engine.simulateInbound({ from: '+15557770001', to: DID });
   const c = await peer.nextConnection();
@@ -39,6 +42,10 @@ t.test('<Connect><Stream>: start, 50 frames a second of the caller, echo heard, 
   const elapsed = Date.now() - startedAt;
   t.ok(elapsed > 800 && elapsed < 1400, `50 frames in ${elapsed} ms`);
 
+  // The upgrade is signed like a GET to a customer URL: "<t>.<query string>" with the account's signing secret.
+  t.equal(c.request.url, '/agent?token=abc');
+  const secret = new SigningSecrets(h.store.accounts, createSecretBox(h.masterKey)).get(accountId);
+  t.match(verify(secret, 'token=abc', c.request.headers['x-service-signature'], Math.floor(Date.now() / 1000)), { ok: true }, 'the upgrade request is signed');
   const [connected, start] = c.messages;
   t.same(connected, { event: 'connected', protocol: 'Call', version: '1.0.0' });
   const callSid = (h.store.db.prepare('SELECT sid FROM calls ORDER BY rowid DESC LIMIT 1').get() as { sid: string }).sid;

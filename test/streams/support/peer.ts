@@ -1,10 +1,13 @@
 // A media stream peer on 127.0.0.1 for tests: a real WebSocket server that records every message of every
 // connection and lets a test script how each connection behaves.
+import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 export interface PeerConnection {
   ws: WebSocket;
+  /** The upgrade request: its URL and headers. */
+  request: { url: string; headers: IncomingHttpHeaders };
   messages: any[];
   /** Resolves with the first message (from now or earlier) that matches. */
   waitFor(match: (msg: any) => boolean): Promise<any>;
@@ -23,11 +26,11 @@ export async function startPeer(t: { teardown(fn: () => unknown): void }, onConn
   await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
   const connections: PeerConnection[] = [];
   const waiting: Array<(c: PeerConnection) => void> = [];
-  wss.on('connection', (ws) => {
+  wss.on('connection', (ws, req) => {
     const messages: any[] = [];
     const waiters: Array<{ match: (m: any) => boolean; resolve: (m: any) => void }> = [];
     const c: PeerConnection = {
-      ws, messages,
+      ws, messages, request: { url: req.url ?? '', headers: req.headers },
       waitFor(match) {
         const found = messages.find(match);
         return found ? Promise.resolve(found) : new Promise((resolve) => waiters.push({ match, resolve }));
