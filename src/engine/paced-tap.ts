@@ -48,7 +48,7 @@ export class PacedAudioTap implements AudioTap {
   #closing: Promise<void> | null = null;
   #resolveClosed!: () => void;
 
-  constructor(readonly mode: AudioTapMode, private readonly clock: Clock, private readonly engine: TapEngineSide) {
+  constructor(readonly mode: AudioTapMode, private readonly clock: Clock, private readonly engine: TapEngineSide, readonly mixed = false) {
     this.closed = new Promise((resolve) => { this.#resolveClosed = resolve; });
   }
 

@@ -186,6 +186,11 @@ export interface AudioTapEvents {
 /** A live connection to a call's audio (a media stream); engine-neutral: 20 ms µ-law frames both ways. */
 export interface AudioTap {
   readonly mode: AudioTapMode;
+  /**
+   * A fork whose engine can only give the call's mix (both directions in one stream, delivered as 'inbound'):
+   * FreeSWITCH eavesdrop. Otherwise each track comes separately.
+   */
+  readonly mixed: boolean;
   on<E extends keyof AudioTapEvents>(event: E, listener: AudioTapEvents[E]): void;
   off<E extends keyof AudioTapEvents>(event: E, listener: AudioTapEvents[E]): void;
   /** Queues µ-law audio (any length; cut into 20 ms frames) to play to the caller at 20 ms a frame. Bidirectional only. */

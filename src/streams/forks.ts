@@ -5,6 +5,13 @@ import type { MediaStream } from './media-stream.js';
 
 const running = new WeakMap<CallSession, Map<string, MediaStream>>();
 
+/** Forks one call may run at once (Twilio's limit too): each holds a media server channel and a socket. */
+export const MAX_FORKS_PER_CALL = 4;
+
+export function forkCount(session: CallSession): number {
+  return running.get(session)?.size ?? 0;
+}
+
 export function isForkRunning(session: CallSession, name: string): boolean {
   return running.get(session)?.has(name) ?? false;
 }

@@ -80,6 +80,8 @@ export class MediaStream {
   }
 
   #frame(frame: AudioFrame): void {
+    // A mixed fork's one stream is the first track asked for (start.tracks says so; see startStream).
+    if (this.tap.mixed) frame = { ...frame, track: this.info.tracks[0]! };
     if (!this.info.tracks.includes(frame.track)) return;
     const chunk = (this.#chunks.get(frame.track) ?? 0) + 1;
     this.#chunks.set(frame.track, chunk);

@@ -53,7 +53,8 @@ export async function startStream(session: CallSession, req: StreamRequest): Pro
   }
   const customParameters = Object.fromEntries(stream.parameters.map((p) => [p.name, p.value]));
   const running = new MediaStream(peer.ws, tap, leg, {
-    streamSid, accountSid: accountSidOf(session.accountId), callSid: session.sid, tracks: TRACKS[stream.track], customParameters,
+    // An engine that forks the mix gives one track whatever was asked: the first of them, and `start` says so.
+    streamSid, accountSid: accountSidOf(session.accountId), callSid: session.sid, tracks: tap.mixed ? TRACKS[stream.track].slice(0, 1) : TRACKS[stream.track], customParameters,
   });
   session.timeline('stream-started', { ...where, mode, track: stream.track });
   session.log.info({ ...where, mode }, 'media stream started');

@@ -149,3 +149,16 @@ t.test('a fork ends with its call', async (t) => {
   t.match(await c.waitFor((m) => m.event === 'stop'), { event: 'stop' });
   t.equal((await c.closed).code, 1000);
 });
+
+t.test('a call runs at most four forks at once', async (t) => {
+  const { h, app } = await setup(t);
+  const peer = await startPeer(t);
+  const starts = Array.from({ length: 5 }, (_, i) => `<Start><Stream url="${peer.url}/${i}" name="f${i}"/></Start>`).join('');
+  app.on('/voice', xml(`${starts}<Pause length="1"/>`));
+  const call = h.engine.simulateInbound({ from: '+15557770001', to: DID });
+  await call.ended;
+  await h.app.calls.settled();
+  t.equal(peer.connections.length, 4);
+  const errors = timelineOf(h).filter((e) => e.kind === 'stream-error');
+  t.match(errors, [{ detail: { name: 'f4', reason: /at most 4 forked streams/ } }]);
+});

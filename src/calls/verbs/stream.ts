@@ -1,5 +1,5 @@
 import type { ConnectVerb, StartVerb, StopVerb } from '../../markup/index.js';
-import { addFork, isForkRunning, stopFork } from '../../streams/forks.js';
+import { addFork, forkCount, isForkRunning, MAX_FORKS_PER_CALL, stopFork } from '../../streams/forks.js';
 import { describeEnd, startStream } from '../../streams/start.js';
 import { failCall, gotoOrFail, requestDocument, resolveUrl, type Flow, type Outcome } from '../flow.js';
 
@@ -27,6 +27,10 @@ export async function startVerb(flow: Flow, verb: StartVerb): Promise<Outcome> {
   const { session } = flow;
   if (verb.stream.name !== undefined && isForkRunning(session, verb.stream.name)) {
     session.timeline('stream-error', { name: verb.stream.name, reason: 'a stream of that name is already running' });
+    return { kind: 'next' };
+  }
+  if (forkCount(session) >= MAX_FORKS_PER_CALL) {
+    session.timeline('stream-error', { name: verb.stream.name ?? null, reason: `a call may run at most ${MAX_FORKS_PER_CALL} forked streams at once` });
     return { kind: 'next' };
   }
   const started = await startStream(session, { stream: verb.stream, mode: 'fork', statusCallback: callbackOf(flow, verb.stream.statusCallback) });

@@ -56,7 +56,7 @@ export async function openDrachtioAudio(leg: Leg, gateway: AudioGatewayConfig, o
       if (opts.mode === 'fork') await quietly(leg, 'stream channel kill', () => leg.ep.api('uuid_kill', streamEp.uuid));
       await Promise.race([streamEp.destroy().catch(() => undefined), new Promise((r) => setTimeout(r, RELEASE_MS).unref())]);
     },
-  });
+  }, opts.mode === 'fork');
   const opened = tap;
   // Either channel going away ends the stream: the call, or FreeSWITCH dropping the stream's channel.
   void leg.ended.then(() => opened.close());

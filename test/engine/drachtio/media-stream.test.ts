@@ -74,22 +74,25 @@ if (bins) {
     await until('no SIP dialog left (the stream endpoint\'s included)', 5_000, () => d.engine.openDialogs() === 0);
   });
 
-  t.test('<Start><Stream> forks the call by eavesdropping: the peer gets the caller while the call goes on', async (t) => {
+  t.test('<Start><Stream> forks the call by eavesdropping: the peer gets the call\'s mix while the call goes on', async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
     d.h.store.carriers.add({ name: 'fork-callers', host: '127.0.0.1', port: null, prefix: null });
     const peer = await startPeer(t);
-    s.app.on('/voice', xml(`<Say>Hello</Say><Start><Stream url="${peer.url}/fork" name="tap"/></Start><Pause length="4"/><Stop><Stream name="tap"/></Stop><Say>Goodbye</Say>`));
+    s.app.on('/voice', xml(`<Say>Hello</Say><Start><Stream url="${peer.url}/fork" name="tap" track="outbound_track"/></Start><Pause length="4"/><Stop><Stream name="tap"/></Stop><Say>Goodbye</Say>`));
     const rtp = await rtpRecorder();
     t.teardown(() => rtp.close());
     const sipp = await runCaller({ target: d.sipTarget, localPort: await freePort(), rtpPort: rtp.port, from: '+15550000002', to: DID, plan: {}, scratch: d.scratch });
     t.teardown(() => sipp.kill());
     const c = await peer.nextConnection();
-    await c.waitFor((m) => m.event === 'start');
+    const start = await c.waitFor((m) => m.event === 'start');
+    // eavesdrop gives the call's mix in one stream: delivered as the (first) track asked for, and `start` says so.
+    t.same(start.start.tracks, ['outbound']);
     const toneFrom = Date.now();
     void rtp.sendAudio(toneAlaw(TONE_HZ, 3_000));
     await c.waitFor((m) => m.event === 'stop');
-    const media = mediaOf(c.messages);
+    const media = mediaOf(c.messages, 'outbound');
+    t.equal(mediaOf(c.messages, 'inbound').length, 0);
     t.ok(media.length > 150, `the fork got ${media.length} frames in about 4 s`);
     const share = toneShare(decodeUlaw(Buffer.concat(media.slice(60, 110).map((m) => Buffer.from(m.media.payload, 'base64')))), TONE_HZ);
     t.ok(share > 0.5, `the fork hears the caller's tone (share ${share.toFixed(3)}, ${Date.now() - toneFrom} ms of tone sent)`);
