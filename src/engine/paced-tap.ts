@@ -3,6 +3,7 @@
 // its media; it feeds captured audio in with deliver().
 import { EventEmitter } from 'node:events';
 import type { Clock, TimerHandle } from '../clock.js';
+import { ULAW_SILENCE } from '../media/mulaw.js';
 import { AUDIO_FRAME_BYTES, AUDIO_FRAME_MS, type AudioFrame, type AudioTap, type AudioTapEvents, type AudioTapMode } from './port.js';
 
 /**
@@ -116,7 +117,7 @@ export class PacedAudioTap implements AudioTap {
   /** A short last piece of audio before a mark is padded to a whole frame with silence, so the mark is reached. */
   #flushPartial(): void {
     if (this.#partial.length === 0) return;
-    const frame = Buffer.alloc(AUDIO_FRAME_BYTES, 0xff);
+    const frame = Buffer.alloc(AUDIO_FRAME_BYTES, ULAW_SILENCE);
     this.#partial.copy(frame);
     this.#partial = Buffer.alloc(0);
     this.#queue.push({ frame });

@@ -73,9 +73,9 @@ export class MediaStream {
   get sid(): string { return this.info.streamSid; }
   get isEnded(): boolean { return this.#end !== null; }
 
-  /** Ends the stream from the platform's side (<Stop>, the end of the call); the peer gets `stop`. */
-  stop(reason: 'stopped' | 'call-ended' = 'stopped'): Promise<StreamEnd> {
-    this.#finish({ reason });
+  /** Ends the stream from the platform's side (<Stop>); the peer gets `stop`. */
+  stop(): Promise<StreamEnd> {
+    this.#finish({ reason: 'stopped' });
     return this.ended;
   }
 

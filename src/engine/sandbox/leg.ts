@@ -1,11 +1,11 @@
 // The platform's handle on an answered simulated call. Media and digit logic live in their own modules; this
 // class wires them to one Line and adds events, bridging and hangup.
+import { EngineError } from '../port.js';
 import type {
   AudioTap, AudioTapOptions, CallLeg, CallRecording, CallRecordingOptions, CollectOptions, CollectResult, ConferenceJoinOptions, ConferenceMember,
   HangupInfo, LegEvents, LocalMedia,
   RecordOptions, RecordResult, SayOptions,
 } from '../port.js';
-import { EngineError } from '../port.js';
 import { openSandboxAudio } from './audio-tap.js';
 import { collectDigits } from './collect.js';
 import { DigitQueue } from './digits.js';
