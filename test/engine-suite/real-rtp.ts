@@ -47,6 +47,11 @@ export function toneAlaw(hz: number, ms: number, level = 0.3): Buffer {
   return Buffer.from(Array.from({ length: Math.round(ms * 8) }, (_, i) => toAlaw(level * Math.sin((2 * Math.PI * hz * i) / 8000))));
 }
 
+/** Any samples in [-1, 1] at 8 kHz as A-law audio, e.g. a known signal to correlate with what arrives. */
+export function samplesAlaw(samples: Float32Array): Buffer {
+  return Buffer.from(Array.from(samples, toAlaw));
+}
+
 /** A key as in-band audio (A-law, 8 kHz): 70 ms of its two tones, then 70 ms of silence, in whole 20 ms frames. */
 export function dtmfTone(key: string): Buffer {
   const row = DTMF_ROWS.findIndex((r) => r.includes(key));

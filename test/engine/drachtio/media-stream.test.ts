@@ -1,17 +1,19 @@
-// <Connect><Stream> on the real engines: a sipp caller sends a 700 Hz tone; the RTP gateway frames it for the
-// WebSocket peer (examples/echo-agent.mjs), which echoes it; the caller must hear its own tone back. Measured:
-// media frames per second at the peer, consecutive chunks / sequence numbers / 20 ms timestamps, the tone share
-// of the audio the peer got and of what the caller heard, marks answered in order.
+// <Connect><Stream> on the real engines: a sipp caller sends a 700 Hz tone and then a known noise signal; the RTP
+// gateway frames them for the WebSocket peer (examples/echo-agent.mjs), which echoes them; the caller must hear its
+// own audio back. Measured: media frames per second at the peer, consecutive chunks / sequence numbers / 20 ms
+// timestamps, the tone share and the correlation with the known signal of the audio the peer got and of what the
+// caller heard, marks answered in order.
 import t from 'tap';
 import { decodeUlaw } from '../../../src/media/mulaw.js';
 import { enginesOrSkip } from '../../helpers/engines.js';
 import { freePort } from '../../helpers/server-process.js';
 import { bestToneShare, toneShare } from '../../helpers/tone.js';
+import { bestCorrelation, knownNoise } from '../../helpers/correlation.js';
 import { until } from '../../helpers/waits.js';
 import { xml } from '../../helpers/webhook-app.js';
 import { realDrivers } from '../../engine-suite/real-driver.js';
 import { scene, DID } from '../../engine-suite/flows.js';
-import { rtpRecorder, toneAlaw } from '../../engine-suite/real-rtp.js';
+import { rtpRecorder, samplesAlaw, toneAlaw } from '../../engine-suite/real-rtp.js';
 import { runCaller } from '../../engine-suite/real-sipp.js';
 import { mediaOf, startPeer } from '../../streams/support/peer.js';
 // @ts-expect-error: the example is plain JavaScript, used as customers would run it
@@ -40,9 +42,10 @@ if (bins) {
     const sipp = await runCaller({ target: d.sipTarget, localPort: await freePort(), rtpPort: rtp.port, from: '+15550000001', to: DID, plan: { hangupAfterMs: 9_000 }, scratch: d.scratch });
     t.teardown(() => sipp.kill());
     await until('the stream started', 15_000, () => received.some((r) => r.msg.event === 'start'), 20);
-    const tone = toneAlaw(TONE_HZ, 5_000);
+    const tone = toneAlaw(TONE_HZ, 3_000);
+    const noise = knownNoise(1.5 * 8000);
     const toneFrom = Date.now();
-    void rtp.sendAudio(tone);
+    void rtp.sendAudio(Buffer.concat([tone, samplesAlaw(noise)]));
     await new Promise((r) => setTimeout(r, 5_500));
 
     const start = received.find((r) => r.msg.event === 'start')!.msg;
@@ -61,6 +64,13 @@ if (bins) {
     t.ok(peerShare > 0.8, `the peer's audio is the caller's tone: share ${peerShare.toFixed(3)} over ${during.length} frames`);
     const callerShare = bestToneShare(rtp.samples(), TONE_HZ);
     t.ok(callerShare > 0.8, `the caller hears its tone echoed: share ${callerShare.toFixed(3)}`);
+    // The known signal, sample for sample: through A-law, FreeSWITCH, the gateway's µ-law and back.
+    const peerAudio = decodeUlaw(Buffer.concat(media.filter((r) => r.at > toneFrom + 2_000).map((r) => Buffer.from(r.msg.media.payload, 'base64'))));
+    const atPeer = bestCorrelation(noise, peerAudio);
+    t.ok(atPeer.r > 0.9, `the peer's audio matches the caller's known signal: correlation ${atPeer.r.toFixed(3)}`);
+    const heard = rtp.samples();
+    const atCaller = bestCorrelation(noise, heard.subarray(Math.max(0, heard.length - 8 * 8000)));
+    t.ok(atCaller.r > 0.9, `the caller hears the known signal echoed: correlation ${atCaller.r.toFixed(3)}`);
     const marks = received.filter((r) => r.msg.event === 'mark').map((r) => r.msg.mark.name);
     t.ok(marks.length >= 3, `marks answered: ${marks.join(', ')}`);
     t.same(marks, marks.map((_, i) => `echo-${i + 1}`), 'in order');
