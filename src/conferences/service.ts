@@ -35,7 +35,9 @@ export interface MarkupJoin extends JoinOptions {
 export type JoinOutcome = { status: 'completed' | 'full' | 'failed' | 'ended'; conferenceSid: string };
 
 /** Twilio's reasons, as the conference-end callback and the resource give them. */
-export type EndReason = 'conference-ended-via-api' | 'participant-with-end-conference-on-exit-left' | 'last-participant-left';
+export type EndReason = 'conference-ended-via-api' | 'participant-with-end-conference-on-exit-left' | 'last-participant-left'
+  /** Ringbase's own: the control plane running the room died and crash reconciliation closed it. */
+  | 'platform-restart';
 
 interface LiveMember {
   callSid: string; session: CallSession; leg: CallLeg; member: ConferenceMember; waiting: boolean; holdLease: MediaLease | null;
@@ -200,6 +202,20 @@ export class ConferenceService {
       await Promise.all(members.map((live) => live.session.hangup('conference-ended')));
     }
     return ended;
+  }
+
+  /**
+   * A call that ended with a dead control plane leaves its conference (participant-leave), and a room left with
+   * nobody connecting or in it completes (conference-end, reason platform-restart): the room died with its
+   * process, so nothing runs in the engine to hang up. Call inside the transaction that finishes the call.
+   */
+  settleLostCall(callSid: string): void {
+    for (const p of this.#repo.participationsOfCall(callSid)) {
+      const left = this.#change(p.conferenceSid, 'participant-leave', () => this.#repo.setParticipantStatus(p.conferenceSid, callSid, 'completed'), callSid);
+      if (left && this.#repo.participants(p.conferenceSid, { openOnly: true }).length === 0) {
+        this.#change(p.conferenceSid, 'conference-end', () => this.#repo.markCompleted(p.conferenceSid, 'platform-restart'));
+      }
+    }
   }
 
   #room(sid: string): LiveRoom {

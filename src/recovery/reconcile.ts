@@ -23,7 +23,7 @@ export interface Reconciled {
  * Finishes what dead control-plane instances left open: their channels on the engine are hung up, their calls
  * get a final status (completed if answered, else failed; cause platform-restart; ended at the owner's last
  * heartbeat), one hangup event each and the status callbacks the call owes, and their recordings are closed
- * (header repaired) and marked. Every row is claimed by a conditional update, so when several instances
+ * (header repaired) and marked; conferences they were in are left, and completed when nobody is left. Every row is claimed by a conditional update, so when several instances
  * reconcile at once each call is finished, and announced, exactly once.
  */
 export async function reconcileDeadInstances(services: CallServices, liveness: Liveness): Promise<Reconciled> {
@@ -99,6 +99,7 @@ function finishCall(services: CallServices, call: CallRecord, endMs: number, own
       data: { from: done.from, to: done.to, direction: done.direction, duration: done.duration, disposition: status, cause: RESTART_CAUSE },
     });
     store.calls.addTimeline(done.sid, 'reconciled', { previous_status: call.status, status, cause: RESTART_CAUSE, instance: owner });
+    services.conferences.settleLostCall(done.sid);
     return done;
   })();
 }

@@ -81,3 +81,45 @@ t.test('a dead peer\'s calls and recordings are finished once, even by two recon
   const again = await reconcileDeadInstances(services, liveness);
   t.same(again.calls, [], 'nothing is finished twice');
 });
+
+t.test('a dead peer\'s conference participants leave, and a room left empty completes with its callbacks', async (t) => {
+  const clock = new FakeClock(Date.parse('2026-11-24T10:00:00Z'));
+  const h = await startHarness(t, { clock });
+  const { id: accountId } = h.account();
+  const { store } = h;
+  const deadBeat = clock.now() - 20_000;
+  store.db.prepare('INSERT INTO instances (id, host, pid, started_at, beat_at) VALUES (?, ?, ?, ?, ?)').run('deadpeer', 'other-host', 1, at(deadBeat - 60_000), at(deadBeat));
+  store.db.prepare('INSERT INTO instances (id, host, pid, started_at, beat_at) VALUES (?, ?, ?, ?, ?)').run('livepeer', 'other-host', 2, at(clock.now() - 60_000), at(clock.now() - 1_000));
+  const insertCall = (sid: string, owner: string) => store.db.prepare(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, created_at, answered_at, owner)
+    VALUES (?, ?, 'inbound', '+15550001000', '+15557770001', 'in-progress', ?, ?, ?)`).run(sid, accountId, at(deadBeat - 40_000), at(deadBeat - 30_000), owner);
+  const room = (name: string, sid: string) => store.conferences.openOrCreate({
+    sid, accountId, friendlyName: name, record: false, maxParticipants: 250,
+    statusCallback: 'https://hooks.example.com/conf', statusCallbackMethod: 'POST', statusCallbackEvents: [],
+  }).conference;
+  const join = (conferenceSid: string, callSid: string) => {
+    store.conferences.addParticipant({ conferenceSid, callSid, accountId, muted: false, startConferenceOnEnter: true, endConferenceOnExit: false, statusCallback: null });
+    store.conferences.setParticipantStatus(conferenceSid, callSid, 'in-progress');
+  };
+  const lost = room('lost', `CF${'1'.padStart(32, '0')}`);
+  const shared = room('shared', `CF${'2'.padStart(32, '0')}`);
+  store.conferences.markStarted(lost.sid);
+  store.conferences.markStarted(shared.sid);
+  for (const [sid, owner, conf] of [['CAa', 'deadpeer', lost], ['CAb', 'deadpeer', lost], ['CAc', 'deadpeer', shared], ['CAd', 'livepeer', shared]] as const) {
+    insertCall(sid, owner);
+    join(conf.sid, sid);
+  }
+
+  const liveness = { self: store.instanceId, host: hostname(), nowMs: clock.now(), staleMs: 15_000, pidAlive: () => true };
+  const done = await reconcileDeadInstances(h.app.callServices, liveness);
+  await done.callbacks;
+  t.same(done.calls.sort(), ['CAa', 'CAb', 'CAc']);
+  t.match(store.conferences.get(lost.sid), { status: 'completed', endReason: 'platform-restart' }, 'the room whose every call died completes');
+  t.same(store.conferences.participants(lost.sid).map((p) => p.status), ['completed', 'completed']);
+  t.match(store.conferences.get(shared.sid), { status: 'in-progress', endReason: null }, 'a room with a live participant goes on');
+  t.same(store.conferences.participants(shared.sid).map((p) => [p.callSid, p.status]), [['CAc', 'completed'], ['CAd', 'in-progress']]);
+  const queued = store.db.prepare('SELECT stream, fields FROM callback_outbox ORDER BY id').all() as Array<{ stream: string; fields: string }>;
+  t.same(queued.map((q) => [q.stream, JSON.parse(q.fields).StatusCallbackEvent, JSON.parse(q.fields).CallSid ?? null]), [
+    [lost.sid, 'participant-leave', 'CAa'], [lost.sid, 'participant-leave', 'CAb'], [lost.sid, 'conference-end', null], [shared.sid, 'participant-leave', 'CAc'],
+  ], 'one callback per change, queued with it');
+  t.equal(JSON.parse(queued[2]!.fields).Reason, 'platform-restart');
+});
