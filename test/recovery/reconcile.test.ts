@@ -40,7 +40,8 @@ t.test('a WAV its writer never finished is repaired from the file length', async
   t.equal(repairWavHeader(path.join(dir, 'missing.wav')), null);
 });
 
-t.test('a dead peer\'s calls and recordings are finished once, even by two reconcilers at once', async (t) => {
+/** A server whose peer 'deadpeer' stopped beating 20 s ago while 'livepeer' beats on; calls owned by either. */
+async function peersScene(t: Parameters<typeof startHarness>[0]) {
   const clock = new FakeClock(Date.parse('2026-11-24T10:00:00Z'));
   const h = await startHarness(t, { clock });
   const { id: accountId } = h.account();
@@ -48,8 +49,14 @@ t.test('a dead peer\'s calls and recordings are finished once, even by two recon
   const deadBeat = clock.now() - 20_000;
   store.db.prepare('INSERT INTO instances (id, host, pid, started_at, beat_at) VALUES (?, ?, ?, ?, ?)').run('deadpeer', 'other-host', 1, at(deadBeat - 60_000), at(deadBeat));
   store.db.prepare('INSERT INTO instances (id, host, pid, started_at, beat_at) VALUES (?, ?, ?, ?, ?)').run('livepeer', 'other-host', 2, at(clock.now() - 60_000), at(clock.now() - 1_000));
-  const insertCall = (sid: string, owner: string, answered: boolean) => store.db.prepare(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, created_at, answered_at, owner)
+  const insertCall = (sid: string, owner: string, answered = true) => store.db.prepare(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, created_at, answered_at, owner)
     VALUES (?, ?, 'outbound-api', '+15550001000', '+15557770001', ?, ?, ?, ?)`).run(sid, accountId, answered ? 'in-progress' : 'ringing', at(deadBeat - 40_000), answered ? at(deadBeat - 30_000) : null, owner);
+  const liveness = { self: store.instanceId, host: hostname(), nowMs: clock.now(), staleMs: 15_000, pidAlive: () => true };
+  return { h, store, accountId, deadBeat, insertCall, liveness };
+}
+
+t.test('a dead peer\'s calls and recordings are finished once, even by two reconcilers at once', async (t) => {
+  const { h, store, accountId, deadBeat, insertCall, liveness } = await peersScene(t);
   insertCall('CAanswered', 'deadpeer', true);
   insertCall('CAringing', 'deadpeer', false);
   insertCall('CAlive', 'livepeer', true);
@@ -61,7 +68,6 @@ t.test('a dead peer\'s calls and recordings are finished once, even by two recon
   store.db.prepare(`INSERT INTO recordings (sid, account_id, call_sid, source, status, tracks, channels, file, created_at, owner)
     VALUES ('REcut', ?, 'CAanswered', 'call', 'in-progress', 'both', 1, ?, ?, 'deadpeer')`).run(accountId, recFile, at(deadBeat - 30_000));
 
-  const liveness = { self: store.instanceId, host: hostname(), nowMs: clock.now(), staleMs: 15_000, pidAlive: () => true };
   const emitted: LifecycleEvent[] = [];
   const services = { ...h.app.callServices, events: { emit: (e: LifecycleEvent) => emitted.push(e) } };
   const [a, b] = await Promise.all([reconcileDeadInstances(services, liveness), reconcileDeadInstances(services, liveness)]);
@@ -83,15 +89,7 @@ t.test('a dead peer\'s calls and recordings are finished once, even by two recon
 });
 
 t.test('a dead peer\'s conference participants leave, and a room left empty completes with its callbacks', async (t) => {
-  const clock = new FakeClock(Date.parse('2026-11-24T10:00:00Z'));
-  const h = await startHarness(t, { clock });
-  const { id: accountId } = h.account();
-  const { store } = h;
-  const deadBeat = clock.now() - 20_000;
-  store.db.prepare('INSERT INTO instances (id, host, pid, started_at, beat_at) VALUES (?, ?, ?, ?, ?)').run('deadpeer', 'other-host', 1, at(deadBeat - 60_000), at(deadBeat));
-  store.db.prepare('INSERT INTO instances (id, host, pid, started_at, beat_at) VALUES (?, ?, ?, ?, ?)').run('livepeer', 'other-host', 2, at(clock.now() - 60_000), at(clock.now() - 1_000));
-  const insertCall = (sid: string, owner: string) => store.db.prepare(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, created_at, answered_at, owner)
-    VALUES (?, ?, 'inbound', '+15550001000', '+15557770001', 'in-progress', ?, ?, ?)`).run(sid, accountId, at(deadBeat - 40_000), at(deadBeat - 30_000), owner);
+  const { h, store, accountId, insertCall, liveness } = await peersScene(t);
   const room = (name: string, sid: string) => store.conferences.openOrCreate({
     sid, accountId, friendlyName: name, record: false, maxParticipants: 250,
     statusCallback: 'https://hooks.example.com/conf', statusCallbackMethod: 'POST', statusCallbackEvents: [],
@@ -109,7 +107,6 @@ t.test('a dead peer\'s conference participants leave, and a room left empty comp
     join(conf.sid, sid);
   }
 
-  const liveness = { self: store.instanceId, host: hostname(), nowMs: clock.now(), staleMs: 15_000, pidAlive: () => true };
   const done = await reconcileDeadInstances(h.app.callServices, liveness);
   await done.callbacks;
   t.same(done.calls.sort(), ['CAa', 'CAb', 'CAc']);
