@@ -21,7 +21,8 @@ export interface BareOptions {
   freeswitch: { host: string; port: number; password: string };
 }
 
-export async function startBare(o: BareOptions): Promise<{ stop(): void }> {
+/** `onInvite` is told when each INVITE reaches the script (by calling number): the bare "reply" moment. */
+export async function startBare(o: BareOptions, onInvite?: (from: string, at: number) => void): Promise<{ stop(): void }> {
   const srf = new Srf();
   srf.connect({ host: o.drachtio.host, port: o.drachtio.port, secret: o.drachtio.secret });
   await new Promise<void>((resolve, reject) => {
@@ -31,6 +32,7 @@ export async function startBare(o: BareOptions): Promise<{ stop(): void }> {
     address: o.freeswitch.host, port: o.freeswitch.port, secret: o.freeswitch.password, listenAddress: '127.0.0.1',
   });
   srf.invite(async (req, res) => {
+    onInvite?.(req.callingNumber, performance.timeOrigin + performance.now());
     try {
       const { endpoint, dialog } = await ms.connectCaller(req, res);
       dialog.on('destroy', () => void endpoint.destroy().catch(() => undefined));

@@ -1,8 +1,11 @@
 // SIP figures on real drachtio-server + FreeSWITCH (found like the engine tests find them), loopback only:
 //  1. INVITE → 200 OK (sipp's response time) and webhook reply → first audible RTP at the caller, median and
-//     p95 over CALLS calls of a Say + Hangup document;
+//     p95 over CALLS calls of a Say + Hangup document: once with a sentence new to every call (first time: speech
+//     is synthesized), once with one sentence every call shares (cached after the first), beside the bare
+//     script's INVITE-reached-the-app → first audible RTP;
 //  2. the highest sustained calls per second with zero failed calls for that document, beside
-//     bench/bare-say-hangup.ts (drachtio-srf + drachtio-fsmrf alone) under the same sipp load in the same run.
+//     bench/bare-say-hangup.ts (drachtio-srf + drachtio-fsmrf alone) under the same sipp load in the same run,
+//     and this process's event-loop delay p99 during Ringbase's 30 CPS step.
 // Run: npx tsx bench/sip.ts [calls=50]. Bounded: at most RATES.length steps of STEP_S seconds per system.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,19 +13,26 @@ import { createSocket } from 'node:dgram';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { findEngineBinaries, startEngines, SKIP_LINE } from '../test/helpers/engines.js';
 import { startPlatform } from './platform.js';
 import { freePort } from '../test/helpers/server-process.js';
 import { inviteToOkMs, runCaller, runLoad } from '../test/engine-suite/real-sipp.js';
 import { rtpRecorder } from '../test/engine-suite/real-rtp.js';
 import { SENTENCE, startBare } from './bare-say-hangup.js';
+import { reportRows, type BenchRow } from './row.js';
 
-const CALLS = Math.max(50, Number(process.argv[2] ?? 50));
+const CALLS = Math.max(20, Number(process.argv[2] ?? 50));
 const LATENCY_CONCURRENCY = 5;
 const RATES = [10, 20, 30, 40, 50, 60, 70, 80];
 const STEP_S = 8;
+const LOOP_RATE = 30;
 const DID = '+15550001000';
-const DOCUMENT = `<Response><Say>${SENTENCE}</Say><Hangup/></Response>`;
+/** Callers of the first-time set hear a sentence of their own, as long as the shared one. */
+const FIRST_TIME = '+1555010';
+const CACHED = '+1555020';
+const BARE = '+1555030';
+const documentFor = (from: string) => `<Response><Say>${from.startsWith(FIRST_TIME) ? `Hello, this is test ${from.slice(-4)}.` : SENTENCE}</Say><Hangup/></Response>`;
 
 const bins = findEngineBinaries();
 if (!bins) {
@@ -42,10 +52,10 @@ const webhook = createServer((req, res) => {
   let body = '';
   req.on('data', (d: Buffer) => { body += d.toString(); });
   req.on('end', () => {
+    let from = '';
+    try { from = String((JSON.parse(body) as { from?: string }).from); } catch { /* not JSON */ }
     res.writeHead(200, { 'content-type': 'application/xml' });
-    res.end(DOCUMENT, () => {
-      try { replies.set(String((JSON.parse(body) as { from?: string }).from), performance.timeOrigin + performance.now()); } catch { /* not JSON */ }
-    });
+    res.end(documentFor(from), () => { replies.set(from, performance.timeOrigin + performance.now()); });
   });
 });
 await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
@@ -61,14 +71,14 @@ await new Promise<void>((r) => sink.bind(0, '127.0.0.1', () => r()));
 
 
 /** One caller per call, LATENCY_CONCURRENCY at a time; each hears the sentence and gets the platform's BYE. */
-async function latency(): Promise<{ inviteOk: number[]; replyToRtp: number[]; failed: number }> {
+async function latency(prefix: string): Promise<{ inviteOk: number[]; replyToRtp: number[]; failed: number }> {
   const inviteOk: number[] = [];
   const replyToRtp: number[] = [];
   let failed = 0;
   let next = 0;
   await Promise.all(Array.from({ length: LATENCY_CONCURRENCY }, async () => {
     while (next < CALLS) {
-      const from = `+1555010${String(next++).padStart(4, '0')}`;
+      const from = `${prefix}${String(next++).padStart(4, '0')}`;
       const rtp = await rtpRecorder();
       const sipp = await runCaller({ target, localPort: await freePort(), rtpPort: rtp.port, from, to: DID, plan: { hangupAfterMs: 20_000 }, scratch, traceRtt: true });
       const code = await sipp.exited;
@@ -84,12 +94,20 @@ async function latency(): Promise<{ inviteOk: number[]; replyToRtp: number[]; fa
   return { inviteOk, replyToRtp, failed };
 }
 
-/** Steps up the call rate until a step has a failed call; returns the highest clean rate and each step's outcome. */
-async function sustainedCps(label: string): Promise<number> {
+/**
+ * Steps up the call rate until a step has a failed call; returns the highest clean rate and this process's
+ * event-loop delay p99 (ms) during the LOOP_RATE step (Ringbase runs in this process; the bare script too).
+ */
+async function sustainedCps(label: string): Promise<{ best: number; loopP99: number }> {
   let best = 0;
+  let loopP99 = Number.NaN;
   for (const rate of RATES) {
     const count = rate * STEP_S;
+    const loop = monitorEventLoopDelay({ resolution: 5 });
+    loop.enable();
     const r = await runLoad({ target, localPort: await freePort(), rtpPort: sink.address().port, to: DID, rate, count, scratch });
+    loop.disable();
+    if (rate === LOOP_RATE) loopP99 = loop.percentile(99) / 1e6;
     const clean = r.failed === 0 && r.successful === count;
     // sipp prints its statistics when it finishes: a step stopped at its bound, or whose errors flood the kept
     // output, has none, and only overload does either.
@@ -100,23 +118,56 @@ async function sustainedCps(label: string): Promise<number> {
     best = rate;
     await new Promise((res) => setTimeout(res, 2_000)); // let FreeSWITCH release the step's channels
   }
-  return best;
+  return { best, loopP99 };
+}
+
+const p = (xs: number[], q: number) => (xs.length ? pct(xs, q) : Number.NaN);
+function latencyRows(name: string, ours: number[], bare: number[], targetP95: (bareP95: number) => { target: string; met: boolean }): BenchRow[] {
+  const base = { unit: 'ms', better: 'lower' as const, baselineName: 'bare srf+fsmrf speak (INVITE at app → audio)' };
+  const t = targetP95(p(bare, 95));
+  return [
+    { ...base, figure: `reply → first audible RTP, ${name}, p50`, value: p(ours, 50), baseline: p(bare, 50) },
+    { ...base, figure: `reply → first audible RTP, ${name}, p95`, value: p(ours, 95), baseline: p(bare, 95), ...t },
+  ];
 }
 
 try {
   console.log(`engines: ${bins.drachtio}, ${bins.freeswitch}`);
   const platform = await startPlatform(eng, DID, hookUrl);
-  const lat = await latency();
-  console.log(`INVITE → 200 OK:              ${fmt(lat.inviteOk)}`);
-  console.log(`webhook reply → first audible RTP: ${fmt(lat.replyToRtp)}`);
-  if (lat.failed) console.log(`  (${lat.failed} of ${CALLS} calls gave no figure)`);
+  const first = await latency(FIRST_TIME);
+  const cached = await latency(CACHED);
+  console.log(`INVITE → 200 OK:                          ${fmt(first.inviteOk)}`);
+  console.log(`webhook reply → first audible RTP, first: ${fmt(first.replyToRtp)}`);
+  console.log(`webhook reply → first audible RTP, cached: ${fmt(cached.replyToRtp)}`);
+  const failedLatency = first.failed + cached.failed;
+  if (failedLatency) console.log(`  (${failedLatency} of ${2 * CALLS} calls gave no figure)`);
   console.log('sustained Say + Hangup, zero failed calls:');
   const ours = await sustainedCps('ringbase');
   await platform.stop();
-  const bare = await startBare({ drachtio: eng.drachtio, freeswitch: eng.freeswitch });
+  const bare = await startBare({ drachtio: eng.drachtio, freeswitch: eng.freeswitch }, (from, at) => replies.set(from, at));
+  const bareLatency = await latency(BARE);
+  console.log(`bare INVITE at app → first audible RTP:   ${fmt(bareLatency.replyToRtp)}`);
   const baseline = await sustainedCps('bare srf+fsmrf');
   bare.stop();
-  console.log(`ringbase ${ours} CPS, bare drachtio-srf + drachtio-fsmrf ${baseline} CPS (ratio ${baseline ? (ours / baseline).toFixed(2) : 'n/a'})`);
+  console.log(`ringbase ${ours.best} CPS, bare drachtio-srf + drachtio-fsmrf ${baseline.best} CPS (ratio ${baseline.best ? (ours.best / baseline.best).toFixed(2) : 'n/a'})`);
+  reportRows([
+    ...latencyRows('first time', first.replyToRtp, bareLatency.replyToRtp, (b) => {
+      const v = p(first.replyToRtp, 95);
+      return { target: '<= 1.05x bare p95', met: v <= 1.05 * b };
+    }),
+    ...latencyRows('cached prompt', cached.replyToRtp, bareLatency.replyToRtp, () => {
+      const v = p(cached.replyToRtp, 95);
+      return { target: '<= 80 ms', met: v <= 80 };
+    }),
+    {
+      figure: 'sustained Say+Hangup CPS, zero failures', value: ours.best, baseline: baseline.best, baselineName: 'bare srf+fsmrf',
+      unit: 'CPS', better: 'higher', target: '>= bare', met: ours.best >= baseline.best,
+    },
+    {
+      figure: `event-loop delay p99 at ${LOOP_RATE} CPS`, value: ours.loopP99, baseline: baseline.loopP99, baselineName: 'bare srf+fsmrf process',
+      unit: 'ms', better: 'lower', target: '<= 20 ms', met: ours.loopP99 <= 20,
+    },
+  ]);
 } finally {
   sink.close();
   webhook.close();
