@@ -4,6 +4,7 @@ import type { Db } from '../store/db.js';
 import type { Clock } from '../clock.js';
 import { newSid } from '../crypto/tokens.js';
 import type { EventType, LifecycleEvent } from './lifecycle.js';
+import { sampleBody } from './template.js';
 import { toSubscription, type DeliveryMode, type Subscription, type SubscriptionRow } from './subscriptions.js';
 
 export interface StoredEvent {
@@ -85,6 +86,43 @@ export class OutboxStore {
       }));
       return { eventSid, deliveries };
     })();
+  }
+
+  /**
+   * Records a made-up event of the subscription's type and queues it for that subscription only, so a
+   * receiver can be checked without a real call ("send a test event"): the documented sample data, marked
+   * `data.test: true`, so a payload template renders as it will for real events.
+   */
+  enqueueTest(sub: Subscription): { eventSid: string; deliverySid: string } {
+    return this.db.transaction(() => {
+      const now = this.clock.now();
+      const iso = new Date(now).toISOString();
+      const eventSid = newSid('EV');
+      const info = this.db.prepare('INSERT INTO events (sid, account_id, event_type, call_sid, occurred_at, data) VALUES (?, ?, ?, NULL, ?, ?)')
+        .run(eventSid, sub.accountId, sub.eventType, iso, JSON.stringify({ ...sampleBody(sub.eventType).data as object, test: true }));
+      return { eventSid, deliverySid: this.#queue(Number(info.lastInsertRowid), sub.id, now, iso) };
+    })();
+  }
+
+  /**
+   * Queues the event of one logged delivery again for the same subscription, as a new delivery with its own
+   * attempts (the old one's log stays as it was). Null when the delivery is not that subscription's.
+   */
+  redeliver(subscriptionId: number, deliverySid: string): { deliverySid: string } | null {
+    return this.db.transaction(() => {
+      const eventId = this.db.prepare('SELECT event_id FROM webhook_deliveries WHERE sid = ? AND subscription_id = ?').pluck()
+        .get(deliverySid, subscriptionId) as number | undefined;
+      if (eventId === undefined) return null;
+      const now = this.clock.now();
+      return { deliverySid: this.#queue(eventId, subscriptionId, now, new Date(now).toISOString()) };
+    })();
+  }
+
+  #queue(eventId: number, subscriptionId: number, now: number, iso: string): string {
+    const sid = newSid('DL');
+    this.db.prepare("INSERT INTO webhook_deliveries (sid, event_id, subscription_id, status, next_attempt_at, created_at) VALUES (?, ?, ?, 'pending', ?, ?)")
+      .run(sid, eventId, subscriptionId, now, iso);
+    return sid;
   }
 
   /** Leases up to `limit` due deliveries of active subscriptions, oldest due first. */

@@ -1,11 +1,14 @@
 // Webhook subscriptions (`WH...`): where one event type of one account is delivered, and how.
 import type { Db } from '../store/db.js';
 import type { Clock } from '../clock.js';
-import { newSid } from '../crypto/tokens.js';
+import { newSid, randomToken } from '../crypto/tokens.js';
 import type { EventType } from './lifecycle.js';
 import type { SealedHeaders } from './subscription-headers.js';
 
 export type DeliveryMode = 'sync' | 'async';
+
+/** A subscription's signing secret in clear: shown once to its creator, stored only sealed. */
+export const newSubscriptionSecret = () => `whsec_${randomToken(32)}`;
 export type SubscriptionStatus = 'active' | 'paused';
 
 export interface Subscription {

@@ -163,7 +163,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const token = operatorToken(config.dataDir, true)!;
   await http.register(async (scope) => operatorRoutes(scope, { token, simulator, watch: callServices.watch }));
   await installPreviewRoot(http, { config, store, clock, secrets, eventSystem, callServices, dispatcher: calls, cps, authenticate });
-  await http.register(async (scope) => dashboardRoutes(scope, { config, store, clock, trunks, signingSecrets, callServices, simulator }), { prefix: '/dashboard' });
+  await http.register(async (scope) => dashboardRoutes(scope, { config, store, clock, trunks, signingSecrets, callServices, simulator, secrets, eventSystem }), { prefix: '/dashboard' });
 
   let released: Promise<void> | undefined;
   return {

@@ -61,7 +61,7 @@ t.test('custom header values: sealed at rest, masked in every response, sent in 
   h.app.eventSystem.events.emit(callStart(a.id, 'CA2'));
   t.equal((await receiver.waitFor('/hook', 2)).headers.authorization, rotated, 'the new value is delivered');
 
-  const page = await h.request('GET', `/dashboard/settings/subscriptions/${created.body.sid}`, { headers: { accept: 'text/html' } });
+  const page = await h.request('GET', `/dashboard/subscriptions/${created.body.sid}`, { headers: { accept: 'text/html' } });
   t.notOk(page.text.includes(rotated), 'not on the dashboard either');
 
   h.store.db.pragma('wal_checkpoint(TRUNCATE)');

@@ -49,6 +49,7 @@ pre { background:var(--soft); border:1px solid var(--line); border-radius:4px; p
 .secret { font-family:ui-monospace,monospace; font-size:15px; word-break:break-all; }
 dl.facts { display:grid; grid-template-columns:max-content 1fr; gap:4px 16px; } dl.facts dt { font-weight:600; } dl.facts dd { margin:0; word-break:break-all; }
 .e164 { font-family:ui-monospace,monospace; font-weight:700; }
+td.wrap { word-break:break-all; }
 .badge { display:inline-block; padding:0 8px; border-radius:10px; font-size:13px; background:var(--soft); border:1px solid var(--line); }
 .badge.ok { color:var(--ok); border-color:var(--ok); } .badge.bad { color:var(--bad); border-color:var(--bad); }
 .filters { display:flex; flex-wrap:wrap; gap:8px 16px; align-items:flex-end; } .filters .field { margin:0; }
@@ -56,6 +57,11 @@ ol.transcript { list-style:none; padding:0; } ol.transcript li { padding:4px 8px
 ol.transcript .t { color:var(--muted); font-family:ui-monospace,monospace; font-size:13px; margin-right:8px; }
 li.caller { background:#eef4ff; } li.platform { color:#333; }
 audio { width:100%; max-width:32rem; }
+svg.chart, svg.waterfall { display:block; font-size:12px; fill:var(--fg); }
+svg .axis, svg .grid { stroke:var(--line); } svg .bar rect { fill:var(--accent); } svg .value, svg .tick { fill:var(--muted); }
+.charts { display:grid; grid-template-columns:repeat(auto-fit, minmax(280px, 1fr)); gap:0 24px; }
+.step rect { fill:var(--accent); } .step.webhook rect { fill:#8250df; } .step.keys rect { fill:#bf8700; }
+.step.call rect { fill:var(--ok); } .step.callback rect { fill:var(--muted); } .step.error rect { fill:var(--bad); }
 @media (max-width:600px) { main { padding:10px; } th, td { padding:4px; } .signout { margin-left:0; } dl.facts { grid-template-columns:1fr; } }
 /* On a phone a wide table with buttons (a conference's participants) becomes one labelled block per row. */
 @media (max-width:600px) {
@@ -122,14 +128,16 @@ document.addEventListener('DOMContentLoaded', function () {
   // session ended: reloading shows the sign-in page.
   document.querySelectorAll('[data-refresh]').forEach(function (box) {
     box.seq = 0; box.busy = false;
-    setInterval(function () {
+    // A part may poll faster (data-interval, ms) and stops once its content says it is final (a test call that ended).
+    var timer = setInterval(function () {
+      if (box.querySelector('[data-final]')) { clearInterval(timer); return; }
       if (document.hidden || box.busy) return;
       var mine = box.seq;
       fetch(box.getAttribute('data-refresh'), { credentials: 'same-origin' }).then(function (r) {
         if (r.redirected) { location.reload(); return null; }
         return r.ok ? r.text() : null;
       }).then(function (text) { if (text !== null && mine === box.seq && !box.busy) swapLive(box, text); }).catch(function () {});
-    }, 2000);
+    }, Number(box.getAttribute('data-interval')) || 2000);
   });
   var summary = document.getElementById('error-summary');
   if (summary) summary.focus();

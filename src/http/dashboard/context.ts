@@ -11,6 +11,8 @@ import type { NumberService } from '../../numbers/service.js';
 import type { UserService } from '../../users/service.js';
 import type { User } from '../../users/repo.js';
 import type { Html } from './html.js';
+import type { SecretBox } from '../../crypto/secret-box.js';
+import type { EventSystem } from '../../events/index.js';
 
 export interface DashboardDeps {
   config: Config;
@@ -20,6 +22,8 @@ export interface DashboardDeps {
   signingSecrets: SigningSecrets;
   callServices: CallServices;
   simulator: SandboxEngine;
+  secrets: SecretBox;
+  eventSystem: EventSystem;
 }
 
 /** Everything the route groups use; built once by the dashboard plugin. */

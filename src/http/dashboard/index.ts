@@ -16,6 +16,8 @@ import { callRoutes } from './routes/calls.js';
 import { conferenceRoutes } from './routes/conferences.js';
 import { settingsRoutes } from './routes/settings.js';
 import { testCallRoutes } from './routes/test-call.js';
+import { homeRoutes } from './routes/home.js';
+import { subscriptionRoutes } from './routes/subscriptions.js';
 
 // Pages may load only this site's own styles, scripts and media, and may not be framed (clickjacking).
 const CSP = "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -62,6 +64,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
       if (req.method === 'GET') return reply.redirect(`/dashboard/login?next=${encodeURIComponent(req.url)}`, 303);
       return reply.redirect('/dashboard/login', 303);
     });
+    homeRoutes(signedIn, d);
     numberRoutes(signedIn, d);
     keyRoutes(signedIn, d);
     await signedIn.register(async (trunks) => trunkRoutes(trunks, d));
@@ -69,5 +72,6 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
     conferenceRoutes(signedIn, d);
     settingsRoutes(signedIn, d);
     testCallRoutes(signedIn, d);
+    subscriptionRoutes(signedIn, d);
   });
 }

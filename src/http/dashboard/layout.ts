@@ -2,7 +2,7 @@ import { html, type Html } from './html.js';
 import { csrfField } from './forms.js';
 import type { Viewer } from './context.js';
 
-export type Section = 'numbers' | 'calls' | 'conferences' | 'test-call' | 'keys' | 'trunks' | 'settings';
+export type Section = 'numbers' | 'calls' | 'conferences' | 'test-call' | 'keys' | 'trunks' | 'subscriptions' | 'settings';
 
 const NAV: ReadonlyArray<readonly [Section, string, string]> = [
   ['numbers', 'Numbers', '/dashboard/numbers'],
@@ -11,6 +11,7 @@ const NAV: ReadonlyArray<readonly [Section, string, string]> = [
   ['test-call', 'Test call', '/dashboard/test-call'],
   ['keys', 'API keys', '/dashboard/keys'],
   ['trunks', 'Trunks', '/dashboard/trunks'],
+  ['subscriptions', 'Webhooks', '/dashboard/subscriptions'],
   ['settings', 'Settings', '/dashboard/settings'],
 ];
 
@@ -28,6 +29,11 @@ const NOTICES: Record<string, string> = {
   'participant-updated': 'Participant updated.',
   'participant-removed': 'Participant removed: its call was disconnected.',
   'password-set': 'Password set. Sign in with it now.',
+  'subscription-paused': 'Subscription paused: nothing is delivered to it until you resume it.',
+  'subscription-resumed': 'Subscription resumed: deliveries held while it was paused go out now.',
+  'subscription-deleted': 'Subscription deleted: pending deliveries were dropped.',
+  'test-event-queued': 'Test event sent. Its delivery appears below within a few seconds; reload to see it.',
+  'redelivery-queued': 'Redelivery queued. It appears below as a new delivery.',
 };
 
 interface PageOpts {

@@ -16,13 +16,22 @@ const RESERVED_HEADERS = new Set([
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const SAFE_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
-export function checkTarget(url: string, allowHosts: readonly string[], allowLoopback: boolean): string {
+export type TargetCheck = { ok: true; url: string } | { ok: false; code: string; why: string };
+
+/** The subscription target rule, with the refusal as a sentence that names no field (the dashboard's words). */
+export function targetCheck(url: string, allowHosts: readonly string[], allowLoopback: boolean): TargetCheck {
   const check = checkCustomerUrl(url, { allowLocalTargets: allowLoopback }, allowHosts);
-  if (check.ok) return check.url.href;
+  if (check.ok) return { ok: true, url: check.url.href };
   const hint = check.code === 'host_not_allowed'
     ? ' Ask your operator to add the host to the organisation allow-list (ringbase org allow-host).'
     : '';
-  throw previewErrors.parameterInvalid('target_url', `The target_url is refused (${check.code}): ${check.reason}.${hint}`);
+  return { ok: false, code: check.code, why: `${check.reason}.${hint}` };
+}
+
+export function checkTarget(url: string, allowHosts: readonly string[], allowLoopback: boolean): string {
+  const check = targetCheck(url, allowHosts, allowLoopback);
+  if (check.ok) return check.url;
+  throw previewErrors.parameterInvalid('target_url', `The target_url is refused (${check.code}): ${check.why}`);
 }
 
 export function checkHeaders(headers: Record<string, string>): Record<string, string> {

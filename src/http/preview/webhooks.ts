@@ -2,10 +2,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
-import { randomToken } from '../../crypto/tokens.js';
 import type { Store } from '../../store/index.js';
 import type { EventSystem } from '../../events/index.js';
-import { SubscriptionExistsError, type Subscription, type SubscriptionChanges } from '../../events/subscriptions.js';
+import { newSubscriptionSecret, SubscriptionExistsError, type Subscription, type SubscriptionChanges } from '../../events/subscriptions.js';
 import type { DeliveryLogEntry } from '../../events/outbox-store.js';
 import { errors, previewErrors } from '../errors.js';
 import { PageQuery, SidParams, previewErrorResponses } from '../schemas/preview.js';
@@ -22,8 +21,6 @@ interface Deps { config: Config; store: Store; secrets: SecretBox; eventSystem: 
 const tags = ['Webhook subscriptions (preview)'];
 const security = [{ bearerAuth: [] }];
 type SidRequest = FastifyRequest<{ Params: { sid: string } }>;
-
-export const SECRET_PREFIX = 'whsec_';
 
 function view(s: Subscription) {
   return {
@@ -62,7 +59,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: Deps): Promise<v
     },
   }, async (req, reply) => {
     const b = req.body;
-    const secret = SECRET_PREFIX + randomToken(32);
+    const secret = newSubscriptionSecret();
     try {
       const sub = subs.create({
         accountId: req.account.id,

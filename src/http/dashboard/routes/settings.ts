@@ -2,22 +2,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formOf, queryOf, sendPage, viewerOf, type Dashboard, type Viewer } from '../context.js';
 import { FormRender, type FieldErrors } from '../forms.js';
 import { OrgSettingsError } from '../../../org/settings.js';
-import { OutboxStore } from '../../../events/outbox-store.js';
 import { settingsView } from '../views/settings.js';
-import { subscriptionView } from '../views/subscription.js';
-import { errorView } from '../views/auth.js';
-
-const LOG_LIMIT = 50;
 
 export function settingsRoutes(app: FastifyInstance, d: Dashboard): void {
-  // Read-only use of the delivery log; the events module's workers own the writes.
-  const outbox = new OutboxStore(d.store.db, d.clock);
-
   const render = (req: FastifyRequest, reply: FastifyReply, opts: { secret?: string; form?: FormRender; token?: string; status?: number } = {}) => {
     const v = viewerOf(req);
     const org = {
       org: d.store.orgSettings.get(v.account.id),
-      subscriptions: d.store.webhookSubscriptions.listForAccount(v.account.id, { beforeId: null, limit: 100 }),
       form: opts.form ?? new FormRender({}),
       ...(opts.token ? { newInjectionToken: opts.token } : {}),
     };
@@ -55,11 +46,4 @@ export function settingsRoutes(app: FastifyInstance, d: Dashboard): void {
   // The clear token is rendered in this response only; the store keeps its hash.
   app.post('/settings/injection-token', async (req, reply) =>
     render(req, reply, { token: d.store.orgSettings.rotateInjectionToken(viewerOf(req).account.id), status: 201 }));
-
-  app.get<{ Params: { sid: string } }>('/settings/subscriptions/:sid', async (req, reply) => {
-    const v = viewerOf(req);
-    const sub = d.store.webhookSubscriptions.getForAccount(v.account.id, req.params.sid);
-    if (!sub) return sendPage(reply, errorView(404, 'There is no such subscription on this account.', viewerOf(req)), 404);
-    return sendPage(reply, subscriptionView(v, sub, outbox.listForSubscription(sub.id, { beforeId: null, limit: LOG_LIMIT })));
-  });
 }

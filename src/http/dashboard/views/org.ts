@@ -3,17 +3,16 @@ import { csrfField, type FormRender } from '../forms.js';
 import { actionButton, copyable } from '../layout.js';
 import type { Viewer } from '../context.js';
 import type { OrgSettings } from '../../../org/settings.js';
-import type { Subscription } from '../../../events/subscriptions.js';
 import { when } from '../format.js';
 
-export interface OrgViewData { org: OrgSettings; subscriptions: Subscription[]; form: FormRender; newInjectionToken?: string }
+export interface OrgViewData { org: OrgSettings; form: FormRender; newInjectionToken?: string }
 
 function allowList(v: Viewer, title: string, items: string[], remove: string, what: string): Html {
   return items.length === 0 ? html`<p>${title}: none yet.</p>` : html`<ul class="allow-list" aria-label="${title}">${items.map((x) =>
     html`<li><code>${x}</code> ${actionButton(remove, `Remove ${x}`, v.csrf, { hidden: { [what]: x } })}</li>`)}</ul>`;
 }
 
-/** Webhook host allow-list, lead injection (token and IP allow-list) and event subscriptions (src/org, src/events). */
+/** Webhook host allow-list and lead injection (token and IP allow-list) (src/org). */
 export function orgSections(v: Viewer, d: OrgViewData): Html {
   const f = d.form;
   return html`
@@ -34,8 +33,5 @@ export function orgSections(v: Viewer, d: OrgViewData): Html {
       ${f.text('cidr', 'Allow an IP address or block', { placeholder: '203.0.113.0/24' })}<button type="submit">Add address</button></form>
 
     <h2>Webhook subscriptions</h2>
-    ${d.subscriptions.length === 0 ? html`<p>No subscriptions. Create them with <code>POST /v1/webhooks</code>.</p>` : html`<div class="table-wrap"><table id="subscriptions">
-      <thead><tr><th scope="col">Event</th><th scope="col">Target</th><th scope="col">Mode</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
-      <tbody>${d.subscriptions.map((s) => html`<tr><td><a href="/dashboard/settings/subscriptions/${s.sid}">${s.eventType}</a></td><td>${s.targetUrl}</td>
-        <td>${s.deliveryMode}</td><td>${s.status}</td><td>${when(s.createdAt)}</td></tr>`)}</tbody></table></div>`}`;
+    <p>Event subscriptions have <a href="/dashboard/subscriptions">a page of their own</a>: create, pause, test and redeliver there.</p>`;
 }
