@@ -40,9 +40,13 @@ export async function simulateInbound(engine: SandboxEngine, watch: CallWatch, r
     if (id !== null) seen.set(id, session.sid);
     adopt();
   });
+  // The caller's side ends before the platform finishes the call (final state, cause): wait for its "ended" entry.
+  let platformEnded!: () => void;
+  const finished = new Promise<void>((resolve) => { platformEnded = resolve; });
   const stopTimeline = watch.onTimeline((sid, kind, detail) => {
     if (callSid === null) early.push([sid, kind, detail]);
     else if (sid === callSid) platform(sid, kind, detail);
+    if (kind === 'ended' && sid === callSid) platformEnded();
   });
   try {
     const call = engine.simulateInbound({ from: req.from, to: req.to, caller: { gatherInput: req.digits, hangupAfterMs: req.maxSeconds * 1000, hangupBeforeAnswerAfterMs: req.maxSeconds * 1000 } });
@@ -52,6 +56,7 @@ export async function simulateInbound(engine: SandboxEngine, watch: CallWatch, r
     const stopCaller = call.onEvent((e) => emit({ ...e, source: 'caller', at_ms: e.at }));
     await call.ended;
     stopCaller();
+    if (callSid !== null && watch.live(callSid)) await finished;
   } finally {
     stopSessions();
     stopTimeline();

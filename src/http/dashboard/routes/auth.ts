@@ -28,7 +28,6 @@ function refusal(result: Exclude<SignInResult, { ok: true }>): { status: number;
 /** Sign-in, sign-out and the one-time set-password link: the routes reachable without a session. */
 export function authRoutes(app: FastifyInstance, d: Dashboard): void {
   const proxies = new TrustedProxies(d.config.trustedProxies);
-  app.get('/', async (req, reply) => reply.redirect(req.viewer ? '/dashboard/numbers' : '/dashboard/login', 303));
 
   app.get('/login', async (req, reply) => {
     const q = queryOf(req);

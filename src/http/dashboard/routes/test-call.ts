@@ -2,23 +2,27 @@ import type { FastifyInstance } from 'fastify';
 import { formOf, queryOf, sendPage, viewerOf, type Dashboard } from '../context.js';
 import { FormRender, type FieldErrors } from '../forms.js';
 import { E164 } from '../../../numbers/settings.js';
-import { simulateInbound, type SimulationEvent } from '../../../calls/simulator.js';
-import { testCallView } from '../views/test-call.js';
+import { TestCallRuns } from '../test-call-runs.js';
+import { testCallLive, testCallView } from '../views/test-call.js';
 
 const DEFAULT_MAX_SECONDS = 60;
 const MAX_SECONDS = 300;
 
 export function testCallRoutes(app: FastifyInstance, d: Dashboard): void {
-  // One test call per account at a time: each holds a request open until the call ends.
-  const running = new Set<number>();
+  const runs = new TestCallRuns(d.simulator, d.callServices.watch, app.log);
   const numbersOf = (accountId: number) => d.store.numbers.listForAccount(accountId).map((n) => n.e164);
 
   app.get('/test-call', async (req, reply) => {
     const v = viewerOf(req);
     const q = queryOf(req);
-    const form = { to: q.to ?? '', from: '+15557770001', digits: '', max_seconds: String(DEFAULT_MAX_SECONDS) };
-    return sendPage(reply, testCallView(v, new FormRender(form), numbersOf(v.account.id)));
+    const last = runs.latest(v.account.id);
+    const form = { to: q.to ?? last?.request.to ?? '', from: last?.request.from ?? '+15557770001',
+      digits: last?.request.digits.join(' ') ?? '', max_seconds: String(last?.request.maxSeconds ?? DEFAULT_MAX_SECONDS) };
+    return sendPage(reply, testCallView(v, new FormRender(form), numbersOf(v.account.id), last));
   });
+
+  // The transcript alone, polled by the page while the call runs.
+  app.get('/test-call/live', async (req, reply) => sendPage(reply, testCallLive(runs.latest(viewerOf(req).account.id))));
 
   app.post('/test-call', async (req, reply) => {
     const v = viewerOf(req);
@@ -33,17 +37,9 @@ export function testCallRoutes(app: FastifyInstance, d: Dashboard): void {
     if (!E164.test(from)) errors.from = ['Must be an E.164 number such as +15557770001.'];
     if (digits.length > 20 || digits.some((x) => !/^[0-9*#]{1,32}$/.test(x))) errors.digits = ['Use only 0-9, * and #, at most 20 groups of 32.'];
     if (!Number.isInteger(maxSeconds) || maxSeconds < 1 || maxSeconds > MAX_SECONDS) errors.max_seconds = [`A whole number of seconds from 1 to ${MAX_SECONDS}.`];
-    if (running.has(v.account.id)) errors.to = ['A test call is already running for this account; wait for it to end.'];
-    const numbers = numbersOf(v.account.id);
-    if (Object.keys(errors).length > 0) return sendPage(reply, testCallView(v, new FormRender(form, errors), numbers), 422);
-
-    running.add(v.account.id);
-    const events: SimulationEvent[] = [];
-    try {
-      const { callSid } = await simulateInbound(d.simulator, d.callServices.watch, { from, to, digits, maxSeconds }, (e) => events.push(e));
-      return sendPage(reply, testCallView(v, new FormRender(form), numbers, { callSid, events }));
-    } finally {
-      running.delete(v.account.id);
-    }
+    if (runs.running(v.account.id)) errors.to = ['A test call is already running for this account; wait for it to end.'];
+    if (Object.keys(errors).length > 0) return sendPage(reply, testCallView(v, new FormRender(form, errors), numbersOf(v.account.id), runs.latest(v.account.id)), 422);
+    runs.start(v.account.id, { from, to, digits, maxSeconds });
+    return reply.redirect('/dashboard/test-call', 303);
   });
 }

@@ -5,14 +5,15 @@ import type { CallRecord, TimelineEntry } from '../../../store/calls.js';
 import type { RecordingRecord } from '../../../store/recordings.js';
 import { seconds, when } from '../format.js';
 import type { Conference, Participant } from '../../../conferences/repo.js';
-import { timelineTable } from './timeline.js';
+import { causeInWords, timelineTable } from './timeline.js';
+import { waterfall } from './waterfall.js';
 
 export function callView(v: Viewer, c: CallRecord, timeline: TimelineEntry[], recordings: RecordingRecord[], children: CallRecord[], conferences: Array<{ p: Participant; conference: Conference }> = []): Html {
   return page({ title: `Call ${c.sid}`, viewer: v, section: 'calls' }, html`
     <dl class="facts">
       <dt>Direction</dt><dd>${c.direction}</dd>
       <dt>From</dt><dd>${c.from}</dd><dt>To</dt><dd>${c.to}</dd>
-      <dt>Status</dt><dd>${c.status}${c.hangupCause ? ` (${c.hangupCause})` : ''}</dd>
+      <dt>Status</dt><dd>${c.status}${c.hangupCause ? `, ended ${causeInWords(c.hangupCause)}` : ''}</dd>
       <dt>Started</dt><dd>${when(c.createdAt)}</dd><dt>Answered</dt><dd>${when(c.answeredAt)}</dd><dt>Ended</dt><dd>${when(c.endedAt)}</dd>
       <dt>Duration</dt><dd>${c.duration === null ? '—' : `${c.duration} s`}</dd>
       ${c.parentSid ? html`<dt>Parent call</dt><dd><a href="/dashboard/calls/${c.parentSid}">${c.parentSid}</a></dd>` : ''}
@@ -27,6 +28,8 @@ export function callView(v: Viewer, c: CallRecord, timeline: TimelineEntry[], re
       <p><code>${r.sid}</code> — ${r.source}, ${r.tracks} (${r.channels} channel${r.channels === 1 ? '' : 's'}), ${seconds(r.durationMs)}, ${r.status}</p>
       <audio controls preload="metadata" src="/dashboard/recordings/${r.sid}.wav" aria-label="Recording ${r.sid}"></audio>
       <p><a href="/dashboard/recordings/${r.sid}.wav" download>Download WAV</a></p></li>`)}</ul>`}
+    <h2>Waterfall</h2>
+    ${waterfall(timeline)}
     <h2>Timeline</h2>
     ${timelineTable(timeline)}
     <p><a href="/dashboard/calls">Back to calls</a></p>`);

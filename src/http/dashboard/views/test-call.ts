@@ -2,42 +2,26 @@ import { html, type Html } from '../html.js';
 import { csrfField, type FormRender } from '../forms.js';
 import { page } from '../layout.js';
 import type { Viewer } from '../context.js';
-import type { SimulationEvent } from '../../../calls/simulator.js';
-import { describeEvent } from './timeline.js';
+import type { TestCallRun } from '../test-call-runs.js';
+import { callerSentence, describeEvent } from './timeline.js';
 
-export interface TestCallResult { callSid: string | null; events: SimulationEvent[] }
-
-function callerLine(e: Record<string, unknown>): string {
-  switch (e.type) {
-    case 'heard-say': return `Caller hears: “${String(e.text)}”`;
-    case 'heard-play': return `Caller hears audio ${String(e.url)}`;
-    case 'heard-pause': return `Caller hears ${String(e.ms)} ms of silence`;
-    case 'pressed': return `Caller presses ${String(e.digit)}`;
-    case 'beep': return 'Caller hears a beep';
-    case 'ringing': return 'Ringing';
-    case 'answered': return 'Answered';
-    case 'rejected': return `Refused (${String(e.reason)})`;
-    case 'bridged': return `Connected to ${String(e.to)}`;
-    case 'conference-joined': return 'Caller joins the conference';
-    case 'conference-left': return 'Caller leaves the conference';
-    case 'hangup': return `Call ends (${String(e.cause)}, by ${e.by === 'local' ? 'the platform' : 'the caller'})`;
-    default: return String(e.type);
-  }
-}
-
-function transcript(result: TestCallResult): Html {
+/** The transcript of the latest test call; while it runs the page polls this part (data-final stops the polling). */
+export function testCallLive(run: TestCallRun | undefined): Html {
+  if (!run) return html``;
+  const state = run.failure ?? (run.done ? 'The call has ended.' : 'The call is in progress; this transcript updates as it goes.');
   return html`<h2>Transcript</h2>
-    ${result.callSid ? html`<p>Call <a href="/dashboard/calls/${result.callSid}">${result.callSid}</a> (full timeline on its page).</p>`
-      : html`<p>No call record was created: the number refused the call before it reached the platform.</p>`}
-    <ol class="transcript" id="transcript">${result.events.map((e) => {
+    <p role="status"${run.done ? html` data-final` : ''}>${state}</p>
+    ${run.callSid ? html`<p>Call <a href="/dashboard/calls/${run.callSid}">${run.callSid}</a>: its page has the full timeline and a waterfall.</p>`
+      : run.done ? html`<p>No call record was created: the number refused the call before it reached the platform.</p>` : ''}
+    <ol class="transcript" id="transcript"${run.done ? html` data-ended` : ''}>${run.events.map((e) => {
       const t = html`<span class="t">${(e.at_ms / 1000).toFixed(2)} s</span>`;
-      if (e.source === 'caller') return html`<li class="caller" data-type="${e.type}">${t}${callerLine(e)}</li>`;
-      const { label, text } = describeEvent(e.type, e.detail);
-      return html`<li class="platform" data-type="${e.type}">${t}<strong>${label}</strong> ${text}</li>`;
+      return e.source === 'caller'
+        ? html`<li class="caller" data-type="${e.type}">${t}${callerSentence(e)}</li>`
+        : html`<li class="platform" data-type="${e.type}">${t}${describeEvent(e.type, e.detail)}</li>`;
     })}</ol>`;
 }
 
-export function testCallView(v: Viewer, f: FormRender, numbers: string[], result?: TestCallResult): Html {
+export function testCallView(v: Viewer, f: FormRender, numbers: string[], run?: TestCallRun): Html {
   const fields = numbers.length === 0 ? html`` : html`
     ${f.select('to', 'Call this number', numbers.map((n) => [n, n] as const))}
     ${f.text('from', 'From (the caller, E.164)', { type: 'tel', placeholder: '+15557770001' })}
@@ -50,5 +34,6 @@ export function testCallView(v: Viewer, f: FormRender, numbers: string[], result
     ${f.summary()}
     <form method="post" action="/dashboard/test-call" novalidate>${csrfField(v.csrf)}${fields}
       <div class="actions"><button type="submit">Start test call</button></div></form>`}
-    ${result ? transcript(result) : ''}`);
+    ${run ? html`<noscript><p>Reload this page to follow the call.</p></noscript>
+    <div id="test-call-live" data-refresh="/dashboard/test-call/live" data-interval="400">${testCallLive(run)}</div>` : ''}`);
 }

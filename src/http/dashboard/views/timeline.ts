@@ -4,40 +4,83 @@ type Detail = Record<string, unknown>;
 
 const str = (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
 
-/** An HTTP exchange as one phrase: "HTTP 200 in 12 ms" or the transport error. */
+/** Why a call ended, in words: the causes the call flows record (hangup(cause), reject, engine ends). */
+const CAUSES: Record<string, string> = {
+  normal: 'normally', hangup: 'by a hang-up', 'caller-hangup': 'when the caller hung up', 'application-error': 'after an application error',
+  'internal-error': 'after an internal error', busy: 'busy', 'no-answer': 'with no answer', canceled: 'before it was answered',
+  failed: 'failed', rejected: 'refused', 'platform-restart': 'when the platform restarted', unavailable: 'unavailable',
+  'markup-hangup': 'at the <Hangup> instruction', 'markup-reject': 'at the <Reject> instruction', 'markup-finished': 'after the last instruction',
+  'voicemail-done': 'after the voicemail', 'queue-timeout': 'after waiting too long in the queue', 'ivr-no-input': 'with no key chosen in the menu',
+  'ivr-hangup': 'by the menu', 'forward-done': 'after the forwarded call', 'dial-done': 'after the dialled call',
+  'conference-participant-removed': 'when removed from the conference', 'conference-left': 'after leaving the conference',
+  'conference-ended': 'when the conference ended',
+};
+export const causeInWords = (cause: unknown) => CAUSES[str(cause)] ?? `(${str(cause)})`;
+
+const by = (d: Detail) => (d.by === 'local' ? 'the platform' : 'the caller');
+
+/** "answered with HTTP 200 in 212 ms" or the transport error. */
 function outcome(d: Detail): string {
   if (d.error !== undefined) return `failed: ${str(d.error)}`;
-  return `HTTP ${str(d.status)}${d.latency_ms !== undefined ? ` in ${str(d.latency_ms)} ms` : ''}`;
+  return `answered with HTTP ${str(d.status)}${d.latency_ms !== undefined ? ` in ${str(d.latency_ms)} ms` : ''}`;
 }
 
-/** A readable label and detail for each timeline kind the call flows write; unknown kinds show their raw detail. */
-export function describeEvent(kind: string, d: Detail): { label: string; text: string } {
+const VERBS: Record<string, string> = {
+  say: 'Speaking a prompt', play: 'Playing audio', pause: 'Pausing', gather: 'Waiting for keys', record: 'Recording a message',
+  dial: 'Dialling', hangup: 'Hanging up', redirect: 'Fetching new instructions', reject: 'Refusing the call',
+};
+
+/** One sentence per timeline entry, for people (no event slugs, no JSON); an unknown kind is named plainly. */
+export function describeEvent(kind: string, d: Detail): string {
   switch (kind) {
-    case 'webhook-request': return { label: 'Webhook request', text: `${str(d.method)} ${str(d.url)}` };
-    case 'webhook-reply': return { label: 'Webhook reply', text: `${outcome(d)}${d.bytes !== undefined ? `, ${str(d.bytes)} bytes` : ''} (${str(d.url)})` };
-    case 'markup-error': return { label: 'Markup error', text: `${str(d.url)}: ${str(d.issues)}` };
-    case 'verb': return { label: 'Verb', text: str(d.verb) };
-    case 'digits': return { label: 'Digits', text: `"${str(d.digits)}"${d.reason ? ` (${str(d.reason)})` : ''}` };
-    case 'ivr-key': return { label: 'IVR key', text: `${d.key === null ? 'no key' : `"${str(d.key)}"`}, round ${str(d.round)}` };
-    case 'status-callback': return { label: 'Status callback', text: `${str(d.event)} → ${str(d.url)}: ${outcome(d)}` };
-    case 'recording-callback': return { label: 'Recording callback', text: `${str(d.url)}: ${outcome(d)}` };
-    case 'routing': return { label: 'Routing', text: `${str(d.decision)}${d.action ? `: ${str(d.action)}` : ''}` };
-    case 'ended': return { label: 'Ended', text: `${str(d.status)} (${str(d.cause)}, by ${d.by === 'local' ? 'platform' : 'caller'})` };
-    case 'answered': return { label: 'Call answered', text: '' };
-    case 'rejected': return { label: 'Call refused', text: `${str(d.reason)} (${str(d.cause)})` };
-    case 'recording-started': return { label: 'Recording started', text: `${str(d.recording_sid)}, ${str(d.tracks)}, ${str(d.channels)} channel(s)` };
-    case 'recording-completed': return { label: 'Recording completed', text: `${str(d.recording_sid)}, ${str(d.duration_ms)} ms` };
-    case 'application-error': return { label: 'Application error', text: str(d.reason) };
-    default: return { label: kind, text: Object.keys(d).length ? JSON.stringify(d) : '' };
+    case 'webhook-request': return `Asked the webhook for instructions (${str(d.method)} ${str(d.url)})`;
+    case 'webhook-reply': return `Webhook ${outcome(d)}${d.bytes !== undefined ? `, ${str(d.bytes)} bytes` : ''}`;
+    case 'markup-error': return `The webhook's instructions could not be used: ${Array.isArray(d.issues) ? d.issues.map(str).join('; ') : str(d.issues)}`;
+    case 'verb': return VERBS[str(d.verb).toLowerCase()] ?? `Running ${str(d.verb)}`;
+    case 'digits': return d.digits ? `Caller pressed ${str(d.digits)}` : `No keys pressed${d.reason ? ` (${str(d.reason)})` : ''}`;
+    case 'ivr-key': return d.key === null ? `No key chosen in the menu (round ${str(d.round)})` : `Caller chose ${str(d.key)} in the menu`;
+    case 'status-callback': return `Status callback for "${str(d.event)}" ${outcome(d)}`;
+    case 'recording-callback': return `Recording callback ${outcome(d)}`;
+    case 'routing': return `Routed: ${str(d.decision).replace(/-/g, ' ')}${d.action ? `, ${str(d.action)}` : ''}`;
+    case 'ended': return `Call ended ${causeInWords(d.cause)}, by ${by(d)}`;
+    case 'answered': return 'Call answered';
+    case 'rejected': return `Call refused: ${str(d.reason)}`;
+    case 'recording-started': return 'Recording started';
+    case 'recording-completed': return `Recording completed (${(Number(d.duration_ms) / 1000).toFixed(1)} s)`;
+    case 'application-error': return `Application error: ${str(d.reason)}`;
+    case 'dial': return `Dialling ${Array.isArray(d.targets) ? d.targets.map((x) => str((x as Detail).to)).join(', ') : ''}`;
+    case 'dial-answered': return 'The dialled party answered; the calls are connected';
+    case 'dial-result': return `Dial finished: ${str(d.status ?? d.kind)}`;
+    case 'conference-joined': return `Joined a conference${d.muted ? ' (muted)' : ''}`;
+    case 'conference-left': return 'Left the conference';
+    case 'queued': return `Waiting in queue ${str(d.queue)}`;
+    case 'abandoned': return `Caller left queue ${str(d.queue)}`;
+    default: return `${kind.charAt(0).toUpperCase()}${kind.slice(1).replace(/-/g, ' ')}`;
+  }
+}
+
+/** The caller's side of a test call (what the sandbox caller heard and did), one sentence each. */
+export function callerSentence(e: Detail): string {
+  switch (e.type) {
+    case 'heard-say': return `Said: “${str(e.text)}”`;
+    case 'heard-play': return `Played audio ${str(e.url)}`;
+    case 'heard-pause': return `Silence for ${str(e.ms)} ms`;
+    case 'pressed': return `Caller pressed ${str(e.digit)}`;
+    case 'beep': return 'Caller heard a beep';
+    case 'ringing': return 'Ringing';
+    case 'answered': return 'Caller was answered';
+    case 'rejected': return 'Caller was refused';
+    case 'bridged': return 'Caller was connected to the dialled party';
+    case 'conference-joined': return 'Caller joined the conference';
+    case 'conference-left': return 'Caller left the conference';
+    // The cause belongs to the platform's "Call ended" line: the caller's own view says "normal" even after an error.
+    case 'hangup': return e.by === 'local' ? 'The platform hung up' : 'Caller hung up';
+    default: return str(e.type).replace(/-/g, ' ');
   }
 }
 
 export function timelineTable(entries: Array<{ at: string; kind: string; detail: Detail }>): Html {
   if (entries.length === 0) return html`<p>No events recorded.</p>`;
-  return html`<div class="table-wrap"><table id="timeline">
-    <thead><tr><th scope="col">Time (UTC)</th><th scope="col">Event</th><th scope="col">Detail</th></tr></thead>
-    <tbody>${entries.map((e) => {
-      const { label, text } = describeEvent(e.kind, e.detail);
-      return html`<tr data-kind="${e.kind}"><td>${e.at.slice(11, 23)}</td><td>${label}</td><td>${text}</td></tr>`;
-    })}</tbody></table></div>`;
+  return html`<ol class="transcript" id="timeline">${entries.map((e) =>
+    html`<li data-kind="${e.kind}"><span class="t">${e.at.slice(11, 23)}</span>${describeEvent(e.kind, e.detail)}</li>`)}</ol>`;
 }
