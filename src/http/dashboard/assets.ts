@@ -57,8 +57,10 @@ ol.transcript { list-style:none; padding:0; } ol.transcript li { padding:4px 8px
 ol.transcript .t { color:var(--muted); font-family:ui-monospace,monospace; font-size:13px; margin-right:8px; }
 li.caller { background:#eef4ff; } li.platform { color:#333; }
 audio { width:100%; max-width:32rem; }
+/* A call's page is titled with its SID, one long word: it wraps on a phone. */
+h1 { overflow-wrap:anywhere; }
 svg.chart, svg.waterfall { display:block; font-size:12px; fill:var(--fg); }
-svg .axis, svg .grid { stroke:var(--line); } svg .bar rect { fill:var(--accent); } svg .value, svg .tick { fill:var(--muted); }
+svg .axis, svg .grid { stroke:var(--line); } svg .bar rect { fill:var(--accent); } svg .value, svg .tick { fill:var(--muted); } svg .value { font-size:11px; }
 .charts { display:grid; grid-template-columns:repeat(auto-fit, minmax(280px, 1fr)); gap:0 24px; }
 .step rect { fill:var(--accent); } .step.webhook rect { fill:#8250df; } .step.keys rect { fill:#bf8700; }
 .step.call rect { fill:var(--ok); } .step.callback rect { fill:var(--muted); } .step.error rect { fill:var(--bad); }

@@ -20,9 +20,9 @@ export function homeView(v: Viewer, days: DayStats[], recent: CallRecord[]): Htm
     <div class="charts">
       <section aria-labelledby="h-per-day"><h2 id="h-per-day">Calls per day</h2>
         ${barChart('chart-calls', `Calls per day over the last ${period}`, days.map((d) => ({ label: shortDay(d.day), value: d.calls, title: `${d.day}: ${d.calls} calls` })))}</section>
-      <section aria-labelledby="h-answer"><h2 id="h-answer">Answer rate</h2>
+      <section aria-labelledby="h-answer"><h2 id="h-answer">Answer rate (%)</h2>
         ${barChart('chart-answer', `Share of calls answered per day over the last ${period}`, days.map((d) => ({
-          label: shortDay(d.day), value: rate(d), title: d.calls ? `${d.day}: ${d.answered} of ${d.calls} answered (${rate(d)} %)` : `${d.day}: no calls` })), { max: 100, format: (n) => `${n}%` })}</section>
+          label: shortDay(d.day), value: rate(d), title: d.calls ? `${d.day}: ${d.answered} of ${d.calls} answered (${rate(d)} %)` : `${d.day}: no calls` })), { max: 100 })}</section>
     </div>
     <h2>Last calls</h2>
     ${recent.length === 0 ? html`<p>No calls yet. <a href="/dashboard/test-call">Place a test call</a> to one of your numbers.</p>` : callsTable(recent)}

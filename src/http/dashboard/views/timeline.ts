@@ -13,7 +13,7 @@ const CAUSES: Record<string, string> = {
   'voicemail-done': 'after the voicemail', 'queue-timeout': 'after waiting too long in the queue', 'ivr-no-input': 'with no key chosen in the menu',
   'ivr-hangup': 'by the menu', 'forward-done': 'after the forwarded call', 'dial-done': 'after the dialled call',
   'conference-participant-removed': 'when removed from the conference', 'conference-left': 'after leaving the conference',
-  'conference-ended': 'when the conference ended',
+  'conference-ended': 'when the conference ended', 'number-inactive': 'because the number is inactive', 'after-hours': 'because it was after hours',
 };
 export const causeInWords = (cause: unknown) => CAUSES[str(cause)] ?? `(${str(cause)})`;
 
@@ -30,6 +30,14 @@ const VERBS: Record<string, string> = {
   dial: 'Dialling', hangup: 'Hanging up', redirect: 'Fetching new instructions', reject: 'Refusing the call',
 };
 
+const ROUTES: Record<string, (d: Detail) => string> = {
+  inactive: () => 'The number is inactive: the call is refused',
+  'after-hours': (d) => `After hours: ${d.action === 'hangup' ? 'the call is refused' : `the after-hours ${str(d.action)} answers`}`,
+  ivr: () => 'The number\'s menu answers',
+  webhook: () => 'The number\'s webhook answers',
+  'voice-webhook': () => 'The trunk\'s voice webhook answers',
+};
+
 /** One sentence per timeline entry, for people (no event slugs, no JSON); an unknown kind is named plainly. */
 export function describeEvent(kind: string, d: Detail): string {
   switch (kind) {
@@ -41,7 +49,7 @@ export function describeEvent(kind: string, d: Detail): string {
     case 'ivr-key': return d.key === null ? `No key chosen in the menu (round ${str(d.round)})` : `Caller chose ${str(d.key)} in the menu`;
     case 'status-callback': return `Status callback for "${str(d.event)}" ${outcome(d)}`;
     case 'recording-callback': return `Recording callback ${outcome(d)}`;
-    case 'routing': return `Routed: ${str(d.decision).replace(/-/g, ' ')}${d.action ? `, ${str(d.action)}` : ''}`;
+    case 'routing': return ROUTES[str(d.decision)]?.(d) ?? `Routed: ${str(d.decision)}`;
     case 'ended': return `Call ended ${causeInWords(d.cause)}, by ${by(d)}`;
     case 'answered': return 'Call answered';
     case 'rejected': return `Call refused: ${str(d.reason)}`;
