@@ -17,9 +17,10 @@ import type { Page } from 'playwright-core';
 const NUMBER = '+15550001000';
 const DAY_MS = 86_400_000;
 
-async function shot(page: Page, name: string): Promise<void> {
+/** A screenshot; the desktop ones (`doc`) are also the documentation's pictures. */
+async function shot(page: Page, name: string, doc: boolean): Promise<void> {
   await screenshot(page, name);
-  if (process.env.UPDATE_DOC_IMAGES) copyFileSync(path.join(SCREENSHOTS, `${name}.png`), path.join(ROOT, 'docs', 'images', `${name}.png`));
+  if (doc && process.env.UPDATE_DOC_IMAGES) copyFileSync(path.join(SCREENSHOTS, `${name}.png`), path.join(ROOT, 'docs', 'images', `${name}.png`));
 }
 
 const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -66,7 +67,7 @@ t.test('test call, home charts and waterfall in Chromium', { skip: SKIP }, async
       t.ok(lines.some((l) => l.includes('Call ended at the <Hangup> instruction')), 'the cause in words');
       t.ok(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed === true), 'the transcript grew in place: no page load');
       t.equal(await overflow(page), 0, 'test call page: no horizontal overflow');
-      if (width === 1280) await shot(page, 'dashboard-test-call');
+      if (width === 1280) await shot(page, 'dashboard-test-call', true);
 
       await page.click('#test-call-live a[href^="/dashboard/calls/CA"]');
       await page.waitForSelector('#waterfall');
@@ -76,7 +77,7 @@ t.test('test call, home charts and waterfall in Chromium', { skip: SKIP }, async
       const bars = await page.locator('#waterfall rect').evaluateAll((rs) => rs.map((r) => { const b = r.getBoundingClientRect(); return [b.left, b.right]; }));
       t.ok(bars.every(([l, r]) => l! >= svg.x - 0.5 && r! <= svg.x + svg.width + 0.5), 'every bar inside the picture');
       t.equal(await overflow(page), 0, 'call page: no horizontal overflow');
-      await shot(page, width === 1280 ? 'dashboard-waterfall' : 'dashboard-waterfall-phone');
+      await shot(page, width === 1280 ? 'dashboard-waterfall' : 'dashboard-waterfall-phone', width === 1280);
 
       await page.click('a.brand');
       await page.waitForSelector('#chart-calls');
@@ -86,7 +87,7 @@ t.test('test call, home charts and waterfall in Chromium', { skip: SKIP }, async
       t.ok(chart.width <= width && chart.height > 100, `the chart fits (${Math.round(chart.width)} px wide)`);
       t.ok(await page.locator('#calls tbody tr').count() >= 2, 'the last calls');
       t.equal(await overflow(page), 0, 'home: no horizontal overflow');
-      await shot(page, width === 1280 ? 'dashboard-home' : 'dashboard-home-phone');
+      await shot(page, width === 1280 ? 'dashboard-home' : 'dashboard-home-phone', width === 1280);
 
       await page.goto(`${h.url}/dashboard/calls`);
       t.equal(await overflow(page), 0, 'call list: no horizontal overflow');
