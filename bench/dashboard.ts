@@ -1,0 +1,80 @@
+// The dashboard's home page (calls per day and answer rate over 14 days, the last 10 calls) on an account with
+// many calls, beside the call log's first page (25 calls, one indexed range read) on the same server and data,
+// in the same run. Requests are sequential from one client: page latency, not throughput.
+// Run: npx tsx bench/dashboard.ts [calls, default 100000] [requests per page, default 200]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { loadConfig } from '../src/config.js';
+import { systemClock } from '../src/clock.js';
+import { openStore } from '../src/store/index.js';
+import { createSecretBox } from '../src/crypto/secret-box.js';
+import { SandboxEngine } from '../src/engine/sandbox/index.js';
+import { createApp } from '../src/http/app.js';
+import { UserService } from '../src/users/service.js';
+import { newSid } from '../src/crypto/tokens.js';
+import { reportRows } from './row.js';
+
+const CALLS = Math.max(1, Number(process.argv[2] ?? 100_000));
+const REQUESTS = Math.max(10, Number(process.argv[3] ?? 200));
+const DAY_MS = 86_400_000;
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'ringbase-bench-'));
+const config = loadConfig({ RINGBASE_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0' });
+const clock = systemClock();
+const store = openStore(dataDir, clock);
+const engine = new SandboxEngine(clock);
+await engine.start();
+const app = await createApp({ config, store, engine, clock, logger: pino({ level: 'warn' }), secrets: createSecretBox(randomBytes(32)) });
+await app.http.listen({ host: '127.0.0.1', port: 0 });
+const base = `http://127.0.0.1:${(app.http.server.address() as { port: number }).port}`;
+
+const account = store.accounts.create({ name: 'bench', trunking: false, trunkCapacity: 0 });
+// Spread over 30 days, a quarter unanswered: half of them inside the charts' 14 days.
+const now = clock.now();
+store.db.transaction(() => {
+  for (let i = 0; i < CALLS; i++) {
+    const sid = newSid('CA');
+    store.calls.create({ sid, accountId: account.id, direction: 'inbound', from: '+15557770001', to: '+15550001000', status: 'ringing', createdAtMs: now - (i / CALLS) * 30 * DAY_MS });
+    if (i % 4 !== 0) store.db.prepare('UPDATE calls SET answered_at = created_at WHERE sid = ?').run(sid);
+  }
+})();
+const users = new UserService(store.users, clock);
+const { user } = users.create(account.id, 'bench@example.com');
+await users.setPassword(user.id, 'bench password 123');
+const signedIn = await users.signIn('bench@example.com', 'bench password 123', '127.0.0.1');
+if (!signedIn.ok) throw new Error('sign-in failed');
+const cookie = `rb_session=${signedIn.session.token}`;
+
+async function get(urlPath: string): Promise<number> {
+  const started = performance.now();
+  const res = await fetch(base + urlPath, { headers: { cookie }, redirect: 'manual' });
+  await res.text();
+  if (res.status !== 200) throw new Error(`${urlPath}: HTTP ${res.status}`);
+  return performance.now() - started;
+}
+
+const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+const home: number[] = [];
+const list: number[] = [];
+for (let i = 0; i < 10; i++) { await get('/dashboard'); await get('/dashboard/calls'); }
+// Interleaved, so both pages see the same machine state.
+for (let i = 0; i < REQUESTS; i++) { home.push(await get('/dashboard')); list.push(await get('/dashboard/calls')); }
+
+const fmt = (x: number) => Math.round(x * 10) / 10;
+console.log(`${CALLS} calls on one account, ${REQUESTS} sequential requests per page, server on 127.0.0.1`);
+for (const q of [0.5, 0.95]) {
+  console.log(`p${q * 100}: GET /dashboard ${fmt(quantile(home, q))} ms, GET /dashboard/calls (baseline) ${fmt(quantile(list, q))} ms`);
+}
+reportRows([0.5, 0.95].map((q) => ({
+  figure: `Dashboard home, ${CALLS} calls (p${q * 100} ms)`, value: fmt(quantile(home, q)), baseline: fmt(quantile(list, q)),
+  baselineName: 'call log first page', unit: 'ms', better: 'lower' as const,
+})));
+
+await app.http.close();
+await engine.stop();
+await app.close();
+store.close();
+rmSync(dataDir, { recursive: true, force: true });
