@@ -5,6 +5,13 @@ import type { Viewer } from '../context.js';
 import type { TestCallRun } from '../test-call-runs.js';
 import { callerSentence, describeEvent } from './timeline.js';
 
+/** Both sides in sentences; a side saying exactly what the other just said (the keys pressed) is shown once. */
+function transcriptLines(run: TestCallRun) {
+  const lines = run.events.map((e) => ({ source: e.source, type: e.type, at_ms: e.at_ms,
+    text: e.source === 'caller' ? callerSentence(e) : describeEvent(e.type, e.detail) }));
+  return lines.filter((l, i) => i === 0 || l.text !== lines[i - 1]!.text);
+}
+
 /** The transcript of the latest test call; while it runs the page polls this part (data-final stops the polling). */
 export function testCallLive(run: TestCallRun | undefined): Html {
   if (!run) return html``;
@@ -13,12 +20,8 @@ export function testCallLive(run: TestCallRun | undefined): Html {
     <p role="status"${run.done ? html` data-final` : ''}>${state}</p>
     ${run.callSid ? html`<p>Call <a href="/dashboard/calls/${run.callSid}">${run.callSid}</a>: its page has the full timeline and a waterfall.</p>`
       : run.done ? html`<p>No call record was created: the number refused the call before it reached the platform.</p>` : ''}
-    <ol class="transcript" id="transcript"${run.done ? html` data-ended` : ''}>${run.events.map((e) => {
-      const t = html`<span class="t">${(e.at_ms / 1000).toFixed(2)} s</span>`;
-      return e.source === 'caller'
-        ? html`<li class="caller" data-type="${e.type}">${t}${callerSentence(e)}</li>`
-        : html`<li class="platform" data-type="${e.type}">${t}${describeEvent(e.type, e.detail)}</li>`;
-    })}</ol>`;
+    <ol class="transcript" id="transcript"${run.done ? html` data-ended` : ''}>${transcriptLines(run).map((l) =>
+      html`<li class="${l.source}" data-type="${l.type}"><span class="t">${(l.at_ms / 1000).toFixed(2)} s</span>${l.text}</li>`)}</ol>`;
 }
 
 export function testCallView(v: Viewer, f: FormRender, numbers: string[], run?: TestCallRun): Html {
