@@ -38,6 +38,8 @@ export function stepsOf(entries: TimelineEntry[]): Step[] {
       }
       case 'verb': {
         close('verb', t);
+        // A Dial is drawn from its own entries (dialling, then bridged), which name the party.
+        if (d.verb === 'dial') break;
         const s: Step = { kind: 'prompt', label: describeEvent(e.kind, d), start: t, end: t };
         steps.push(s); open.set('verb', s); break;
       }
