@@ -2,28 +2,12 @@
 // password decryption, JSON serialisation) beside /healthz on the same server as the baseline, in the same run.
 // Run: npx tsx bench/api.ts [seconds per case, default 5]
 import autocannon from 'autocannon';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pino from 'pino';
-import { loadConfig } from '../src/config.js';
-import { systemClock } from '../src/clock.js';
-import { openStore } from '../src/store/index.js';
-import { createSecretBox } from '../src/crypto/secret-box.js';
-import { SandboxEngine } from '../src/engine/sandbox/index.js';
-import { createApp } from '../src/http/app.js';
+import { startSandboxApp } from './sandbox-app.js';
+import { reportRows } from './row.js';
 
 const SECONDS = Math.min(30, Math.max(1, Number(process.argv[2] ?? 5)));
-const dataDir = mkdtempSync(path.join(tmpdir(), 'ringbase-bench-'));
-const config = loadConfig({ RINGBASE_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0' });
-const clock = systemClock();
-const store = openStore(dataDir, clock);
-const engine = new SandboxEngine(clock);
-await engine.start();
-const app = await createApp({ config, store, engine, clock, logger: pino({ level: 'warn' }), secrets: createSecretBox(randomBytes(32)) });
-await app.http.listen({ host: '127.0.0.1', port: 0 });
-const base = `http://127.0.0.1:${(app.http.server.address() as { port: number }).port}`;
+const server = await startSandboxApp();
+const { app, store, base } = server;
 
 const account = store.accounts.create({ name: 'bench', trunking: true, trunkCapacity: 50 });
 const { key } = store.apiKeys.create(account.id);
@@ -45,9 +29,10 @@ const baseline = await run('GET /healthz (baseline)', '/healthz', false);
 const one = await run(`GET /api/partner/trunks/${trunkId}`, `/api/partner/trunks/${trunkId}`, true);
 const list = await run('GET /api/partner/trunks (20)', '/api/partner/trunks', true);
 console.log(`fetch at ${Math.round((one / baseline) * 100)}% of baseline, list at ${Math.round((list / baseline) * 100)}%`);
+const row = (figure: string, value: number, ratio: number) => ({
+  figure, value: Math.round(value), baseline: Math.round(baseline), baselineName: 'GET /healthz on the same server', unit: 'req/s',
+  better: 'higher' as const, target: `>= ${ratio}x baseline`, met: value >= ratio * baseline,
+});
+reportRows([row('API trunk fetch, authenticated', one, 0.6), row('API trunk list of 20, authenticated', list, 0.4)]);
 
-await app.http.close();
-await engine.stop();
-await app.close();
-store.close();
-rmSync(dataDir, { recursive: true, force: true });
+await server.stop();

@@ -2,34 +2,17 @@
 // many calls, beside the call log's first page (25 calls, one indexed range read) on the same server and data,
 // in the same run. Requests are sequential from one client: page latency, not throughput.
 // Run: npx tsx bench/dashboard.ts [calls, default 100000] [requests per page, default 200]
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pino from 'pino';
-import { loadConfig } from '../src/config.js';
-import { systemClock } from '../src/clock.js';
-import { openStore } from '../src/store/index.js';
-import { createSecretBox } from '../src/crypto/secret-box.js';
-import { SandboxEngine } from '../src/engine/sandbox/index.js';
-import { createApp } from '../src/http/app.js';
 import { UserService } from '../src/users/service.js';
 import { newSid } from '../src/crypto/tokens.js';
 import { reportRows } from './row.js';
+import { startSandboxApp } from './sandbox-app.js';
 
 const CALLS = Math.max(1, Number(process.argv[2] ?? 100_000));
 const REQUESTS = Math.max(10, Number(process.argv[3] ?? 200));
 const DAY_MS = 86_400_000;
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'ringbase-bench-'));
-const config = loadConfig({ RINGBASE_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0' });
-const clock = systemClock();
-const store = openStore(dataDir, clock);
-const engine = new SandboxEngine(clock);
-await engine.start();
-const app = await createApp({ config, store, engine, clock, logger: pino({ level: 'warn' }), secrets: createSecretBox(randomBytes(32)) });
-await app.http.listen({ host: '127.0.0.1', port: 0 });
-const base = `http://127.0.0.1:${(app.http.server.address() as { port: number }).port}`;
+const server = await startSandboxApp();
+const { app, store, clock, base } = server;
 
 const account = store.accounts.create({ name: 'bench', trunking: false, trunkCapacity: 0 });
 // Spread over 30 days, a quarter unanswered: half of them inside the charts' 14 days.
@@ -73,8 +56,4 @@ reportRows([0.5, 0.95].map((q) => ({
   baselineName: 'call log first page', unit: 'ms', better: 'lower' as const,
 })));
 
-await app.http.close();
-await engine.stop();
-await app.close();
-store.close();
-rmSync(dataDir, { recursive: true, force: true });
+await server.stop();
