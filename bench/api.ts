@@ -2,11 +2,11 @@
 // password decryption, JSON serialisation) beside /healthz on the same server as the baseline, in the same run.
 // Run: npx tsx bench/api.ts [seconds per case, default 5]
 import autocannon from 'autocannon';
-import { startSandboxApp } from './sandbox-app.js';
+import { startBenchServer } from './server.js';
 import { reportRows } from './row.js';
 
 const SECONDS = Math.min(30, Math.max(1, Number(process.argv[2] ?? 5)));
-const server = await startSandboxApp();
+const server = await startBenchServer();
 const { app, store, base } = server;
 
 const account = store.accounts.create({ name: 'bench', trunking: true, trunkCapacity: 50 });

@@ -5,13 +5,13 @@
 import { UserService } from '../src/users/service.js';
 import { newSid } from '../src/crypto/tokens.js';
 import { reportRows } from './row.js';
-import { startSandboxApp } from './sandbox-app.js';
+import { startBenchServer } from './server.js';
 
 const CALLS = Math.max(1, Number(process.argv[2] ?? 100_000));
 const REQUESTS = Math.max(10, Number(process.argv[3] ?? 200));
 const DAY_MS = 86_400_000;
 
-const server = await startSandboxApp();
+const server = await startBenchServer();
 const { app, store, clock, base } = server;
 
 const account = store.accounts.create({ name: 'bench', trunking: false, trunkCapacity: 0 });
