@@ -69,16 +69,6 @@ export async function originate(req: OriginateRequest, deps: OriginateDeps): Pro
   if (!ms) return failed('failed', 503);
   if (req.signal?.aborted) return failed('canceled');
 
-  let ep: Endpoint | null = null;
-  if (!route.lateOffer) {
-    try {
-      ep = await ms.createEndpoint();
-    } catch (err) {
-      deps.log.warn({ err: (err as Error).message }, 'originate: no media endpoint');
-      return failed('failed', 503);
-    }
-  }
-
   let inviteReq: Srf.SrfRequest | null = null;
   let withdrawn: 'timeout' | 'abort' | null = null;
   /** Any provisional response: before one, RFC 3261 allows no CANCEL, and a silent far end may never answer. */
@@ -93,9 +83,33 @@ export async function originate(req: OriginateRequest, deps: OriginateDeps): Pro
     // Nothing heard yet: the INVITE transaction would run to its 32 s timeout. Give up now; a late answer is hung up.
     if (!heard) stopWaiting();
   };
+  // The dial timeout counts from here, so a media server slow to give an endpoint cannot hold the attempt past it.
   const timer = setTimeout(() => withdraw('timeout'), req.timeoutMs);
   const onAbort = () => withdraw('abort');
   req.signal?.addEventListener('abort', onAbort, { once: true });
+  const settle = () => {
+    clearTimeout(timer);
+    req.signal?.removeEventListener('abort', onAbort);
+  };
+
+  let ep: Endpoint | null = null;
+  if (!route.lateOffer) {
+    const creating = ms.createEndpoint();
+    try {
+      const made = await Promise.race([creating, unheard]);
+      if (made === 'unheard') {
+        settle();
+        creating.then((late) => late.destroy(), () => undefined).catch(() => undefined);
+        return failed(withdrawn === 'abort' ? 'canceled' : 'no-answer');
+      }
+      ep = made;
+    } catch (err) {
+      settle();
+      deps.log.warn({ err: (err as Error).message }, 'originate: no media endpoint');
+      return failed('failed', 503);
+    }
+  }
+
   let rang = false;
   try {
     const invite: Promise<Srf.Dialog | UnackedAnswer> = deps.srf.createUAC(route.uri, {
@@ -115,8 +129,7 @@ export async function originate(req: OriginateRequest, deps: OriginateDeps): Pro
       },
     });
     const answer = await Promise.race([invite, unheard]);
-    clearTimeout(timer);
-    req.signal?.removeEventListener('abort', onAbort);
+    settle();
     if (answer === 'unheard') {
       invite.then(abandon, () => undefined);
       await ep?.destroy().catch(() => undefined);
@@ -133,8 +146,7 @@ export async function originate(req: OriginateRequest, deps: OriginateDeps): Pro
     deps.track(leg);
     return { answered: true, leg };
   } catch (err) {
-    clearTimeout(timer);
-    req.signal?.removeEventListener('abort', onAbort);
+    settle();
     await ep?.destroy().catch(() => undefined);
     const status = (err as { status?: number }).status;
     deps.log.info({ uri: route.uri, status, err: (err as Error).message, withdrawn }, 'outbound attempt failed');
