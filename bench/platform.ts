@@ -1,16 +1,17 @@
 // The platform as benchmarks run it: in-process on real engines, a fresh data dir, warn-level logs, a number
 // whose webhook is `hookUrl`, and every loopback source a carrier (sipp callers come from many ports).
 import type { Store } from '../src/store/index.js';
+import type { PromptCache } from '../src/media/prompt-cache.js';
 import { NumberService } from '../src/numbers/service.js';
 import { startBenchServer } from './server.js';
 import type { RunningEngines } from '../test/helpers/engines.js';
 
-export interface BenchPlatform { store: Store; accountId: number; base: string; stop(): Promise<void> }
+export interface BenchPlatform { store: Store; accountId: number; base: string; prompts: PromptCache | null; stop(): Promise<void> }
 
 export async function startPlatform(e: RunningEngines, did: string, hookUrl: string, env: Record<string, string> = {}): Promise<BenchPlatform> {
-  const { store, base, stop } = await startBenchServer({ ...e.env, RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_SIP_HOST: 'sip.bench.example', ...env });
+  const { app, store, base, stop } = await startBenchServer({ ...e.env, RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_SIP_HOST: 'sip.bench.example', ...env });
   const account = store.accounts.create({ name: 'bench', trunking: false, trunkCapacity: 0 });
   new NumberService(store.numbers, { allowLocalTargets: true }).add(did, account.id, { webhook_url: hookUrl });
   store.carriers.add({ name: 'bench-sipp', host: '127.0.0.1', port: null });
-  return { store, accountId: account.id, base, stop };
+  return { store, accountId: account.id, base, prompts: app.callServices.prompts ?? null, stop };
 }

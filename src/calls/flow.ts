@@ -2,6 +2,7 @@ import type { MarkupFormat, Verb } from '../markup/index.js';
 import type { CallSession } from './session.js';
 import { fetchMarkup, type MarkupFetchResult } from './markup-fetch.js';
 import type { CustomerPayload } from './customer-http.js';
+import { PLATFORM_VOICE } from './platform-voice.js';
 
 /** What a verb decides: go on with the next verb, run a new document, or stop. */
 export type Outcome = { kind: 'next' } | { kind: 'goto'; verbs: Verb[]; url: string } | { kind: 'end' };
@@ -39,7 +40,7 @@ export async function failCall(flow: Flow, reason: string): Promise<Outcome> {
   session.log.info({ reason }, 'application error; ending the call');
   if (session.ended) return { kind: 'end' };
   const leg = await session.answer();
-  await leg.say(APPLICATION_ERROR_MESSAGE, { voice: 'default', language: 'en-US' });
+  await leg.say(APPLICATION_ERROR_MESSAGE, PLATFORM_VOICE);
   await session.hangup('application-error');
   return { kind: 'end' };
 }

@@ -49,6 +49,7 @@ export async function runMarkup(flow: Flow, verbs: Verb[]): Promise<void> {
 
 /** Asks a URL for the call's document and runs it; any failure to get one ends the call with the apology. */
 export async function fetchAndRun(flow: Flow, url: string, method: 'POST' | 'GET', body: Record<string, unknown>): Promise<void> {
+  flow.session.prepareAnswer();
   const result = await requestDocument(flow, url, method, body);
   if (!result.ok) {
     await failCall(flow, result.reason);

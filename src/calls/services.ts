@@ -6,6 +6,7 @@ import type { CustomerHttp } from './customer-http.js';
 import type { LifecycleEvents } from '../events/lifecycle.js';
 import type { CallWatch } from './watch.js';
 import type { MediaCache } from '../media/media-cache.js';
+import type { PromptCache } from '../media/prompt-cache.js';
 import type { CustomerUrlRule, SipTargetPolicy } from '../net/index.js';
 import type { ConferenceService } from '../conferences/service.js';
 import type { CallbackOutbox } from '../callbacks/worker.js';
@@ -25,6 +26,8 @@ export interface CallServices {
   watch: CallWatch;
   /** Customer media (<Play> URLs) fetched under the target policy into local files the engine plays. */
   media: MediaCache;
+  /** Speech rendered once and played as a file (src/media/prompt-cache.ts), when the engine synthesizes any. */
+  prompts?: PromptCache | null;
   /** SIP destinations (API `to`, <Dial><Sip>, conference participants) are vetted and pinned here. */
   sip: SipTargetPolicy;
   /** The https rule for customer callback URLs given at the API (src/net/customer-url.ts). */

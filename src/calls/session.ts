@@ -54,6 +54,11 @@ export class CallSession {
   /** Runs right after the answer, before any verb uses the leg (recording policy "from answer"). */
   onAnswered(hook: () => Promise<void>): void { this.#answerHooks.push(hook); }
 
+  /** While the flow fetches markup that will likely answer: lets the engine get the answer's media ready. */
+  prepareAnswer(): void {
+    if (!this.#leg && !this.#answering) this.incoming?.prepareAnswer();
+  }
+
   /** Answers once; concurrent callers share the same answer. */
   answer(): Promise<CallLeg> {
     if (this.#leg) return Promise.resolve(this.#leg);

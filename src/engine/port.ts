@@ -3,6 +3,8 @@
 // onto drachtio-fsmrf endpoint calls (connectCaller → answer, speak → say, play, playCollect → collectDigits,
 // record, bridge, conference join) so the real adapter stays thin.
 import type { Transport } from '../store/trunks.js';
+import type { MediaCache } from '../media/media-cache.js';
+import type { PromptCache } from '../media/prompt-cache.js';
 
 export interface TrunkCredentials {
   endpointName: string;
@@ -259,6 +261,11 @@ export interface IncomingCall {
   readonly ended: Promise<HangupInfo>;
   /** Sends 180 Ringing. */
   ring(): Promise<void>;
+  /**
+   * An answer is likely soon (the flow is fetching its markup): the engine may get its media ready meanwhile, so
+   * the answer costs less. What it prepared is freed if the call ends unanswered. Never fails; answer() reports.
+   */
+  prepareAnswer(): void;
   /** Early media: starts a call recording before answer (recording policy "from ringing"). */
   startEarlyRecording(opts: CallRecordingOptions): Promise<CallRecording>;
   /** Rejects with EngineError when the caller has already gone. */
@@ -312,6 +319,8 @@ export interface EnginePort {
    * running on this engine. Engines whose calls cannot outlive their process have nothing to do.
    */
   releaseOrphans(instanceIds: readonly string[], orphanRefs: readonly string[]): Promise<void>;
+  /** Where the engine keeps rendered speech (the prompt cache, src/media/prompt-cache.ts), when it renders any. */
+  usePromptCache?(media: MediaCache): PromptCache;
 }
 
 export class EngineError extends Error {

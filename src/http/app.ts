@@ -138,6 +138,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
       carrierHosts: () => store.carriers.list().map((c) => c.host),
     }),
   };
+  // Rendered speech shares the fetched media's cache (one byte bound, one eviction order).
+  callServices.prompts = engine.usePromptCache?.(callServices.media) ?? null;
   // Before any call is taken: what a dead predecessor left open is finished first.
   const instance = await startInstance(callServices);
   const calls = new CallDispatcher(callServices);

@@ -1,8 +1,10 @@
 // The only way customer media reaches a media server: the control plane fetches it through the guarded client
 // (address policy at connect time, no redirects, size and time limits), checks it is audio, and keeps it in a
 // bounded on-disk cache, as WAV (MP3 is decoded here). FreeSWITCH is handed a local path and never fetches anything.
+// Audio the platform renders itself (synthesized speech: the prompt cache) is kept in the same cache, under the
+// same byte bound and least-recently-used eviction, keyed by what determines its content instead of a URL.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
@@ -32,8 +34,11 @@ export interface MediaCacheOptions {
 export interface MediaLease {
   readonly file: string;
   readonly url: string;
-  /** hit: served from disk; revalidated: the origin said 304; fetched: downloaded now; stale: origin failed, old copy used. */
-  readonly via: 'hit' | 'revalidated' | 'fetched' | 'stale';
+  /**
+   * hit: served from disk; revalidated: the origin said 304; fetched: downloaded now; stale: origin failed, old
+   * copy used; rendered: made now by acquireRendered's renderer.
+   */
+  readonly via: 'hit' | 'revalidated' | 'fetched' | 'stale' | 'rendered';
   release(): void;
 }
 
@@ -56,6 +61,8 @@ type Fetched = { ok: true; entry: Entry; via: MediaLease['via'] } | { ok: false;
 
 /** A decoded MP3 is larger than the download (about 8x at 32 kbit/s); the bound scales with the download limit. */
 const DECODED_GROWTH = 8;
+/** Far in the future but still a JSON number, for the sidecar file. */
+const RENDERED_NEVER_EXPIRES = Number.MAX_SAFE_INTEGER;
 const MEDIA_ACCEPT = 'audio/wav, audio/x-wav, audio/mpeg;q=0.9, application/octet-stream;q=0.1';
 
 export class MediaCache {
@@ -91,6 +98,50 @@ export class MediaCache {
     }
     const got = await pending;
     return got.ok ? { ok: true, lease: this.#lease(got.entry, got.via) } : got;
+  }
+
+  /**
+   * A local file made once by `render` (which writes the given path) and kept until evicted: rendered audio never
+   * goes stale, as its key names everything that decides its content. Concurrent first requests render once.
+   */
+  async acquireRendered(key: string, render: (file: string) => Promise<void>): Promise<MediaResult> {
+    const cached = this.#index.get(key);
+    if (cached) return { ok: true, lease: this.#lease(cached, 'hit') };
+    let pending = this.#inflight.get(key);
+    if (!pending) {
+      pending = this.#render(key, render).finally(() => this.#inflight.delete(key));
+      this.#inflight.set(key, pending);
+    }
+    const got = await pending;
+    return got.ok ? { ok: true, lease: this.#lease(got.entry, got.via) } : got;
+  }
+
+  /** A lease on what `key` names when it is on disk now, without fetching or rendering anything. */
+  leaseIfCached(key: string): MediaLease | null {
+    const entry = this.#index.get(key);
+    return entry ? this.#lease(entry, 'hit') : null;
+  }
+
+  async #render(key: string, render: (file: string) => Promise<void>): Promise<Fetched> {
+    const base = path.join(this.#o.dir, createHash('sha256').update(key).digest('hex'));
+    const file = `${base}.wav`;
+    // Renderers pick the format from the extension; without a sidecar, a restart removes a half-written one.
+    const tmp = `${base}-${randomBytes(4).toString('hex')}.tmp.wav`;
+    try {
+      await render(tmp);
+      const bytes = statSync(tmp).size;
+      if (bytes === 0 || bytes > this.#o.maxFileBytes) throw new Error(`rendered ${bytes} bytes`);
+      chmodSync(tmp, 0o600); // written by the renderer (a media server): private like every cached file
+      renameSync(tmp, file);
+      const entry: Entry = { url: key, file, bytes, expiresAt: RENDERED_NEVER_EXPIRES, etag: null, lastModified: null, lastUsed: this.#o.clock.now(), pins: 0, indexed: true };
+      this.#index.set(key, entry);
+      this.#bytes += bytes;
+      this.#writeMeta(entry);
+      return { ok: true, entry, via: 'rendered' };
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      return { ok: false, code: 'render_failed', reason: err instanceof Error ? err.message : String(err) };
+    }
   }
 
   #lease(entry: Entry, via: MediaLease['via']): MediaLease {

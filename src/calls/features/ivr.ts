@@ -3,8 +3,8 @@ import type { CallSession } from '../session.js';
 import { voicemail } from './voicemail.js';
 import { forward } from './forward.js';
 import { enqueue } from './queue.js';
+import { PLATFORM_VOICE } from '../platform-voice.js';
 
-const VOICE = { voice: 'default', language: 'en-US' };
 export const IVR_INVALID = 'Sorry, that is not a valid choice.';
 export const IVR_GOODBYE = 'Goodbye.';
 const MAX_ROUNDS = 3;
@@ -14,23 +14,23 @@ export async function runIvr(session: CallSession, menu: IvrMenu, recordingCallb
   const leg = await session.answer();
   for (let round = 0; round < MAX_ROUNDS && !leg.isEnded; round++) {
     const { digits } = await leg.collectDigits({
-      prompts: [{ kind: 'say', text: menu.prompt, ...VOICE }], numDigits: 1, timeoutMs: menu.timeout_seconds * 1000, finishOnKey: '',
+      prompts: [{ kind: 'say', text: menu.prompt, ...PLATFORM_VOICE }], numDigits: 1, timeoutMs: menu.timeout_seconds * 1000, finishOnKey: '',
     });
     session.timeline('ivr-key', { key: digits || null, round });
     if (leg.isEnded) return;
     const action = digits ? menu.keys[digits] : undefined;
     if (!action) {
-      if (digits) await leg.say(IVR_INVALID, VOICE);
+      if (digits) await leg.say(IVR_INVALID, PLATFORM_VOICE);
       continue;
     }
     switch (action.action) {
       case 'replay': round = -1; continue;
-      case 'hangup': await leg.say(IVR_GOODBYE, VOICE); return session.hangup('ivr-hangup');
+      case 'hangup': await leg.say(IVR_GOODBYE, PLATFORM_VOICE); return session.hangup('ivr-hangup');
       case 'voicemail': return voicemail(session, recordingCallback);
       case 'forward': return forward(session, action.number);
       case 'queue': return enqueue(session, action.queue);
     }
   }
-  if (!leg.isEnded) await leg.say(IVR_GOODBYE, VOICE);
+  if (!leg.isEnded) await leg.say(IVR_GOODBYE, PLATFORM_VOICE);
   await session.hangup('ivr-no-input');
 }

@@ -1,7 +1,7 @@
 import type { CallSession } from '../session.js';
 import { emitQueueEvent } from '../../events/acd.js';
+import { PLATFORM_VOICE } from '../platform-voice.js';
 
-const VOICE = { voice: 'default', language: 'en-US' };
 export const QUEUE_GREETING = 'All of our agents are busy. Please hold.';
 export const QUEUE_HOLD = 'Thank you for holding. Your call is important to us.';
 export const QUEUE_GIVE_UP = 'Sorry, nobody is available to take your call. Goodbye.';
@@ -22,10 +22,10 @@ export async function enqueue(session: CallSession, queue: string): Promise<void
   });
   session.timeline('queued', { queue });
   event('queued');
-  await leg.say(QUEUE_GREETING, VOICE);
+  await leg.say(QUEUE_GREETING, PLATFORM_VOICE);
   while (!leg.isEnded && clock.now() - started < MAX_QUEUE_WAIT_MS) {
     await leg.pause(HOLD_INTERVAL_MS);
-    if (!leg.isEnded) await leg.say(QUEUE_HOLD, VOICE);
+    if (!leg.isEnded) await leg.say(QUEUE_HOLD, PLATFORM_VOICE);
   }
   if (leg.isEnded) {
     session.timeline('abandoned', { queue });
@@ -33,6 +33,6 @@ export async function enqueue(session: CallSession, queue: string): Promise<void
     return;
   }
   event('no-agent');
-  await leg.say(QUEUE_GIVE_UP, VOICE);
+  await leg.say(QUEUE_GIVE_UP, PLATFORM_VOICE);
   await session.hangup('queue-timeout');
 }

@@ -16,6 +16,9 @@ import { classifyInvite } from './invite.js';
 import type { DrachtioLeg } from './leg.js';
 import { originate } from './originate.js';
 import { OWNER_VARIABLE } from './fsmrf.js';
+import type { MediaCache } from '../../media/media-cache.js';
+import { PromptCache } from '../../media/prompt-cache.js';
+import { freeswitchSpeech } from './speech-render.js';
 import { byeInside } from './dialogs.js';
 import { Registrar, type RegistrationStore } from './registrar.js';
 
@@ -38,6 +41,7 @@ export class DrachtioEngine implements EnginePort {
   readonly #audio: AudioGatewayConfig;
   #handler: IncomingCallHandler | null = null;
   #started = false;
+  #prompts: PromptCache | null = null;
 
   constructor(opts: DrachtioEngineOptions, private readonly log: Logger) {
     this.#conn = new EngineConnection(opts, log);
@@ -142,8 +146,14 @@ export class DrachtioEngine implements EnginePort {
     for (const call of pending) call.lost(cause);
   }
 
+  usePromptCache(media: MediaCache): PromptCache {
+    this.#prompts = new PromptCache(media, freeswitchSpeech(() => this.#conn.media), this.log.child({ component: 'prompts' }));
+    return this.#prompts;
+  }
+
   #track(leg: DrachtioLeg): void {
     leg.audioGateway = this.#audio;
+    leg.prompts = this.#prompts;
     this.#legs.add(leg);
     void leg.ended.then(() => this.#legs.delete(leg));
   }

@@ -45,6 +45,14 @@ export class DrachtioIncomingCall implements IncomingCall {
     if (!this.#gone && !this.res.finalResponseSent) this.res.send(180);
   }
 
+  /** Overlaps the FreeSWITCH endpoint's creation with the markup fetch (a WebRTC offer gets its media at answer). */
+  prepareAnswer(): void {
+    if (this.#gone || isDtls(this.req.body)) return;
+    this.#prepareEndpoint().catch((err: unknown) => {
+      this.log.debug({ err }, 'media not prepared ahead of the answer; the answer tries again');
+    });
+  }
+
   async startEarlyRecording(opts: CallRecordingOptions): Promise<CallRecording> {
     if (isDtls(this.req.body)) {
       // No media exists before a WebRTC answer: start with it instead.
@@ -96,11 +104,16 @@ export class DrachtioIncomingCall implements IncomingCall {
   }
 
   #prepareEndpoint(): Promise<Endpoint> {
-    this.#endpoint ??= (async () => {
-      const ms = this.media();
-      if (!ms) throw new EngineError('drachtio: FreeSWITCH is not connected');
-      return ms.createEndpoint({ remoteSdp: this.req.body });
-    })();
+    if (!this.#endpoint) {
+      const pending = (async () => {
+        const ms = this.media();
+        if (!ms) throw new EngineError('drachtio: FreeSWITCH is not connected');
+        return ms.createEndpoint({ remoteSdp: this.req.body });
+      })();
+      // A failed attempt is not kept: the answer, or early recording, asks again.
+      pending.catch(() => { if (this.#endpoint === pending) this.#endpoint = null; });
+      this.#endpoint = pending;
+    }
     return this.#endpoint;
   }
 

@@ -19,6 +19,7 @@ import { quietly, type MediaContext } from './media-context.js';
 import { playTarget, speakArgs, type MediaStep } from './media.js';
 import { record } from './record.js';
 import { startCallRecording } from './recording.js';
+import type { PromptCache } from '../../media/prompt-cache.js';
 
 type Listeners = { [E in keyof LegEvents]: Set<LegEvents[E]> };
 
@@ -44,6 +45,8 @@ export class DrachtioLeg implements CallLeg, MediaContext {
   #unbridge: (() => void) | null = null;
   /** Lent by the engine when it starts tracking the leg (see DrachtioEngine.#track); media streams need it. */
   audioGateway: AudioGatewayConfig | null = null;
+  /** Lent the same way: speech already rendered plays as a file (see src/media/prompt-cache.ts). */
+  prompts: PromptCache | null = null;
 
   constructor(
     readonly id: string,
@@ -83,8 +86,15 @@ export class DrachtioLeg implements CallLeg, MediaContext {
 
   async step(step: MediaStep): Promise<void> {
     if (this.isEnded) return;
-    const op = step.kind === 'speak' ? () => this.ep.speak(step.args) : () => this.ep.play(step.file);
-    await Promise.race([quietly(this, 'playback', op), this.ended]);
+    // Speech already rendered plays as a file: no synthesis before the first sound.
+    const rendered = step.kind === 'speak' ? this.prompts?.take(step.args.text, step.args.voice) ?? null : null;
+    const op = rendered ? () => this.ep.play(rendered.file)
+      : step.kind === 'speak' ? () => this.ep.speak(step.args) : () => this.ep.play(step.file);
+    try {
+      await Promise.race([quietly(this, 'playback', op), this.ended]);
+    } finally {
+      rendered?.release();
+    }
   }
 
   async interrupt(): Promise<void> {

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import type { LocalMedia, Prompt } from '../port.js';
 
-const TTS_ENGINE = 'flite';
+export const TTS_ENGINE = 'flite';
 
 /** flite ships a female voice (slt) and male ones (rms, kal, awb); markup voice names pick between them. */
 export function fliteVoice(voice: string): string {

@@ -22,6 +22,9 @@ export class SandboxIncomingCall implements IncomingCall {
 
   async ring(): Promise<void> { this.line.ring(); }
 
+  /** A simulated answer costs nothing to prepare. */
+  prepareAnswer(): void {}
+
   async startEarlyRecording(opts: CallRecordingOptions): Promise<CallRecording> {
     return startCallRecording(this.line, opts);
   }

@@ -68,3 +68,19 @@ t.test('FreeSWITCH lost: a call whose media was prepared (early recording) is re
   call.lost('sip-server-lost');
   t.same(sent, [503], 'a second loss changes nothing');
 });
+
+t.test('media readied ahead of the answer is freed when the caller gives up first, and a failed attempt is not kept', async (t) => {
+  const gave = incoming();
+  gave.call.prepareAnswer();
+  await new Promise((r) => setImmediate(r));
+  (gave.call as unknown as { req: EventEmitter }).req.emit('cancel');
+  t.same(await gave.call.ended, { cause: 'caller-hangup', by: 'remote' });
+  await new Promise((r) => setImmediate(r));
+  t.same(gave.destroyed, ['endpoint'], 'the readied endpoint is destroyed');
+
+  const noMedia = incoming({ media: false });
+  noMedia.call.prepareAnswer();
+  await new Promise((r) => setImmediate(r));
+  noMedia.call.lost('media-server-lost');
+  t.same(noMedia.sent, [], 'a failed early attempt holds no media: a FreeSWITCH loss leaves the call to be answered later');
+});

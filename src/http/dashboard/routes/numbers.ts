@@ -8,6 +8,7 @@ import { numbersView } from '../views/numbers.js';
 import { errorView } from '../views/auth.js';
 import { numberPath } from '../format.js';
 import type { PhoneNumber } from '../../../store/numbers.js';
+import { prerenderNumberPrompts } from '../../../calls/number-prompts.js';
 
 type NumberReq = FastifyRequest<{ Params: { e164: string } }>;
 
@@ -49,7 +50,8 @@ export function numberRoutes(app: FastifyInstance, d: Dashboard): void {
     if (!n) return reply;
     const form = formOf(req);
     try {
-      d.numbers.update(n, formToPatch(form));
+      const saved = d.numbers.update(n, formToPatch(form));
+      void prerenderNumberPrompts(d.callServices.prompts ?? null, saved.settings);
     } catch (err) {
       if (!(err instanceof NumberError)) throw err;
       // The posted values are shown again as typed, with each message beside its field.
