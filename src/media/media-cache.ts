@@ -91,13 +91,7 @@ export class MediaCache {
     const key = check.url.toString();
     const cached = this.#index.get(key);
     if (cached && cached.expiresAt > this.#o.clock.now()) return { ok: true, lease: this.#lease(cached, 'hit') };
-    let pending = this.#inflight.get(key);
-    if (!pending) {
-      pending = this.#fetch(key, cached).finally(() => this.#inflight.delete(key));
-      this.#inflight.set(key, pending);
-    }
-    const got = await pending;
-    return got.ok ? { ok: true, lease: this.#lease(got.entry, got.via) } : got;
+    return this.#once(key, () => this.#fetch(key, cached));
   }
 
   /**
@@ -107,9 +101,14 @@ export class MediaCache {
   async acquireRendered(key: string, render: (file: string) => Promise<void>): Promise<MediaResult> {
     const cached = this.#index.get(key);
     if (cached) return { ok: true, lease: this.#lease(cached, 'hit') };
+    return this.#once(key, () => this.#render(key, render));
+  }
+
+  /** Single flight: callers asking for `key` while its work runs share that work's result. */
+  async #once(key: string, work: () => Promise<Fetched>): Promise<MediaResult> {
     let pending = this.#inflight.get(key);
     if (!pending) {
-      pending = this.#render(key, render).finally(() => this.#inflight.delete(key));
+      pending = work().finally(() => this.#inflight.delete(key));
       this.#inflight.set(key, pending);
     }
     const got = await pending;
