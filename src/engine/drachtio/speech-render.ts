@@ -15,9 +15,12 @@ import { speakArgs, TTS_ENGINE } from './media.js';
 const RENDERABLE = /^[\p{L}\p{N} .,;:!?'-]{1,500}$/u;
 const POLL_MS = 50;
 const RENDER_LIMIT_MS = 60_000;
-/** Kept before the first audible sample, so the attack of the first word is not clipped. */
-const LEAD_MS = 10;
-const AUDIBLE = 0.01;
+/**
+ * -34 dBFS: what the platform's own measurements count as audible. flite's breathy onsets ("Hello") spend their
+ * first 40 ms below it; FreeSWITCH takes about 60 ms from a playback command to its first frame of audio, so every
+ * inaudible millisecond kept at the start is a millisecond more of silence for the caller.
+ */
+const AUDIBLE = 0.02;
 
 export function freeswitchSpeech(media: () => MediaServer | null): SpeechRenderer {
   return {
@@ -52,6 +55,5 @@ function trimLeadingSilence(wav: Buffer): Buffer {
   const audio = decodeWav(wav);
   const first = audio.channels[0]!.findIndex((s) => Math.abs(s) > AUDIBLE);
   if (first < 0) throw new Error('the render is silent');
-  const from = Math.max(0, first - Math.round((LEAD_MS / 1000) * audio.sampleRate));
-  return encodeWav({ sampleRate: audio.sampleRate, channels: audio.channels.map((c) => c.slice(from)) });
+  return encodeWav({ sampleRate: audio.sampleRate, channels: audio.channels.map((c) => c.slice(first)) });
 }

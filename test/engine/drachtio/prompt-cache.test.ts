@@ -43,8 +43,7 @@ if (bins) {
     lease.release();
     const seconds = rendered.channels[0]!.length / rendered.sampleRate;
     t.ok(rendered.sampleRate === 8000 && seconds > 2 && seconds < 8, `an 8 kHz file of the sentence (${seconds.toFixed(2)} s)`);
-    const firstAudible = rendered.channels[0]!.findIndex((x) => Math.abs(x) > 0.01);
-    t.ok(firstAudible >= 0 && firstAudible <= 160, `speech starts within 20 ms of the file's start (${(firstAudible / 8).toFixed(1)} ms)`);
+    t.ok(Math.abs(rendered.channels[0]![0]!) > 0.02, 'audible from its first sample (leading quiet cut)');
     const piece = rendered.channels[0]!.slice(4000, 12000);
     const { r } = bestCorrelation(piece, heard[0]!);
     t.ok(r > 0.8, `the render is the speech a live caller heard (correlation ${r.toFixed(3)})`);
