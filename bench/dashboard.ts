@@ -12,7 +12,7 @@ const REQUESTS = Math.max(10, Number(process.argv[3] ?? 200));
 const DAY_MS = 86_400_000;
 
 const server = await startBenchServer();
-const { app, store, clock, base } = server;
+const { store, clock, base } = server;
 
 const account = store.accounts.create({ name: 'bench', trunking: false, trunkCapacity: 0 });
 // Spread over 30 days, a quarter unanswered: half of them inside the charts' 14 days.

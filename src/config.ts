@@ -26,6 +26,8 @@ export interface Config {
     kind: EngineKind;
     drachtio: { host: string; port: number; secret: string };
     freeswitch: { host: string; port: number; password: string };
+    /** Every media server: FREESWITCH_SERVERS, or the one FREESWITCH_HOST/PORT/PASSWORD name. */
+    mediaServers: Array<{ host: string; port: number; password: string }>;
     /** Where FreeSWITCH's outbound event socket connections reach this process (drachtio-fsmrf listens here). */
     media: { listenAddress: string; listenPort: number; advertisedAddress: string | null };
   };
@@ -94,6 +96,26 @@ function cidrList(env: Env, name: string, fallback: string[]): string[] {
   return list;
 }
 
+/**
+ * FREESWITCH_SERVERS: `host:port:password` entries, comma-separated (IPv6 hosts in brackets; the password is the
+ * rest of the entry, colons included). Unset: the single server of FREESWITCH_HOST/PORT/PASSWORD.
+ */
+function mediaServerList(env: Env, single: Config['engine']['freeswitch']): Config['engine']['mediaServers'] {
+  const v = env.FREESWITCH_SERVERS;
+  if (v === undefined || v.trim() === '') return [single];
+  const servers = v.split(',').map((entry, i) => {
+    const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5}):(.+)$/.exec(entry.trim());
+    const port = Number(m?.[2]);
+    // The entry holds a password: the message names its position, never its text.
+    if (!m || port < 1 || port > 65535) throw new ConfigError(`FREESWITCH_SERVERS: entry ${i + 1} is not host:port:password`);
+    return { host: m[1]!.replace(/^\[|\]$/g, ''), port, password: m[3]! };
+  });
+  const names = servers.map((s) => `${s.host}:${s.port}`);
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice) throw new ConfigError(`FREESWITCH_SERVERS names ${twice} twice`);
+  return servers;
+}
+
 function engineKind(env: Env, fallback: EngineKind | null): EngineKind {
   const v = env.RINGBASE_ENGINE;
   if (v === 'sandbox' || v === 'drachtio') return v;
@@ -105,6 +127,11 @@ function engineKind(env: Env, fallback: EngineKind | null): EngineKind {
 /** Environment variables override config/default.json; nothing else in the code reads process.env. */
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const d = readDefaults();
+  const freeswitch = {
+    host: str(env, 'FREESWITCH_HOST', d.engine.freeswitch.host),
+    port: int(env, 'FREESWITCH_PORT', d.engine.freeswitch.port),
+    password: str(env, 'FREESWITCH_PASSWORD', d.engine.freeswitch.password),
+  };
   const c: Config = {
     host: str(env, 'HOST', d.host),
     port: int(env, 'PORT', d.port),
@@ -145,11 +172,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
         port: int(env, 'DRACHTIO_PORT', d.engine.drachtio.port),
         secret: str(env, 'DRACHTIO_SECRET', d.engine.drachtio.secret),
       },
-      freeswitch: {
-        host: str(env, 'FREESWITCH_HOST', d.engine.freeswitch.host),
-        port: int(env, 'FREESWITCH_PORT', d.engine.freeswitch.port),
-        password: str(env, 'FREESWITCH_PASSWORD', d.engine.freeswitch.password),
-      },
+      freeswitch,
+      mediaServers: mediaServerList(env, freeswitch),
       media: {
         listenAddress: str(env, 'RINGBASE_MEDIA_LISTEN_ADDRESS', d.engine.media.listenAddress),
         listenPort: int(env, 'RINGBASE_MEDIA_LISTEN_PORT', d.engine.media.listenPort),

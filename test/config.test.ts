@@ -65,3 +65,17 @@ t.test('master key: generated once with 0600, or from the environment, never mal
   t.throws(() => loadMasterKey(dir, {}), ConfigError, 'a corrupted key file stops the start');
   t.equal(readFileSync(path.join(dir, 'master.key'), 'utf8'), 'garbage\n', 'and is never overwritten');
 });
+
+t.test('media servers: FREESWITCH_SERVERS lists several, else the single FREESWITCH_HOST/PORT/PASSWORD one', async (t) => {
+  t.same(loadConfig({ FREESWITCH_HOST: 'fs1', FREESWITCH_PORT: '8022', FREESWITCH_PASSWORD: 'pw' }).engine.mediaServers, [{ host: 'fs1', port: 8022, password: 'pw' }]);
+  t.same(loadConfig({ FREESWITCH_SERVERS: 'fs-a:8021:ClueCon, 10.0.0.5:8021:p:w:d,[::1]:8022:x' }).engine.mediaServers, [
+    { host: 'fs-a', port: 8021, password: 'ClueCon' },
+    { host: '10.0.0.5', port: 8021, password: 'p:w:d' },
+    { host: '::1', port: 8022, password: 'x' },
+  ], 'host:port:password each; the password keeps its colons; IPv6 in brackets');
+  for (const bad of ['fs-a:8021', 'fs-a:0:pw', 'fs-a:70000:pw', 'fs a:8021:pw', 'fs-a:8021:secret,,fs-b:1:x']) {
+    const err = t.throws(() => loadConfig({ FREESWITCH_SERVERS: bad }), ConfigError, bad) as unknown as Error;
+    t.notMatch(err?.message ?? '', /secret|pw\b/, 'the message never repeats a password');
+  }
+  t.throws(() => loadConfig({ FREESWITCH_SERVERS: 'fs-a:8021:x,fs-a:8021:y' }), new ConfigError('FREESWITCH_SERVERS names fs-a:8021 twice'));
+});

@@ -49,7 +49,7 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
       return { a, status: 'failed' as const };
     }
     const result: OriginateResult = await engine.originate({
-      target: vetted.target, callerId: req.callerId, timeoutMs: req.timeoutMs, signal: a.abort.signal,
+      target: vetted.target, callerId: req.callerId, timeoutMs: req.timeoutMs, signal: a.abort.signal, bridgeWith: caller,
       onRinging: () => store.calls.setStatus(a.sid, 'ringing'),
     });
     if (result.answered) {

@@ -8,6 +8,7 @@ import { numberCommands } from './numbers.js';
 import { simulateCommands } from './simulate.js';
 import { markupCommands } from './markup.js';
 import { carrierCommands } from './carriers.js';
+import { mediaCommands } from './media.js';
 import { userCommands } from './users.js';
 import { orgCommands } from './org.js';
 
@@ -51,6 +52,7 @@ numberCommands(program, run);
 simulateCommands(program, run);
 markupCommands(program, run);
 carrierCommands(program, run);
+mediaCommands(program, run);
 userCommands(program, run);
 orgCommands(program, run);
 

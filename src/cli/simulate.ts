@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { CliError, type Runner } from './context.js';
-import { describeError } from './errors.js';
-import { operatorToken } from '../operator-token.js';
+import { operatorRequest } from './operator-client.js';
 
 interface Flags { to: string; from: string; digits: string[]; maxSeconds: string; url?: string }
 
@@ -26,20 +25,11 @@ export function simulateCommands(program: Command, run: Runner): void {
     .option('--max-seconds <n>', 'the caller hangs up after this long', '120')
     .option('--url <url>', 'server base URL (default http://HOST:PORT from the configuration)')
     .action(run(async (ctx, flags: Flags) => {
-      const token = operatorToken(ctx.config.dataDir, false);
-      if (!token) throw new CliError(`no operator token in ${ctx.config.dataDir}: start the server with the same RINGBASE_DATA_DIR first`);
-      const base = flags.url ?? `http://${ctx.config.host}:${ctx.config.port}`;
-      let res: Response;
-      try {
-        res = await fetch(`${base}/operator/simulate/inbound`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/x-ndjson' },
-          body: JSON.stringify({ to: flags.to, from: flags.from, digits: flags.digits, max_seconds: Number(flags.maxSeconds) }),
-        });
-      } catch (err) {
-        throw new CliError(`cannot reach the server at ${base}: ${describeError(err)}`);
-      }
-      if (!res.ok || !res.body) throw new CliError(`server answered ${res.status}: ${await res.text()}`);
+      const res = await operatorRequest(ctx, '/operator/simulate/inbound', {
+        method: 'POST', accept: 'application/x-ndjson',
+        body: { to: flags.to, from: flags.from, digits: flags.digits, max_seconds: Number(flags.maxSeconds) },
+      }, flags.url);
+      if (!res.body) throw new CliError('the server sent no steps');
       let buffered = '';
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
         buffered += Buffer.from(chunk).toString('utf8');

@@ -15,10 +15,10 @@ export function createEngine(config: Config, clock: Clock, logger: Logger, store
     logger.info('using the sandbox engine (no drachtio/FreeSWITCH configured)');
     return new SandboxEngine(clock);
   }
-  const { drachtio, freeswitch, media } = config.engine;
-  logger.info({ drachtio: `${drachtio.host}:${drachtio.port}`, freeswitch: `${freeswitch.host}:${freeswitch.port}` }, 'using drachtio-server + FreeSWITCH');
+  const { drachtio, mediaServers, media } = config.engine;
+  logger.info({ drachtio: `${drachtio.host}:${drachtio.port}`, freeswitch: mediaServers.map((m) => `${m.host}:${m.port}`) }, 'using drachtio-server + FreeSWITCH');
   return new DrachtioEngine(
-    { drachtio, freeswitch, media, realm: config.sip.host, carriers: store.carriers, registrations: store.registrations, instanceId: store.instanceId },
+    { drachtio, freeswitch: mediaServers, media, realm: config.sip.host, carriers: store.carriers, registrations: store.registrations, instanceId: store.instanceId },
     logger.child({ component: 'engine' }),
   );
 }

@@ -288,6 +288,8 @@ export interface OriginateRequest {
   onRinging?: () => void;
   /** Aborting cancels the attempt (resolves as 'canceled'). */
   signal?: AbortSignal;
+  /** The leg this call will be bridged with: engines with several media servers put its media on the same one. */
+  bridgeWith?: CallLeg;
 }
 
 export type OriginateResult =
@@ -319,9 +321,16 @@ export interface EnginePort {
    * running on this engine. Engines whose calls cannot outlive their process have nothing to do.
    */
   releaseOrphans(instanceIds: readonly string[], orphanRefs: readonly string[]): Promise<void>;
+  /** The engine's media servers (state and load), when it has several to choose from. */
+  mediaServers?(): MediaServerStatus[];
+  /** Drain (no new calls; calls on it finish) or undrain a media server by name (host:port); false if none has that name. */
+  drainMediaServer?(name: string, on: boolean): boolean;
   /** Where the engine keeps rendered speech (the prompt cache, src/media/prompt-cache.ts), when it renders any. */
   usePromptCache?(media: MediaCache): PromptCache;
 }
+
+/** up: takes new calls; draining: finishes its calls, takes none; unhealthy: connected but not answering probes. */
+export interface MediaServerStatus { name: string; state: 'up' | 'down' | 'unhealthy' | 'draining'; load: number }
 
 export class EngineError extends Error {
   override name = 'EngineError';

@@ -43,6 +43,7 @@ import { ConferenceService } from '../conferences/service.js';
 import { conferenceBeep } from '../media/tones.js';
 import { CallbackOutbox } from '../callbacks/worker.js';
 import { CallbackStore } from '../callbacks/store.js';
+import { installMediaServerMetrics } from './media-metrics.js';
 
 export interface AppDeps {
   config: Config;
@@ -107,7 +108,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
 
   await installOpenApi(http);
-  installMetrics(http);
+  installMediaServerMetrics(installMetrics(http), engine);
   installHealth(http, store, engine);
 
   const trunks = new TrunkService(store.trunks, engine, secrets, logger.child({ component: 'trunks' }), { allowLocalTargets: config.devAllowLocalTargets });
@@ -163,7 +164,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     await live.register(async (scope) => recordingRoutes(scope, { services: callServices }));
   });
   const token = operatorToken(config.dataDir, true)!;
-  await http.register(async (scope) => operatorRoutes(scope, { token, simulator, watch: callServices.watch }));
+  await http.register(async (scope) => operatorRoutes(scope, { token, simulator, watch: callServices.watch, engine }));
   await installPreviewRoot(http, { config, store, clock, secrets, eventSystem, callServices, dispatcher: calls, cps, authenticate });
   await http.register(async (scope) => dashboardRoutes(scope, { config, store, clock, trunks, signingSecrets, callServices, simulator, secrets, eventSystem }), { prefix: '/dashboard' });
 

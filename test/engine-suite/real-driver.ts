@@ -63,8 +63,11 @@ export async function udpPortTaken(port: number): Promise<void> {
   }
 }
 
-/** One set of engines for a whole test file; `make` builds a fresh app and driver for each test. */
-export function realDrivers(root: Test, bins: EngineBinaries): (t: Test) => Promise<RealDriver> {
+/**
+ * One set of engines for a whole test file; `make` builds a fresh app and driver for each test, its environment
+ * completed by `env` when given (several media servers, say).
+ */
+export function realDrivers(root: Test, bins: EngineBinaries): (t: Test, env?: (eng: RunningEngines) => Record<string, string>) => Promise<RealDriver> {
   let engines: Promise<RunningEngines> | null = null;
   const scratch = mkdtempSync(path.join(tmpdir(), 'ringbase-sipp-'));
   root.teardown(async () => {
@@ -82,14 +85,14 @@ export function realDrivers(root: Test, bins: EngineBinaries): (t: Test) => Prom
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  return async (t) => {
+  return async (t, env = () => ({})) => {
     engines ??= startEngines(bins);
     const eng = await engines;
     const running = new Set<SippRun>();
     const partyCalls = new Map<string, SimulatedCall[]>();
     t.teardown(() => { for (const r of running) r.kill(); });
 
-    const h = await startRealHarness(t, { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_TRUSTED_PROXIES: '127.0.0.1', ...eng.env }, (engine) => ({
+    const h = await startRealHarness(t, { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_TRUSTED_PROXIES: '127.0.0.1', ...eng.env, ...env(eng) }, (engine) => ({
       activeLegs: () => engine.activeLegs(),
       partyCalls: (address: string) => partyCalls.get(address) ?? [],
     }));

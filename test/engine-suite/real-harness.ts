@@ -15,8 +15,8 @@ export async function startRealHarness(
   const h = await startHarness(t, {
     env,
     engine: ({ config, store, logger }) => {
-      const { drachtio, freeswitch, media } = config.engine;
-      real = new DrachtioEngine({ drachtio, freeswitch, media, realm: config.sip.host, carriers: store.carriers, registrations: store.registrations }, logger);
+      const { drachtio, mediaServers, media } = config.engine;
+      real = new DrachtioEngine({ drachtio, freeswitch: mediaServers, media, realm: config.sip.host, carriers: store.carriers, registrations: store.registrations }, logger);
       return { port: real, view: probe(real) as SandboxEngine };
     },
   });

@@ -157,27 +157,73 @@ function rtpWindow(): [number, number] {
   return [start, start + 1999];
 }
 
-export async function startEngines(bins: EngineBinaries, opts: { sessionsPerSecond?: number } = {}): Promise<RunningEngines> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'ringbase-engines-'));
+/** A FreeSWITCH with the project's config under `dir`, on free loopback ports (started by `start()`, any number of times). */
+async function freeswitchLauncher(bin: string, dir: string, opts: { sessionsPerSecond?: number }) {
   const conf = path.join(dir, 'freeswitch');
   cpSync(path.join(ROOT, 'freeswitch'), conf, { recursive: true });
-  cpSync(path.join(ROOT, 'drachtio', 'drachtio.conf.xml'), path.join(dir, 'drachtio.conf.xml'));
-  for (const sub of ['log', 'db', 'run', 'cache']) mkdirSync(path.join(dir, sub));
-
-  const [adminPort, sipPort, wsPort, tlsPort, wssPort, eslPort, fsSipPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
-  const tls = await selfSignedCert(dir);
-  const secret = 'test-' + Math.random().toString(36).slice(2);
-  const eslPassword = 'esl-' + Math.random().toString(36).slice(2);
+  for (const sub of ['log', 'db', 'run', 'cache']) mkdirSync(path.join(dir, sub), { recursive: true });
+  const [eslPort, sipPort] = await Promise.all([freePort(), freePort()]);
+  const password = 'esl-' + Math.random().toString(36).slice(2);
   const [rtpStart, rtpEnd] = rtpWindow();
-  const fsEnv = {
+  const env = {
     ...process.env,
-    FS_SIP_IP: '127.0.0.1', FS_SIP_PORT: String(fsSipPort), FS_RTP_IP: '127.0.0.1', FS_EXT_RTP_IP: '127.0.0.1',
+    FS_SIP_IP: '127.0.0.1', FS_SIP_PORT: String(sipPort), FS_RTP_IP: '127.0.0.1', FS_EXT_RTP_IP: '127.0.0.1',
     FS_RTP_START_PORT: String(rtpStart), FS_RTP_END_PORT: String(rtpEnd),
-    FS_ESL_IP: '127.0.0.1', FS_ESL_PORT: String(eslPort), FS_ESL_PASSWORD: eslPassword,
+    FS_ESL_IP: '127.0.0.1', FS_ESL_PORT: String(eslPort), FS_ESL_PASSWORD: password,
     FS_SESSIONS_PER_SECOND: String(opts.sessionsPerSecond ?? 200),
     // Media goes to loopback candidates only, whatever other interfaces a browser seat reports.
     FS_WEBRTC_CANDIDATE_ACL: 'loopback.auto', FS_WEBRTC_PUBLIC_CANDIDATE_ACL: 'loopback.auto',
   };
+  return {
+    address: { host: '127.0.0.1', port: eslPort, password, sipPort },
+    start: () => launch(bin, [
+      '-nonat', '-nf', '-nc', '-conf', conf, '-log', path.join(dir, 'log'), '-db', path.join(dir, 'db'),
+      '-run', path.join(dir, 'run'), '-temp', dir,
+    ], env, dir),
+    ready: (deadline: number) => waitForFreeswitch(eslPort, password, deadline),
+  };
+}
+
+/** One more FreeSWITCH beside a running pair (tests of several media servers); `kill()` is a crash. */
+export interface ExtraMediaServer {
+  address: { host: string; port: number; password: string; sipPort: number };
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startExtraMediaServer(bins: EngineBinaries): Promise<ExtraMediaServer> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ringbase-media-'));
+  const fs = await freeswitchLauncher(bins.freeswitch, dir, {});
+  const proc = fs.start();
+  const stop = async () => {
+    await kill(proc);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await fs.ready(Date.now() + 20_000);
+  } catch (err) {
+    await stop();
+    throw new Error(`FreeSWITCH did not start: ${(err as Error).message}\n${proc.log.slice(-4000)}`);
+  }
+  return {
+    address: fs.address,
+    async kill() {
+      if (proc.child.pid !== undefined) try { process.kill(-proc.child.pid, 'SIGKILL'); } catch { /* gone */ }
+      await proc.exited;
+    },
+    stop,
+  };
+}
+
+export async function startEngines(bins: EngineBinaries, opts: { sessionsPerSecond?: number } = {}): Promise<RunningEngines> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ringbase-engines-'));
+  cpSync(path.join(ROOT, 'drachtio', 'drachtio.conf.xml'), path.join(dir, 'drachtio.conf.xml'));
+  const fs = await freeswitchLauncher(bins.freeswitch, dir, opts);
+  const { port: eslPort, password: eslPassword, sipPort: fsSipPort } = fs.address;
+
+  const [adminPort, sipPort, wsPort, tlsPort, wssPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const tls = await selfSignedCert(dir);
+  const secret = 'test-' + Math.random().toString(36).slice(2);
   writeFileSync(path.join(dir, 'README'), 'Temporary engines for a Ringbase test run; removed at teardown.\n');
 
   const startDrachtio = () => launch(bins.drachtio, [
@@ -189,10 +235,6 @@ export async function startEngines(bins: EngineBinaries, opts: { sessionsPerSeco
     // A self-signed certificate is its own chain.
     '--key-file', tls.keyFile, '--cert-file', tls.certFile, '--chain-file', tls.certFile,
   ], process.env, dir);
-  const startFreeswitch = () => launch(bins.freeswitch, [
-    '-nonat', '-nf', '-nc', '-conf', conf, '-log', path.join(dir, 'log'), '-db', path.join(dir, 'db'),
-    '-run', path.join(dir, 'run'), '-temp', dir,
-  ], fsEnv, dir);
 
   const procs: { drachtio?: Proc; freeswitch?: Proc } = {};
   const up = async (which: 'drachtio' | 'freeswitch') => {
@@ -203,8 +245,8 @@ export async function startEngines(bins: EngineBinaries, opts: { sessionsPerSeco
       // log level here, and maybe only after the admin port has answered.
       await Promise.all([adminPort, tlsPort, wssPort].map((p) => waitForPort(p, deadline)));
     } else {
-      procs.freeswitch = startFreeswitch();
-      await waitForFreeswitch(eslPort, eslPassword, deadline);
+      procs.freeswitch = fs.start();
+      await fs.ready(deadline);
     }
   };
   const stop = async () => {

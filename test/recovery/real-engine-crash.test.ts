@@ -10,13 +10,13 @@ import { openStore } from '../../src/store/index.js';
 import { systemClock } from '../../src/clock.js';
 import { NumberService } from '../../src/numbers/service.js';
 import { decodeWav } from '../../src/media/wav.js';
-import { eslApi } from '../../src/engine/drachtio/esl-probe.js';
 import { tempDir } from '../helpers/harness.js';
 import { freePort, startServerProcess } from '../helpers/server-process.js';
 import { startWebhookApp, xml } from '../helpers/webhook-app.js';
 import { until } from '../helpers/waits.js';
 import { rtpRecorder } from '../engine-suite/real-rtp.js';
 import { runCaller, type SippRun } from '../engine-suite/real-sipp.js';
+import { callChannels } from '../helpers/fs-channels.js';
 
 const DID = '+15550001000';
 const CALLS = 2;
@@ -30,7 +30,7 @@ if (bins) {
     t.teardown(() => eng.stop());
     const scratch = mkdtempSync(path.join(tmpdir(), 'ringbase-sipp-'));
     t.teardown(() => rmSync(scratch, { recursive: true, force: true }));
-    const channels = async () => Number(/(\d+) total/.exec(await eslApi(eng.freeswitch.host, eng.freeswitch.port, eng.freeswitch.password, 'show channels count'))?.[1]);
+    const channels = () => callChannels(eng.freeswitch);
 
     const hooks = await startWebhookApp(t);
     hooks.on('/voice', xml('<Say>Ringbase is recording this call. Please hold.</Say><Pause length="600"/>'));

@@ -10,6 +10,7 @@ import { EngineError, type AudioTap, type AudioTapOptions } from '../port.js';
 import type { Endpoint, MediaServer } from './fsmrf.js';
 import { quietly, type MediaContext } from './media-context.js';
 import { answerAddress, gatewayOffer, RtpGateway } from './rtp-gateway.js';
+import type { OnServer } from './media-pool.js';
 
 /** What the engine lends its legs for media streams. */
 export interface AudioGatewayConfig {
@@ -17,7 +18,8 @@ export interface AudioGatewayConfig {
   bind: string;
   /** The address the stream's SDP offer names: the one FreeSWITCH reaches this process on (an IPv4 literal). */
   address: string;
-  media: () => MediaServer | null;
+  /** The media server for the stream's endpoint, beside `near` (the leg's own endpoint) when it can be. */
+  media: (near?: OnServer) => MediaServer | null;
 }
 
 /** The longest a closing stream waits for FreeSWITCH to confirm its channel ended. */
@@ -27,7 +29,7 @@ type Leg = Pick<MediaContext, 'ep' | 'ended' | 'isEnded' | 'log'>;
 
 export async function openDrachtioAudio(leg: Leg, gateway: AudioGatewayConfig, opts: AudioTapOptions): Promise<AudioTap> {
   if (leg.isEnded) throw new EngineError('the leg has ended');
-  const ms = gateway.media();
+  const ms = gateway.media(leg.ep);
   if (!ms) throw new EngineError('FreeSWITCH is not connected');
   let tap: PacedAudioTap | undefined;
   const rtp = await RtpGateway.open(gateway.bind, (payload) => tap?.deliver({ track: 'inbound', payload }));

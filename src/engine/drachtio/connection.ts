@@ -1,6 +1,6 @@
-// The two connections the engine lives on: the drachtio wire protocol (SIP) and FreeSWITCH's event socket
-// (media). drachtio-srf reconnects by itself; the media server is re-dialled here with backoff, because
-// drachtio-fsmrf gives up on a MediaServer once its event socket drops (FreeSWITCH restart).
+// The connections the engine lives on: the drachtio wire protocol (SIP) and the event sockets of its FreeSWITCH
+// media servers (media-pool.ts, one media-link.ts each). drachtio-srf reconnects by itself; each media server is
+// re-dialled with backoff by its link, because drachtio-fsmrf gives up on a MediaServer once its socket drops.
 //
 // "Up" means calls can be taken, not that a socket is open:
 // - SIP is up once drachtio-server has processed this app's route registrations on the current connection.
@@ -8,33 +8,31 @@
 //   replies), and emits 'close' (never 'disconnect', whatever its typings say) when the connection drops. So
 //   'close' marks SIP down, and after 'connect' one wire round trip (a ping, answered in order after the routes)
 //   confirms the routes before SIP is marked up.
-// - Media is up once fsmrf holds a ready MediaServer; FreeSWITCH is dialled only once `sofia status` lists
-//   the media profile (see esl-probe.ts).
-// Losing either connection is reported to `onLost` listeners (the engine ends the calls that lived on it): the
-// drachtio connection when a connection that had logged in closes, the media server when its event socket ends.
+// - Media is up once fsmrf holds a ready MediaServer for at least one media server.
+// Losing a connection is reported to `onLost` listeners (the engine ends the calls that lived on it): the
+// drachtio connection when a connection that had logged in closes, a media server when its event socket ends.
 import type { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
-import { eslApi } from './esl-probe.js';
-import { Mrf, tagChannels, type MediaServer, type MrfConnectOptions } from './fsmrf.js';
+import type { MediaServer } from './fsmrf.js';
+import type { MediaLink, MediaServerAddress } from './media-link.js';
+import { MediaPool } from './media-pool.js';
 
 export interface ConnectionOptions {
   drachtio: { host: string; port: number; secret: string };
-  freeswitch: { host: string; port: number; password: string };
+  /** Every media server (FREESWITCH_SERVERS); new calls go to the least loaded. */
+  freeswitch: readonly MediaServerAddress[];
   media: { listenAddress: string; listenPort: number; advertisedAddress: string | null };
   /** The control-plane instance whose channels this connection opens (tagged on FreeSWITCH; see tagChannels). */
   instanceId?: string;
 }
 
-const RETRY_MIN_MS = 250;
 const RETRY_MAX_MS = 2_000;
 const ROUND_TRIP_TIMEOUT_MS = 5_000;
-/** fsmrf's default media profile, and the line of `sofia status` it needs (its own regular expression). */
-const MEDIA_PROFILE = /^\s*drachtio_mrf\s.*sip:mod_sofia@(?:[0-9]{1,3}\.){3}[0-9]{1,3}:\d+.*RUNNING/m;
 
-/** Which server a lost connection led to: drachtio-server (SIP dialogs) or FreeSWITCH (media endpoints). */
-export type LostServer = 'sip' | 'media';
+/** Which server a lost connection led to: drachtio-server (SIP dialogs) or one FreeSWITCH (media endpoints). */
+export type LostServer = { kind: 'sip' } | { kind: 'media'; link: MediaLink };
 
 /** The parts of drachtio-srf's agent (lib/drachtio-agent.js, lib/wire-protocol.js) used for the round trip and stop. */
 interface DrachtioAgent {
@@ -49,19 +47,23 @@ function agentOf(srf: Srf): DrachtioAgent | null {
 
 export class EngineConnection {
   readonly srf = new Srf();
-  #ms: MediaServer | null = null;
+  readonly media: MediaPool;
   #sipUp = false;
   /** Bumped on every drachtio connect and close: a round trip only counts for the connection it started on. */
   #sipGeneration = 0;
   #stopped = false;
-  #retryTimer: NodeJS.Timeout | null = null;
-  #retryMs = RETRY_MIN_MS;
   #waiters: Array<() => void> = [];
   /** True from a successful login until that connection closes: a close before any login loses nothing. */
   #sipSession = false;
   readonly #lostListeners = new Set<(server: LostServer) => void>();
 
   constructor(private readonly opts: ConnectionOptions, private readonly log: Logger) {
+    this.media = new MediaPool({
+      srf: this.srf, servers: opts.freeswitch, instanceId: opts.instanceId,
+      listen: { address: opts.media.listenAddress, port: opts.media.listenPort, advertisedAddress: opts.media.advertisedAddress },
+      onUp: () => this.#wake(),
+      onLost: (link) => { if (!this.#stopped) this.#lost({ kind: 'media', link }); },
+    }, log);
     this.srf.on('connect', (err: Error | null, hostport: string) => {
       if (err) return this.log.warn({ err }, 'drachtio refused the connection');
       if (this.#stopped) return this.#closeSrf(); // a connection that was being made when stop() ran
@@ -78,26 +80,27 @@ export class EngineConnection {
       this.#sipDown();
       if (this.#sipSession) {
         this.#sipSession = false;
-        if (!this.#stopped) this.#lost('sip');
+        if (!this.#stopped) this.#lost({ kind: 'sip' });
       }
     });
   }
 
   /**
    * `fn` runs (synchronously) when a connection calls were living on is lost: 'sip' when the drachtio connection
-   * closes (drachtio-server's dialogs are unreachable from now on, even if it is still running), 'media' when the
-   * FreeSWITCH event socket ends. By then the connection is already marked down, so no new call is taken.
+   * closes (drachtio-server's dialogs are unreachable from now on, even if it is still running), 'media' when one
+   * FreeSWITCH event socket ends. By then the connection is already marked down, so no new call goes there.
    */
   onLost(fn: (server: LostServer) => void): void { this.#lostListeners.add(fn); }
 
   #lost(server: LostServer): void {
     for (const fn of [...this.#lostListeners]) {
-      try { fn(server); } catch (err) { this.log.error({ err, server }, 'lost-connection listener threw'); }
+      try { fn(server); } catch (err) { this.log.error({ err, server: server.kind }, 'lost-connection listener threw'); }
     }
   }
 
   get sipUp(): boolean { return this.#sipUp; }
-  get mediaUp(): boolean { return this.#ms !== null && this.#ms.connected(); }
+  /** Some media server takes new calls. */
+  get mediaUp(): boolean { return this.media.available; }
 
   /** SIP dialogs drachtio-srf holds (its private dialog table), for leak checks; null if srf's internals changed. */
   get openDialogs(): number | null {
@@ -105,21 +108,21 @@ export class EngineConnection {
     return dialogs instanceof Map ? dialogs.size : null;
   }
 
-  /** The media server, or null while FreeSWITCH is away (callers then refuse the call). */
-  get media(): MediaServer | null { return this.mediaUp ? this.#ms : null; }
+  /** The media server for a new call (see MediaPool.pick), or null while none takes calls (callers refuse the call). */
+  pickMedia(near?: Parameters<MediaPool['pick']>[0]): MediaServer | null { return this.media.pick(near); }
 
   /** Resolves once both sides are up; start() fails loudly if that takes longer than `timeoutMs`. */
   async start(timeoutMs = 15_000): Promise<void> {
     const { host, port, secret } = this.opts.drachtio;
     // Without a ceiling drachtio-srf's backoff grows by 1.7x per attempt (minutes apart after a long outage).
     this.srf.connect({ host, port, secret, reconnect: { retryMaxDelay: RETRY_MAX_MS } } as Srf.SrfConfig);
-    void this.#dialMedia();
+    this.media.start();
     const deadline = Date.now() + timeoutMs;
     while (!(this.sipUp && this.mediaUp)) {
       if (this.#stopped) throw new Error('engine connection stopped while starting');
       if (Date.now() > deadline) {
-        throw new Error(`engine not reachable: drachtio ${this.sipUp ? 'up' : 'down'} (${host}:${port}), `
-          + `FreeSWITCH ${this.mediaUp ? 'up' : 'down'} (${this.opts.freeswitch.host}:${this.opts.freeswitch.port})`);
+        const media = this.media.status().map((m) => `${m.name} ${m.state}`).join(', ');
+        throw new Error(`engine not reachable: drachtio ${this.sipUp ? 'up' : 'down'} (${host}:${port}), FreeSWITCH ${media}`);
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 200);
@@ -131,8 +134,7 @@ export class EngineConnection {
   stop(): void {
     this.#stopped = true;
     this.#sipDown();
-    if (this.#retryTimer) clearTimeout(this.#retryTimer);
-    this.#dropMedia();
+    this.media.stop();
     this.#closeSrf();
   }
 
@@ -190,50 +192,5 @@ export class EngineConnection {
       const id = agent.wp.send(socket, 'ping');
       server.pendingRequests.set(id, (token) => { clearTimeout(timer); resolve(token[0] === 'OK' ? 'ok' : 'no-reply'); });
     });
-  }
-
-  async #dialMedia(): Promise<void> {
-    if (this.#stopped) return;
-    const { freeswitch, media } = this.opts;
-    const connectOpts: MrfConnectOptions = {
-      address: freeswitch.host, port: freeswitch.port, secret: freeswitch.password,
-      listenAddress: media.listenAddress, listenPort: media.listenPort,
-      ...(media.advertisedAddress ? { advertisedAddress: media.advertisedAddress } : {}),
-    };
-    try {
-      const status = await eslApi(freeswitch.host, freeswitch.port, freeswitch.password, 'sofia status');
-      if (!MEDIA_PROFILE.test(status)) throw new Error('the drachtio_mrf SIP profile is not running yet');
-      if (this.#stopped) return;
-      const ms = await new Mrf(this.srf).connect(connectOpts);
-      if (this.#stopped) { ms.disconnect(); return; }
-      this.#ms = this.opts.instanceId ? tagChannels(ms, this.opts.instanceId) : ms;
-      this.#retryMs = RETRY_MIN_MS;
-      ms.on('end', () => {
-        this.log.warn('FreeSWITCH event socket lost; reconnecting');
-        this.#dropMedia();
-        this.#scheduleMedia();
-        if (!this.#stopped) this.#lost('media');
-      });
-      ms.on('error', (err: Error) => this.log.warn({ err: err.message }, 'FreeSWITCH media server error'));
-      this.log.info({ freeswitch: `${freeswitch.host}:${freeswitch.port}` }, 'connected to FreeSWITCH');
-      this.#wake();
-    } catch (err) {
-      this.log.debug({ err: (err as Error).message }, 'FreeSWITCH not reachable yet');
-      this.#scheduleMedia();
-    }
-  }
-
-  #scheduleMedia(): void {
-    if (this.#stopped || this.#retryTimer) return;
-    this.#retryTimer = setTimeout(() => { this.#retryTimer = null; void this.#dialMedia(); }, this.#retryMs);
-    this.#retryMs = Math.min(this.#retryMs * 2, RETRY_MAX_MS);
-  }
-
-  #dropMedia(): void {
-    const ms = this.#ms;
-    this.#ms = null;
-    if (!ms) return;
-    ms.removeAllListeners();
-    try { ms.disconnect(); } catch { /* already closed */ }
   }
 }

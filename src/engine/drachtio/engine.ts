@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
-import type { EngineHealth, EnginePort, IncomingCallHandler, OriginateRequest, OriginateResult, TrunkCredentials } from '../port.js';
+import type { EngineHealth, EnginePort, MediaServerStatus, IncomingCallHandler, OriginateRequest, OriginateResult, TrunkCredentials } from '../port.js';
 import type { AudioGatewayConfig } from './audio-tap.js';
 import { NO_CARRIERS, type CarrierDirectory } from './carriers.js';
 import { EngineConnection, type ConnectionOptions, type LostServer } from './connection.js';
@@ -16,10 +16,12 @@ import { classifyInvite } from './invite.js';
 import type { DrachtioLeg } from './leg.js';
 import { originate } from './originate.js';
 import { OWNER_VARIABLE } from './fsmrf.js';
+import type { OnServer } from './media-pool.js';
 import type { MediaCache } from '../../media/media-cache.js';
 import { PromptCache } from '../../media/prompt-cache.js';
 import { freeswitchSpeech } from './speech-render.js';
 import { byeInside } from './dialogs.js';
+import { ConferenceRooms } from './conference-rooms.js';
 import { Registrar, type RegistrationStore } from './registrar.js';
 
 export interface DrachtioEngineOptions extends ConnectionOptions {
@@ -42,6 +44,7 @@ export class DrachtioEngine implements EnginePort {
   #handler: IncomingCallHandler | null = null;
   #started = false;
   #prompts: PromptCache | null = null;
+  readonly #rooms: ConferenceRooms;
 
   constructor(opts: DrachtioEngineOptions, private readonly log: Logger) {
     this.#conn = new EngineConnection(opts, log);
@@ -52,8 +55,10 @@ export class DrachtioEngine implements EnginePort {
     // needs an address, so an advertised host name leaves the listen address in the offer.
     const { listenAddress, advertisedAddress } = opts.media;
     this.#audio = {
-      bind: listenAddress, address: advertisedAddress && isIP(advertisedAddress) === 4 ? advertisedAddress : listenAddress, media: () => this.#conn.media,
+      bind: listenAddress, address: advertisedAddress && isIP(advertisedAddress) === 4 ? advertisedAddress : listenAddress,
+      media: (near) => this.#conn.pickMedia(near),
     };
+    this.#rooms = new ConferenceRooms(this.#conn.media);
     this.#conn.onLost((server) => this.#onLost(server));
   }
 
@@ -77,10 +82,23 @@ export class DrachtioEngine implements EnginePort {
 
   health(): EngineHealth {
     const { sipUp, mediaUp } = this.#conn;
-    return {
-      ok: this.#started && sipUp && mediaUp,
-      detail: `drachtio ${sipUp ? 'connected' : 'disconnected'}, FreeSWITCH ${mediaUp ? 'connected' : 'disconnected'}`,
-    };
+    const servers = this.#conn.media.status();
+    const media = servers.length === 1 ? (mediaUp ? 'connected' : 'disconnected')
+      : `${servers.filter((m) => m.state === 'up').length} of ${servers.length} taking calls (${servers.map((m) => `${m.name} ${m.state}`).join(', ')})`;
+    return { ok: this.#started && sipUp && mediaUp, detail: `drachtio ${sipUp ? 'connected' : 'disconnected'}, FreeSWITCH ${media}` };
+  }
+
+  /** The media server a conference room lives on (host:port), or null when it has no member. */
+  conferenceServer(room: string): string | null { return this.#rooms.serverOf(room); }
+
+  /** The media servers: state and load (channels), for operators. */
+  mediaServers(): MediaServerStatus[] { return this.#conn.media.status(); }
+
+  /** Drain (no new calls; calls on it finish) or undrain a media server by name (host:port); false if none has it. */
+  drainMediaServer(name: string, on: boolean): boolean {
+    const link = this.#conn.media.byName(name);
+    link?.setDraining(on);
+    return link !== undefined;
   }
 
   /** Credentials live in memory and are checked at each REGISTER/INVITE: accepted as soon as they are stored. */
@@ -98,7 +116,7 @@ export class DrachtioEngine implements EnginePort {
 
   originate(req: OriginateRequest): Promise<OriginateResult> {
     return originate(req, {
-      srf: this.#conn.srf, media: () => this.#conn.media, carriers: this.#carriers, registrar: this.#registrar,
+      srf: this.#conn.srf, media: (near) => this.#conn.pickMedia(near), carriers: this.#carriers, registrar: this.#registrar,
       log: this.log, newId: () => `dr-${randomUUID()}`, track: (leg) => this.#track(leg),
     }).catch((err: unknown) => {
       this.log.warn({ err }, 'originate failed unexpectedly');
@@ -113,9 +131,9 @@ export class DrachtioEngine implements EnginePort {
    */
   async releaseOrphans(instanceIds: readonly string[], orphanRefs: readonly string[]): Promise<void> {
     await Promise.all(orphanRefs.map((id) => byeInside(this.#conn.srf, id).catch((err: unknown) => this.log.info({ err: (err as Error).message, dialog: id }, 'orphan dialog already gone'))));
-    const ms = this.#conn.media;
-    if (!ms) throw new Error('FreeSWITCH is not connected');
-    for (const id of instanceIds) await ms.api(`hupall NORMAL_CLEARING ${OWNER_VARIABLE} ${id}`);
+    const servers = this.#conn.media.connected();
+    if (servers.length === 0) throw new Error('FreeSWITCH is not connected');
+    for (const ms of servers) for (const id of instanceIds) await ms.api(`hupall NORMAL_CLEARING ${OWNER_VARIABLE} ${id}`);
   }
 
   /** Calls in progress (ringing or answered): 0 once every call has ended, for leak checks. */
@@ -131,35 +149,39 @@ export class DrachtioEngine implements EnginePort {
   registrations(endpointName: string): ReturnType<Registrar['lookup']> { return this.#registrar.lookup(endpointName); }
 
   /**
-   * A connection calls lived on is gone: every call is ended now instead of waiting for a SIP or media event
-   * that will not come. There is one FreeSWITCH and one drachtio-server, so every leg had its endpoint or dialog
-   * on the lost one. Unanswered calls decide for themselves what they lost (DrachtioIncomingCall.lost).
+   * A connection calls lived on is gone: the calls on it are ended now instead of waiting for a SIP or media
+   * event that will not come. There is one drachtio-server, so losing it ends every call; losing a media server
+   * ends the calls with media on it, and the others go on. Unanswered calls decide for themselves what they lost
+   * (DrachtioIncomingCall.lost).
    */
   #onLost(server: LostServer): void {
-    const cause = server === 'media' ? 'media-server-lost' : 'sip-server-lost';
-    const legs = [...this.#legs];
-    const pending = [...this.#pending];
+    const cause = server.kind === 'media' ? 'media-server-lost' : 'sip-server-lost';
+    const onIt = server.kind === 'media' ? (ep: OnServer | null) => ep !== null && server.link.holds(ep) : () => true;
+    const legs = [...this.#legs].filter((leg) => leg.usesMedia(onIt));
+    const pending = [...this.#pending].filter((call) => call.usesMedia(onIt));
     if (legs.length + pending.length > 0) {
-      this.log.warn({ cause, answered: legs.length, unanswered: pending.length }, 'ending the calls in progress on the lost server');
+      this.log.warn({ cause, server: server.kind === 'media' ? server.link.name : 'drachtio', answered: legs.length, unanswered: pending.length },
+        'ending the calls in progress on the lost server');
     }
     for (const leg of legs) leg.lost(cause);
     for (const call of pending) call.lost(cause);
   }
 
   usePromptCache(media: MediaCache): PromptCache {
-    this.#prompts = new PromptCache(media, freeswitchSpeech(() => this.#conn.media), this.log.child({ component: 'prompts' }));
+    this.#prompts = new PromptCache(media, freeswitchSpeech(() => this.#conn.pickMedia()), this.log.child({ component: 'prompts' }));
     return this.#prompts;
   }
 
   #track(leg: DrachtioLeg): void {
     leg.audioGateway = this.#audio;
     leg.prompts = this.#prompts;
+    leg.rooms = this.#rooms;
     this.#legs.add(leg);
     void leg.ended.then(() => this.#legs.delete(leg));
   }
 
   #onInvite(req: Srf.SrfRequest, res: Srf.SrfResponse): void {
-    if (!this.#handler || !this.#conn.media) {
+    if (!this.#handler || !this.#conn.mediaUp) {
       res.send(503);
       return;
     }
@@ -167,7 +189,7 @@ export class DrachtioEngine implements EnginePort {
     if (!verdict.accept) return;
     const call = new DrachtioIncomingCall(
       req.get('Call-ID'), verdict.from, verdict.to, verdict.source, req, res,
-      () => this.#conn.media, this.#conn.srf, this.log.child({ sipCallId: req.get('Call-ID') }),
+      () => this.#conn.pickMedia(), this.#conn.srf, this.log.child({ sipCallId: req.get('Call-ID') }),
       (leg) => { this.#pending.delete(call); this.#track(leg); },
     );
     this.#pending.add(call);

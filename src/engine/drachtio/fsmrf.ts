@@ -15,6 +15,8 @@ export interface Endpoint {
   readonly local: { sdp: string };
   readonly dialog: Srf.Dialog;
   readonly connected: boolean;
+  /** The fsmrf MediaServer this endpoint lives on (its own object, not the tagging proxy). */
+  readonly mediaserver: unknown;
   /** The channel's event-socket connection (events filtered to this channel): conference joins are confirmed on it. */
   readonly conn: { on(event: string, fn: (evt: EslEvent) => void): void; removeListener(event: string, fn: (evt: EslEvent) => void): void };
   on(event: 'dtmf', fn: (e: { dtmf: string; source?: string }) => void): this;

@@ -21,6 +21,8 @@ export class DrachtioIncomingCall implements IncomingCall {
   #lost: EngineLostCause | null = null;
   #leg: Promise<DrachtioLeg> | null = null;
   #endpoint: Promise<Endpoint> | null = null;
+  /** The endpoint once created: which media server this unanswered call already uses. */
+  #readied: Endpoint | null = null;
 
   constructor(
     readonly id: string,
@@ -97,18 +99,26 @@ export class DrachtioIncomingCall implements IncomingCall {
     }).catch(() => undefined);
   }
 
+  /**
+   * Whether media this call already holds passes `on`. With none yet (nothing readied, or still being created on
+   * a server that is now gone: that creation fails and the answer reports it), `on` is asked about null.
+   */
+  usesMedia(on: (ep: Endpoint | null) => boolean): boolean { return on(this.#readied); }
+
   #finish(info: HangupInfo): void {
     if (this.#gone) return;
     this.#gone = true;
     this.#resolveEnded(info);
   }
 
-  #prepareEndpoint(): Promise<Endpoint> {
+  #prepareEndpoint(chosen: MediaServer | null = null): Promise<Endpoint> {
     if (!this.#endpoint) {
       const pending = (async () => {
-        const ms = this.media();
+        const ms = chosen ?? this.media();
         if (!ms) throw new EngineError('drachtio: FreeSWITCH is not connected');
-        return ms.createEndpoint({ remoteSdp: this.req.body });
+        const ep = await ms.createEndpoint({ remoteSdp: this.req.body });
+        this.#readied = ep;
+        return ep;
       })();
       // A failed attempt is not kept: the answer, or early recording, asks again.
       pending.catch(() => { if (this.#endpoint === pending) this.#endpoint = null; });
@@ -119,15 +129,16 @@ export class DrachtioIncomingCall implements IncomingCall {
 
   async #answer(): Promise<DrachtioLeg> {
     if (this.#gone) throw new EngineError(`drachtio: call ${this.id} ended before it was answered`);
-    const ms = this.media();
-    if (!ms) throw new EngineError('drachtio: FreeSWITCH is not connected');
+    // Media readied ahead is used as it is; otherwise a server is chosen now (once: choosing counts as load).
+    const ms = this.#endpoint && !isDtls(this.req.body) ? null : this.media();
+    if (!ms && !this.#endpoint) throw new EngineError('drachtio: FreeSWITCH is not connected');
     let ep: Endpoint;
     let dialog: Srf.Dialog;
     try {
       if (isDtls(this.req.body)) {
-        ({ endpoint: ep, dialog } = await ms.connectCaller(this.req, this.res));
+        ({ endpoint: ep, dialog } = await ms!.connectCaller(this.req, this.res));
       } else {
-        ep = await this.#prepareEndpoint();
+        ep = await this.#prepareEndpoint(ms);
         dialog = await this.srf.createUAS(this.req, this.res, { localSdp: ep.local.sdp });
       }
     } catch (err) {

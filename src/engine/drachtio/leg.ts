@@ -20,6 +20,7 @@ import { playTarget, speakArgs, type MediaStep } from './media.js';
 import { record } from './record.js';
 import { startCallRecording } from './recording.js';
 import type { PromptCache } from '../../media/prompt-cache.js';
+import type { ConferenceRooms } from './conference-rooms.js';
 
 type Listeners = { [E in keyof LegEvents]: Set<LegEvents[E]> };
 
@@ -47,6 +48,8 @@ export class DrachtioLeg implements CallLeg, MediaContext {
   audioGateway: AudioGatewayConfig | null = null;
   /** Lent the same way: speech already rendered plays as a file (see src/media/prompt-cache.ts). */
   prompts: PromptCache | null = null;
+  /** Lent the same way: which media server each conference room lives on (conference-rooms.ts). */
+  rooms: ConferenceRooms | null = null;
 
   constructor(
     readonly id: string,
@@ -126,7 +129,7 @@ export class DrachtioLeg implements CallLeg, MediaContext {
 
   joinConference(room: string, opts: ConferenceJoinOptions): Promise<ConferenceMember> {
     this.#unbridge?.();
-    return joinConference(this, room, opts);
+    return this.rooms ? this.rooms.join(this, room, opts, () => this.hangup()) : joinConference(this, room, opts);
   }
 
   async bridge(other: CallLeg): Promise<void> {
@@ -162,6 +165,9 @@ export class DrachtioLeg implements CallLeg, MediaContext {
    * dialog). Ends the leg now, releasing what is still reachable: a BYE to the far end while drachtio is up, the
    * FreeSWITCH channel while FreeSWITCH is.
    */
+  /** Whether media this leg depends on passes `on` (the engine asks which legs a lost media server carried). */
+  usesMedia(on: (ep: Endpoint) => boolean): boolean { return on(this.ep); }
+
   lost(cause: EngineLostCause): void {
     this.#end({ cause, by: 'local' });
   }

@@ -11,6 +11,7 @@ import { bye } from './dialogs.js';
 import { connectOffer, type Endpoint, type MediaServer } from './fsmrf.js';
 import { DrachtioLeg } from './leg.js';
 import type { Registrar } from './registrar.js';
+import type { OnServer } from './media-pool.js';
 
 interface Route { uri: string; proxy?: string; auth?: { username: string; password: string }; to: string; lateOffer?: boolean }
 
@@ -24,7 +25,8 @@ const abandon = (answer: Srf.Dialog | UnackedAnswer): Promise<void> => ('remote'
 
 export interface OriginateDeps {
   srf: Srf;
-  media: () => MediaServer | null;
+  /** The media server for the call's endpoint, beside `near` (what it will be bridged with) when it can be. */
+  media: (near?: OnServer) => MediaServer | null;
   carriers: CarrierDirectory;
   registrar: Registrar;
   log: Logger;
@@ -61,7 +63,7 @@ const failed = (cause: AttemptFailure, sipStatus?: number): OriginateResult =>
 
 export async function originate(req: OriginateRequest, deps: OriginateDeps): Promise<OriginateResult> {
   const route = routeOf(req.target, deps);
-  const ms = deps.media();
+  const ms = deps.media(req.bridgeWith instanceof DrachtioLeg ? req.bridgeWith.ep : undefined);
   if (!route) {
     deps.log.info({ target: req.target }, 'originate: no route (no carrier or no registration)');
     return failed('failed', 404);

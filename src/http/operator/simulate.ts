@@ -4,6 +4,8 @@ import { constantTimeEqual } from '../../crypto/tokens.js';
 import { ApiError } from '../errors.js';
 import type { SandboxEngine } from '../../engine/sandbox/index.js';
 import type { CallWatch } from '../../calls/watch.js';
+import type { EnginePort } from '../../engine/port.js';
+import { mediaServerRoutes } from './media-servers.js';
 import { simulateInbound } from '../../calls/simulator.js';
 
 const Body = Type.Object({
@@ -14,11 +16,13 @@ const Body = Type.Object({
 });
 
 /** Operator-only routes, authenticated with the token in the data dir (see src/operator-token.ts). */
-export async function operatorRoutes(app: FastifyInstance, deps: { token: string; simulator: SandboxEngine; watch: CallWatch }): Promise<void> {
+export async function operatorRoutes(app: FastifyInstance, deps: { token: string; simulator: SandboxEngine; watch: CallWatch; engine: EnginePort }): Promise<void> {
   app.addHook('onRequest', async (req) => {
     const given = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
     if (!constantTimeEqual(given, deps.token)) throw new ApiError(401, 'operator_token_invalid', 'Operator routes need the token from <data dir>/operator.token.');
   });
+
+  mediaServerRoutes(app, deps.engine);
 
   app.post<{ Body: Static<typeof Body> }>('/operator/simulate/inbound', { schema: { hide: true, body: Body } }, async (req, reply) => {
     reply.hijack();

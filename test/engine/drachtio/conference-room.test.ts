@@ -4,22 +4,16 @@
 // hears nor is heard; a coach is heard by the coached member only; an announcement reaches everyone; ending the
 // room sends a BYE to every caller within 2 s.
 import t from 'tap';
-import { checker, phase, HOLD_HZ, TONES, type Name } from './support/room-audio.js';
+import { checker, phase, roomCallers, HOLD_HZ, TONES, type Name } from './support/room-audio.js';
 import { enginesOrSkip } from '../../helpers/engines.js';
-import { freePort } from '../../helpers/server-process.js';
 import { toneWav } from '../../helpers/media-origin.js';
 import { tempDir } from '../../helpers/harness.js';
 import { until } from '../../helpers/waits.js';
 import { realDrivers } from '../../engine-suite/real-driver.js';
-import { rtpRecorder, toneAlaw, type RtpRecorder } from '../../engine-suite/real-rtp.js';
-import { runCaller, type SippRun } from '../../engine-suite/real-sipp.js';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { CallLeg, ConferenceMember } from '../../../src/engine/port.js';
 
 const ROOM = 'CF0123456789abcdef0123456789abcdef';
-
-interface Caller { name: Name; rtp: RtpRecorder; sipp: SippRun; leg: CallLeg; member: ConferenceMember }
 
 const bins = enginesOrSkip(t);
 if (bins) {
@@ -28,26 +22,8 @@ if (bins) {
 
   t.test('who hears whom in a room: join, mute, hold, coach, announce, end', async (t) => {
     const d = await make(t);
-    // This file drives the engine port itself: incoming calls join the room instead of running markup.
-    d.h.store.carriers.add({ name: 'conference-callers', host: '127.0.0.1', port: null, prefix: '+1999' });
-    const waiting = new Map<string, (joined: { leg: CallLeg; member: ConferenceMember }) => void>();
-    d.engine.onIncomingCall((call) => void (async () => {
-      const leg = await call.answer();
-      const member = await leg.joinConference(ROOM, { muted: false });
-      waiting.get(call.from)?.({ leg, member });
-    })());
-
-    const callers = {} as Record<Name, Caller>;
-    for (const name of Object.keys(TONES) as Name[]) {
-      const from = `+1555000000${Object.keys(TONES).indexOf(name)}`;
-      const joined = new Promise<{ leg: CallLeg; member: ConferenceMember }>((resolve) => waiting.set(from, resolve));
-      const rtp = await rtpRecorder();
-      t.teardown(() => rtp.close());
-      const sipp = await runCaller({ target: d.sipTarget, localPort: await freePort(), rtpPort: rtp.port, from, to: '+15550001000', plan: {}, scratch: d.scratch });
-      t.teardown(() => sipp.kill());
-      callers[name] = { name, rtp, sipp, ...(await joined) };
-      void rtp.sendAudio(toneAlaw(TONES[name], 60_000));
-    }
+    const { callers, join } = roomCallers(t, d, ROOM);
+    for (const name of Object.keys(TONES) as Name[]) await join(name);
     const { a, b, c } = callers;
 
     const check = checker(t);

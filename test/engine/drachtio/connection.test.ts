@@ -40,7 +40,7 @@ async function fakeEventSocket(t: { teardown(fn: () => unknown): void }, status:
         buf = buf.slice(end + 2);
         if (command.startsWith('api ')) {
           if (command === 'api sofia status') seen.sofiaStatus++;
-          const body = command === 'api sofia status' ? status() : '+OK\n';
+          const body = command === 'api sofia status' ? status() : command === 'api status' ? '0 session(s) - peak 0, last 5min 0 \n' : '+OK\n';
           s.write(`Content-Type: api/response\nContent-Length: ${Buffer.byteLength(body)}\n\n${body}`);
         } else if (command === 'exit') {
           s.end();
@@ -60,7 +60,7 @@ async function fakeEventSocket(t: { teardown(fn: () => unknown): void }, status:
 function connection(drachtioPort: number, eslPort: number) {
   return new EngineConnection({
     drachtio: { host: '127.0.0.1', port: drachtioPort, secret: 'unused' },
-    freeswitch: { host: '127.0.0.1', port: eslPort, password: 'ClueCon' },
+    freeswitch: [{ host: '127.0.0.1', port: eslPort, password: 'ClueCon' }],
     media: { listenAddress: '127.0.0.1', listenPort: 0, advertisedAddress: null },
   }, pino({ level: 'silent' }));
 }
@@ -76,11 +76,11 @@ t.test('FreeSWITCH answering before its SIP profile is up: media stays down, is 
 
   await until('two sofia status probes', 5_000, () => esl.seen.sofiaStatus >= 2);
   t.equal(conn.mediaUp, false, 'media down while the profile is missing');
-  t.equal(conn.media, null, 'no media server for calls');
+  t.equal(conn.pickMedia(), null, 'no media server for calls');
 
   profileUp = true;
   await until('media up once the profile is listed', 5_000, () => conn.mediaUp);
-  t.ok(conn.media, 'media server available');
+  t.ok(conn.pickMedia(), 'media server available');
   t.equal(conn.sipUp, false, 'drachtio (nothing listening) still down');
   conn.stop();
   t.match(await started, { message: /stopped/ }, 'start() ends when the connection is stopped');
@@ -91,7 +91,7 @@ t.test('the FreeSWITCH event socket dropping is reported once as a lost media se
   const conn = connection(await freePort(), esl.port);
   conn.srf.on('error', () => undefined);
   const lost: string[] = [];
-  conn.onLost((server) => lost.push(server));
+  conn.onLost((server) => lost.push(server.kind));
   t.teardown(() => conn.stop());
   void conn.start(30_000).catch(() => undefined);
   await until('media up', 5_000, () => conn.mediaUp);
@@ -100,7 +100,7 @@ t.test('the FreeSWITCH event socket dropping is reported once as a lost media se
   esl.drop();
   await until('the loss to be reported', 5_000, () => lost.length > 0);
   t.same(lost, ['media'], 'reported as the media server');
-  t.equal(conn.media, null, 'and no media server is handed out meanwhile');
+  t.equal(conn.pickMedia(), null, 'and no media server is handed out meanwhile');
   await until('media up again', 5_000, () => conn.mediaUp);
   t.same(lost, ['media'], 'reported once');
 });
@@ -110,7 +110,7 @@ t.test('an engine stopped while drachtio-server is down does not connect when it
   const esl = await fakeEventSocket(t, () => PROFILE_LINE);
   const conn = connection(drachtioPort, esl.port);
   const lost: string[] = [];
-  conn.onLost((server) => lost.push(server));
+  conn.onLost((server) => lost.push(server.kind));
   let refused = 0;
   conn.srf.on('error', () => { refused++; });
   const started = conn.start(30_000).catch((err: Error) => err);

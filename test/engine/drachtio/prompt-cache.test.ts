@@ -13,7 +13,7 @@ import { until } from '../../helpers/waits.js';
 import { realDrivers } from '../../engine-suite/real-driver.js';
 import { scene, CALLER, DID } from '../../engine-suite/flows.js';
 import { decodeWav } from '../../../src/media/wav.js';
-import { eslApi } from '../../../src/engine/drachtio/esl-probe.js';
+import { callChannels } from '../../helpers/fs-channels.js';
 
 const SENTENCE = "Thank you for calling Ringbase support, we're glad you did.";
 const TONE_HZ = 440;
@@ -60,8 +60,7 @@ if (bins) {
   t.test('media readied during the webhook fetch is released when the markup refuses the call', async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
-    const { host, port, password } = d.engines.freeswitch;
-    const channels = async () => Number(/(\d+) total/.exec(await eslApi(host, port, password, 'show channels count'))?.[1] ?? NaN);
+    const channels = () => callChannels(d.engines.freeswitch);
     let release!: () => void;
     s.app.on('/voice', () => new Promise((resolve) => { release = () => resolve(xml('<Reject/>')); }));
     // The driver's inbound() waits for audio or the end: it is awaited once the markup has been given.

@@ -12,9 +12,9 @@ import { startWebhookApp, xml, type WebhookApp } from '../../helpers/webhook-app
 import { realDrivers, type RealDriver, type RealPlacedCall } from '../../engine-suite/real-driver.js';
 import { scene, CALLER, DID, type Scene } from '../../engine-suite/flows.js';
 import { bounded, until } from '../../helpers/waits.js';
-import { eslApi } from '../../../src/engine/drachtio/esl-probe.js';
 import { createSecretBox } from '../../../src/crypto/secret-box.js';
 import type { CallRecord } from '../../../src/store/calls.js';
+import { callChannels } from '../../helpers/fs-channels.js';
 
 const SAY = 'Ringbase is listening. Please hold the line.';
 /** The call in progress: a prompt, then a minute of silence (far longer than any bound below). */
@@ -101,11 +101,7 @@ async function callWorks(t: Test, { d, s }: Setup, label: string): Promise<void>
 }
 
 /** FreeSWITCH's channel count, over its event socket. */
-async function channels(d: RealDriver): Promise<number> {
-  const { host, port, password } = d.engines.freeswitch;
-  const out = await eslApi(host, port, password, 'show channels count');
-  return Number(/(\d+) total/.exec(out)?.[1] ?? Number.NaN);
-}
+const channels = (d: RealDriver) => callChannels(d.engines.freeswitch);
 
 const bins = enginesOrSkip(t);
 if (bins) {

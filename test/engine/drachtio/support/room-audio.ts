@@ -2,7 +2,11 @@
 // and reports, per listener, the share of each tone (and of the hold/announce tone) in what it heard.
 import type { Test } from 'tap';
 import { toneShare } from '../../../helpers/tone.js';
-import type { RtpRecorder } from '../../../engine-suite/real-rtp.js';
+import { rtpRecorder, toneAlaw, type RtpRecorder } from '../../../engine-suite/real-rtp.js';
+import { runCaller, type SippRun } from '../../../engine-suite/real-sipp.js';
+import type { RealDriver } from '../../../engine-suite/real-driver.js';
+import { freePort } from '../../../helpers/server-process.js';
+import type { CallLeg, ConferenceMember } from '../../../../src/engine/port.js';
 
 export const TONES = { a: 500, b: 700, c: 900 } as const;
 export const HOLD_HZ = 440;
@@ -33,4 +37,33 @@ export function checker(t: Test) {
     const share = heard[listener][tone];
     t.ok(expected ? share > HEARD : share < SILENT, `${what} (${listener} hears ${tone}: share ${share.toFixed(3)})`);
   };
+}
+
+export interface RoomCaller { name: Name; rtp: RtpRecorder; sipp: SippRun; leg: CallLeg; member: ConferenceMember }
+
+/**
+ * Drives the engine port itself: every incoming call joins `room` instead of running markup. `join(name)` places a
+ * sipp caller that, once in the room, sends its own tone; `callers` holds those that joined.
+ */
+export function roomCallers(t: Test, d: RealDriver, room: string) {
+  d.h.store.carriers.add({ name: 'conference-callers', host: '127.0.0.1', port: null, prefix: '+1999' });
+  const waiting = new Map<string, (joined: { leg: CallLeg; member: ConferenceMember }) => void>();
+  d.engine.onIncomingCall((call) => void (async () => {
+    const leg = await call.answer();
+    const member = await leg.joinConference(room, { muted: false });
+    waiting.get(call.from)?.({ leg, member });
+  })());
+  const callers = {} as Record<Name, RoomCaller>;
+  const join = async (name: Name): Promise<RoomCaller> => {
+    const from = `+1555000000${Object.keys(TONES).indexOf(name)}`;
+    const joined = new Promise<{ leg: CallLeg; member: ConferenceMember }>((resolve) => waiting.set(from, resolve));
+    const rtp = await rtpRecorder();
+    t.teardown(() => rtp.close());
+    const sipp = await runCaller({ target: d.sipTarget, localPort: await freePort(), rtpPort: rtp.port, from, to: '+15550001000', plan: {}, scratch: d.scratch });
+    t.teardown(() => sipp.kill());
+    callers[name] = { name, rtp, sipp, ...(await joined) };
+    void rtp.sendAudio(toneAlaw(TONES[name], 60_000));
+    return callers[name];
+  };
+  return { callers, join };
 }
