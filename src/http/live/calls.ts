@@ -12,6 +12,7 @@ import type { CallRecord } from '../../store/calls.js';
 import { errors, type FieldErrors } from '../errors.js';
 import { CallCreateBody, CallList, CallListQuery, CallResource, type CallCreateInput, type CallListInput } from '../schemas/call.js';
 import { callView } from './call-views.js';
+import { authErrors, notFoundError, validationError } from './error-responses.js';
 
 const tags = ['Calls (live)'];
 const security = [{ bearerAuth: [] }];
@@ -47,7 +48,8 @@ export async function callRoutes(app: FastifyInstance, deps: { services: CallSer
   app.post<{ Body: CallCreateInput }>('/api/calls', {
     schema: {
       tags, security, summary: 'Place a call', body: CallCreateBody,
-      response: { 201: CallResource, 422: { $ref: 'LiveValidationError#' }, 429: { $ref: 'LiveError#' }, 500: { $ref: 'LiveError#' } },
+      // 429 also when the account's calls per second are spent; 500 call_not_placed when the engine cannot place it.
+      response: { 201: CallResource, ...validationError, ...authErrors, 500: { $ref: 'LiveError#' } },
     },
   }, async (req, reply) => {
     const checked = toPlacement(store, req.account.id, req.body, {
@@ -69,11 +71,11 @@ export async function callRoutes(app: FastifyInstance, deps: { services: CallSer
   });
 
   app.get<{ Params: { callSid: string } }>('/api/calls/:callSid', {
-    schema: { tags, security, summary: 'Fetch a call', params: SidParams, response: { 200: CallResource, 404: { $ref: 'LiveMessage#' } } },
+    schema: { tags, security, summary: 'Fetch a call', params: SidParams, response: { 200: CallResource, ...notFoundError, ...authErrors } },
   }, async (req) => view(loadCall(services, req)));
 
   app.get<{ Querystring: CallListInput }>('/api/calls', {
-    schema: { tags, security, summary: 'List calls, newest first, with filters', querystring: CallListQuery, response: { 200: CallList } },
+    schema: { tags, security, summary: 'List calls, newest first, with filters', querystring: CallListQuery, response: { 200: CallList, ...validationError, ...authErrors } },
   }, async (req) => {
     const q = req.query;
     const page = store.calls.list(req.account.id, {

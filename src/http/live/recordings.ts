@@ -10,6 +10,7 @@ import { checkCustomerUrl, customerUrlProblem } from '../../net/customer-url.js'
 import { RecordingStartBody, RecordingSummary, RecordingUpdateBody, type RecordingStartInput, type RecordingUpdateInput } from '../schemas/call.js';
 import { recordingView } from './call-views.js';
 import { loadCall } from './calls.js';
+import { authErrors, notFoundError, validationError } from './error-responses.js';
 
 const tags = ['Recordings (live)'];
 const security = [{ bearerAuth: [] }];
@@ -39,14 +40,14 @@ export async function recordingRoutes(app: FastifyInstance, deps: { services: Ca
   }
 
   app.get<{ Params: { callSid: string } }>('/api/calls/:callSid/recordings', {
-    schema: { tags, security, summary: "A call's recordings", params: Type.Object({ callSid: Type.String() }), response: { 200: Type.Object({ data: Type.Array(RecordingSummary) }) } },
+    schema: { tags, security, summary: "A call's recordings", params: Type.Object({ callSid: Type.String() }), response: { 200: Type.Object({ data: Type.Array(RecordingSummary) }), ...notFoundError, ...authErrors } },
   }, async (req) => ({ data: store.recordings.listForCall(loadCall(services, req).sid).map(view) }));
 
   app.post<{ Params: { callSid: string }; Body: RecordingStartInput }>('/api/calls/:callSid/recordings', {
     preValidation: async (req) => { req.body ??= {}; },
     schema: {
       tags, security, summary: 'Start recording a live call', params: Type.Object({ callSid: Type.String() }), body: RecordingStartBody,
-      response: { 201: RecordingSummary, 409: live409, 502: { type: 'object', additionalProperties: true }, 503: live409 },
+      response: { 201: RecordingSummary, 409: live409, 502: { type: 'object', additionalProperties: true }, 503: live409, ...notFoundError, ...validationError, ...authErrors },
     },
   }, async (req, reply) => {
     const callback = req.body.recording_status_callback;
@@ -67,7 +68,7 @@ export async function recordingRoutes(app: FastifyInstance, deps: { services: Ca
   app.post<{ Params: { callSid: string; recordingSid: string }; Body: RecordingUpdateInput }>('/api/calls/:callSid/recordings/:recordingSid', {
     schema: {
       tags, security, summary: 'Pause, resume or stop a recording of a live call', params: Type.Object({ callSid: Type.String(), recordingSid: Type.String() }),
-      body: RecordingUpdateBody, response: { 200: RecordingSummary, 409: live409, 502: { type: 'object', additionalProperties: true }, 503: live409 },
+      body: RecordingUpdateBody, response: { 200: RecordingSummary, 409: live409, 502: { type: 'object', additionalProperties: true }, 503: live409, ...notFoundError, ...validationError, ...authErrors },
     },
   }, async (req) => {
     const record = store.recordings.getForAccount(req.account.id, req.params.recordingSid);
@@ -88,7 +89,7 @@ export async function recordingRoutes(app: FastifyInstance, deps: { services: Ca
   app.get<{ Params: { recordingSid: string } }>('/api/recordings/:recordingSid', {
     schema: {
       tags, security, summary: 'Fetch a recording (JSON), or its audio with a .wav suffix (audio/wav)',
-      params: Type.Object({ recordingSid: Type.String() }), response: { 200: RecordingSummary, 404: { $ref: 'LiveMessage#' }, 409: live409 },
+      params: Type.Object({ recordingSid: Type.String() }), response: { 200: RecordingSummary, 409: live409, ...notFoundError, ...authErrors },
     },
   }, async (req, reply) => {
     const wav = req.params.recordingSid.endsWith('.wav');

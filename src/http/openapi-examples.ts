@@ -1,0 +1,102 @@
+// One realistic example per success response of the public API, shown in /docs and /openapi.json. They are checked
+// against their own response schemas by test/http/openapi.test.ts, so an example cannot drift from the API.
+const at = '2026-11-24T10:15:02.118Z';
+const later = '2026-11-24T10:16:44.903Z';
+
+const trunk = {
+  id: 7, status: 'active', label: 'Agent seat', client_ref: 'crm-42', endpoint_name: 'tk-ykz4x87t69pb', sip_domain: null,
+  transport: 'wss', voice_webhook_url: null, voice_webhook_method: 'POST', cli_lookup_url: null, cli_lookup_method: 'POST',
+  default_caller_id: '+14155550100', status_callback_url: 'https://app.example.com/trunk-status', status_callback_events: 'completed',
+  status_callback_format: null, hangup_url: null, dual_channel_recording: false, allowed_caller_ids: null, created_at: at,
+};
+const trunkWithConnection = {
+  ...trunk,
+  connection: {
+    sip_domain: 'sip.example.com', sip_port: '8443', transport: 'wss', wss_url: 'wss://sip.example.com:8443/',
+    username: 'tk-ykz4x87t69pb', password: '05fWhc9uZ_mnaEjuFt_6YVflPc6J-C7m', secret_available: true,
+  },
+};
+const recording = {
+  sid: 'RE5f0c2a9d3b7e4f6a8c1d2e3f4a5b6c7d', call_sid: 'CA1b7f5a780bdbf97e3b4bf11c78b1a7eb', status: 'completed', source: 'call',
+  conference_sid: null, tracks: 'both', channels: 2, duration: 98, immutable: false, created_at: at, completed_at: later,
+  media_url: 'https://ringbase.example.com/api/recordings/RE5f0c2a9d3b7e4f6a8c1d2e3f4a5b6c7d.wav',
+};
+const call = {
+  sid: 'CA1b7f5a780bdbf97e3b4bf11c78b1a7eb', from: '+14155550100', to: '+15557770001', direction: 'outbound-api', status: 'completed',
+  number: '+14155550100', trunk_id: null, parent_call_sid: null, created_at: at, answered_at: '2026-11-24T10:15:05.431Z', ended_at: later,
+  duration: 99, hangup_cause: 'normal', recordings: [recording],
+};
+const queuedCall = { ...call, status: 'queued', answered_at: null, ended_at: null, duration: null, hangup_cause: null, recordings: [] };
+const subscription = {
+  sid: 'WH0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b', event_type: 'hangup', target_url: 'https://app.example.com/events',
+  headers: { 'X-Team': 'support', Authorization: '••••1234' }, delivery_mode: 'async', timeout_ms: 5000, max_retries: 5,
+  payload_template: null, status: 'active', created_at: at, updated_at: at,
+};
+const delivery = {
+  sid: 'DL3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f', event_sid: 'EV9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d', event_type: 'hangup', status: 'delivered',
+  attempt_count: 2, next_attempt_at: null, created_at: at, completed_at: later,
+  attempts: [
+    { attempt: 1, started_at: at, status_code: 503, latency_ms: 41, error: null },
+    { attempt: 2, started_at: '2026-11-24T10:15:12.120Z', status_code: 200, latency_ms: 37, error: null },
+  ],
+};
+const lead = {
+  sid: 'LD7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b', status: 'accepted', phone: '+15557770001', campaign: 'spring-promo',
+  attributes: { name: 'Jane Doe', source: 'landing-page' }, created_at: at,
+};
+const conference = {
+  sid: 'CF0123456789abcdef0123456789abcdef', friendly_name: 'support-standup', status: 'in-progress', participant_count: 2,
+  record: false, end_reason: null, date_created: at, date_updated: later,
+};
+const participant = {
+  call_sid: 'CA1b7f5a780bdbf97e3b4bf11c78b1a7eb', conference_sid: conference.sid, status: 'in-progress', muted: false, hold: false,
+  hold_url: null, coaching: false, call_sid_to_coach: null, start_conference_on_enter: true, end_conference_on_exit: false,
+  date_created: at, date_updated: later,
+};
+
+/** "METHOD /path" (as in the OpenAPI document) → status → example body. */
+export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
+  'GET /api/partner/trunks': { 200: { data: [trunk] } },
+  'POST /api/partner/trunks': { 201: { ...trunkWithConnection, status: 'pending' } },
+  'GET /api/partner/trunks/{id}': { 200: trunkWithConnection },
+  'PUT /api/partner/trunks/{id}': { 200: trunkWithConnection },
+  'PATCH /api/partner/trunks/{id}': { 200: { ...trunkWithConnection, label: 'Front desk' } },
+  'DELETE /api/partner/trunks/{id}': { 200: { status: 'revoked' } },
+  'GET /api/partner/trunks/{id}/connection': {
+    200: {
+      wss_url: 'wss://sip.example.com:8443/', sip_domain: 'sip.example.com', username: 'tk-ykz4x87t69pb', password: '05fWhc9uZ_mnaEjuFt_6YVflPc6J-C7m',
+      secret_available: true,
+      ice_servers: [{ urls: ['stun:turn.example.com:3478', 'turn:turn.example.com:3478?transport=udp', 'turn:turn.example.com:3478?transport=tcp', 'turns:turn.example.com:5349?transport=tcp'], username: '1795600000:tk-ykz4x87t69pb', credential: 'n5GkG0wq2b7mQ1xYzA3cV9uE4rT=' }],
+    },
+  },
+  'POST /api/calls': { 201: queuedCall },
+  'GET /api/calls': { 200: { data: [call], next_page_token: 'eyJjIjoiMjAyNi0xMS0yNFQxMDoxNTowMi4xMThaIn0' } },
+  'GET /api/calls/{callSid}': { 200: call },
+  'GET /api/calls/{callSid}/recordings': { 200: { data: [recording] } },
+  'POST /api/calls/{callSid}/recordings': { 201: { ...recording, status: 'in-progress', duration: null, completed_at: null } },
+  'POST /api/calls/{callSid}/recordings/{recordingSid}': { 200: { ...recording, status: 'paused', duration: null, completed_at: null } },
+  'GET /api/recordings/{recordingSid}': { 200: recording },
+  'POST /v1/webhooks': { 201: { ...subscription, secret: 'whsec_4f1d8a2b9c7e6f5a3b2c1d0e9f8a7b6c' } },
+  'GET /v1/webhooks': { 200: { data: [{ sid: subscription.sid, event_type: 'hangup', target_url: subscription.target_url, status: 'active' }], has_more: false, next_cursor: null } },
+  'GET /v1/webhooks/{sid}': { 200: subscription },
+  'POST /v1/webhooks/{sid}': { 200: { ...subscription, status: 'paused', updated_at: later } },
+  'GET /v1/webhooks/{sid}/deliveries': { 200: { data: [delivery], has_more: false, next_cursor: null } },
+  'GET /v1/leads/{sid}': { 200: lead },
+  'POST /v1/lead-injections': { 202: lead },
+  'GET /v1/conferences': { 200: { conferences: [conference], meta: { page_size: 50, next_cursor: null } } },
+  'GET /v1/conferences/{sid}': { 200: conference },
+  'POST /v1/conferences/{sid}': { 200: { ...conference, status: 'completed', participant_count: 0, end_reason: 'conference-ended-via-api' } },
+  'GET /v1/conferences/{sid}/participants': { 200: { participants: [participant] } },
+  'POST /v1/conferences/{sid}/participants': { 201: { ...participant, status: 'connecting' } },
+  'POST /v1/conferences/{sid}/participants/{callSid}': { 200: { ...participant, muted: true } },
+};
+
+/** The API's areas, in the order /docs lists them. */
+export const TAGS = [
+  { name: 'Trunks (live)', description: 'SIP trunks, PBXs and WSS seats of an account: credentials, webhooks, caller IDs, the connection a softphone needs.' },
+  { name: 'Calls (live)', description: 'Place calls that run markup, list and fetch them, newest first.' },
+  { name: 'Recordings (live)', description: 'Start, pause, resume and stop recordings of live calls; fetch them as JSON or WAV.' },
+  { name: 'Conferences (preview)', description: 'Rooms created by <Conference> markup: list, end or announce, manage participants (add, mute, hold, coach, remove).' },
+  { name: 'Webhook subscriptions (preview)', description: 'Signed lifecycle events delivered to your endpoints, with their delivery log.' },
+  { name: 'Lead injection (preview)', description: "Leads posted by your web forms, authenticated with the organisation's injection token." },
+];
