@@ -1,0 +1,45 @@
+// Every dashboard page at 1280 and 390 px in Chromium: nothing wider than the screen (scrollWidth measured), the
+// navigation on every page, and a page that does not exist keeps the layout (navigation, a way back).
+import t from 'tap';
+import { startHarness } from '../helpers/harness.js';
+import { accountWithUser } from '../dashboard/client.js';
+import { NumberService } from '../../src/numbers/service.js';
+import { SKIP, launch, signIn } from './chromium.js';
+
+const NUMBER = '+14155550100';
+
+t.test('every page fits 1280 and 390 px and keeps the navigation; the 404 page too', { skip: SKIP }, async (t) => {
+  const h = await startHarness(t);
+  const a = await accountWithUser(h, 'owner@example.com');
+  new NumberService(h.store.numbers, { allowLocalTargets: false }).add(NUMBER, a.id, { webhook_url: 'https://app.example.com/voice-webhook-with-a-rather-long-path/for/layout' });
+  const trunk = (await h.request('POST', '/api/partner/trunks', { key: a.key, body: { transport: 'wss', label: 'A seat with a long label for the layout check' } })).body as { id: number };
+  const sid = 'CA00000000000000000000000000000001';
+  h.store.calls.create({ sid, accountId: a.id, direction: 'inbound', from: '+15557770001', to: NUMBER, status: 'ringing' });
+  h.store.calls.finish(sid, 'completed', 'normal');
+  const pages = [
+    '/dashboard', '/dashboard/numbers', `/dashboard/numbers/${encodeURIComponent(NUMBER)}`, '/dashboard/calls', `/dashboard/calls/${sid}`,
+    '/dashboard/keys', '/dashboard/trunks', '/dashboard/trunks/new', `/dashboard/trunks/${trunk.id}`, `/dashboard/trunks/${trunk.id}/edit`,
+    '/dashboard/conferences', '/dashboard/subscriptions', '/dashboard/test-call', '/dashboard/settings',
+  ];
+  const browser = await launch(t);
+  for (const width of [1280, 390]) {
+    await t.test(`${width} px`, async (t) => {
+      const page = await browser.newPage({ viewport: { width, height: 900 }, isMobile: width === 390 });
+      t.teardown(() => page.close());
+      await signIn(page, h, 'owner@example.com');
+      for (const p of pages) {
+        const res = await page.goto(h.url + p);
+        t.equal(res?.status(), 200, `${p} answers`);
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        t.ok(overflow <= 1, `${p} fits ${width} px (overflow ${overflow} px)`);
+        t.equal(await page.locator('nav a[href="/dashboard/numbers"]').count(), 1, `${p} has the navigation`);
+      }
+      const missing = await page.goto(`${h.url}/dashboard/no-such-page`);
+      t.equal(missing?.status(), 404);
+      t.equal(await page.locator('nav a[href="/dashboard/numbers"]').count(), 1, 'the 404 page keeps the navigation');
+      t.match(await page.locator('main').textContent(), /not found|does not exist/i, 'and says what happened');
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      t.ok(overflow <= 1, `the 404 page fits ${width} px`);
+    });
+  }
+});
