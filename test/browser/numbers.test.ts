@@ -70,10 +70,10 @@ t.test('numbers, settings and test calls in Chromium', { skip: SKIP }, async (t)
     await page.fill('#f-recording-callback_url', 'nope');
     await save(page);
     const expected: Record<string, RegExp> = {
-      webhook_url: /refused \(invalid_url\)/, hangup_url: /refused \(scheme_not_allowed\): scheme ftp: is not allowed; use https/, client_ref: /Up to 64 characters/,
+      webhook_url: /^This address cannot be used: not a valid absolute URL\.$/, hangup_url: /^This address cannot be used: scheme ftp: is not allowed; use https\.$/, client_ref: /Up to 64 characters/,
       'schedule.timezone': /IANA time zone/, 'schedule.weekly.mon': /HH:MM/, 'schedule.weekly.tue': /end time must be after/,
       'after_hours.number': /E\.164/, 'ivr.prompt': /Enter the prompt/, 'ivr.timeout_seconds': /1 to 60/,
-      'ivr.keys.1.target': /E\.164/, 'ivr.keys.*.target': /Queue names/, 'recording.callback_url': /refused \(invalid_url\)/,
+      'ivr.keys.1.target': /E\.164/, 'ivr.keys.*.target': /Queue names/, 'recording.callback_url': /This address cannot be used: not a valid/,
     };
     for (const [field, message] of Object.entries(expected)) t.match(await fieldError(page, field), message, field);
     t.equal(await page.inputValue('#f-client_ref'), 'x'.repeat(65), 'what was typed is kept');
@@ -86,7 +86,7 @@ t.test('numbers, settings and test calls in Chromium', { skip: SKIP }, async (t)
     for (const k of ['1', 'star']) await page.selectOption(`#f-ivr-keys-${k}-action`, '');
     await page.fill('#f-ivr-prompt', 'Menu');
     await save(page);
-    t.match(await fieldError(page, 'after_hours.url'), /refused \(invalid_url\)/, 'after-hours webhook URL');
+    t.match(await fieldError(page, 'after_hours.url'), /This address cannot be used: not a valid/, 'after-hours webhook URL');
     t.equal(h.store.numbers.getByE164(NUMBER)!.settings.webhook_url, null, 'nothing saved while invalid');
   });
 

@@ -1,4 +1,5 @@
 import { html, type Html } from './html.js';
+import { inWords } from './messages.js';
 
 export type FieldErrors = Record<string, string[]>;
 export type FormValues = Record<string, string>;
@@ -31,7 +32,11 @@ export class FormRender {
   /** Error key → the field showing it and that field's label. */
   readonly #shown = new Map<string, { name: string; label: string }>();
 
-  constructor(readonly values: FormValues, readonly errors: FieldErrors = {}) {}
+  readonly errors: FieldErrors;
+
+  constructor(readonly values: FormValues, errors: FieldErrors = {}) {
+    this.errors = Object.fromEntries(Object.entries(errors).map(([key, messages]) => [key, messages.map((m) => inWords(key, m))]));
+  }
 
   get hasErrors(): boolean { return Object.keys(this.errors).length > 0; }
 
@@ -78,7 +83,8 @@ export class FormRender {
 
   /** Messages not shown beside any field (rendered in the summary instead); call after rendering the fields. */
   leftover(): string[] {
-    return Object.entries(this.errors).filter(([k]) => !this.#shown.has(k)).flatMap(([k, m]) => m.map((x) => `${k}: ${x}`));
+    // Each message is a whole sentence: shown alone, it needs no field name (and never an API one).
+    return Object.entries(this.errors).filter(([k]) => !this.#shown.has(k)).flatMap(([, m]) => m);
   }
 
   /** The list at the top of a failed form: a count, links to each field, and anything without a field. */
