@@ -54,6 +54,16 @@ const participant = {
   date_created: at, date_updated: later,
 };
 
+const queue = {
+  sid: 'QU5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a', friendly_name: 'support', max_wait_seconds: 600, ring_timeout_seconds: 20, wrap_up_seconds: 30,
+  max_no_answer: 3, wait_url: 'https://media.example.com/hold-music.mp3', size: 2, agents_available: 1, longest_wait_seconds: 48,
+  date_created: at, date_updated: later,
+};
+const agent = {
+  sid: 'AG8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c', friendly_name: 'Sam Rivera', trunk_id: 7, queues: [queue.sid], status: 'available',
+  break_reason: null, activity: 'idle', current_call_sid: null, date_created: at, date_updated: later,
+};
+
 /** "METHOD /path" (as in the OpenAPI document) → status → example body. */
 export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
   'GET /api/partner/trunks': { 200: { data: [trunk] } },
@@ -89,6 +99,17 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
   'GET /v1/conferences/{sid}/participants': { 200: { participants: [participant] } },
   'POST /v1/conferences/{sid}/participants': { 201: { ...participant, status: 'connecting' } },
   'POST /v1/conferences/{sid}/participants/{callSid}': { 200: { ...participant, muted: true } },
+  'POST /v1/queues': { 201: { ...queue, size: 0, agents_available: 0, longest_wait_seconds: 0, date_updated: at } },
+  'GET /v1/queues': { 200: { data: [queue], has_more: false, next_cursor: null } },
+  'GET /v1/queues/{sid}': { 200: queue },
+  'POST /v1/queues/{sid}': { 200: { ...queue, ring_timeout_seconds: 15 } },
+  'GET /v1/queues/{sid}/members': {
+    200: { data: [{ call_sid: 'CA1b7f5a780bdbf97e3b4bf11c78b1a7eb', position: 1, wait_seconds: 48 }, { call_sid: 'CA2c8e6b891cece08f4c5cf22d89c2b8fc', position: 2, wait_seconds: 7 }], has_more: false, next_cursor: null },
+  },
+  'POST /v1/agents': { 201: { ...agent, status: 'offline', date_updated: at } },
+  'GET /v1/agents': { 200: { data: [agent], has_more: false, next_cursor: null } },
+  'GET /v1/agents/{sid}': { 200: agent },
+  'POST /v1/agents/{sid}': { 200: { ...agent, status: 'break', break_reason: 'lunch' } },
 };
 
 /** The API's areas, in the order /docs lists them. */
@@ -97,6 +118,7 @@ export const TAGS = [
   { name: 'Calls (live)', description: 'Place calls that run markup, list and fetch them, newest first.' },
   { name: 'Recordings (live)', description: 'Start, pause, resume and stop recordings of live calls; fetch them as JSON or WAV.' },
   { name: 'Conferences (preview)', description: 'Rooms created by <Conference> markup: list, end or announce, manage participants (add, mute, hold, coach, remove).' },
+  { name: 'Queues and agents (preview)', description: 'The ACD: queues callers wait in, the agents offered their calls (seat, queues, status and activity). docs/acd.md.' },
   { name: 'Webhook subscriptions (preview)', description: 'Signed lifecycle events delivered to your endpoints, with their delivery log.' },
   { name: 'Lead injection (preview)', description: "Leads posted by your web forms, authenticated with the organisation's injection token." },
 ];

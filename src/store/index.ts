@@ -16,6 +16,8 @@ import { LeadRepo } from '../org/leads.js';
 import { SubscriptionRepo } from '../events/subscriptions.js';
 import { ConferenceRepo } from '../conferences/repo.js';
 import { InstanceRepo } from '../recovery/instances.js';
+import { QueueRepo } from '../acd/queues.js';
+import { AgentRepo } from '../acd/agents.js';
 
 export interface Store {
   db: Db;
@@ -35,6 +37,8 @@ export interface Store {
   webhookSubscriptions: SubscriptionRepo;
   conferences: ConferenceRepo;
   instances: InstanceRepo;
+  queues: QueueRepo;
+  agents: AgentRepo;
   close(): void;
 }
 
@@ -59,6 +63,8 @@ export function openStore(dataDir: string, clock: Clock): Store {
     webhookSubscriptions: new SubscriptionRepo(db, clock),
     conferences: new ConferenceRepo(db, clock),
     instances: new InstanceRepo(db, clock),
+    queues: new QueueRepo(db, clock),
+    agents: new AgentRepo(db, clock),
     close: () => db.close(),
   };
 }

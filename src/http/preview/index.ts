@@ -15,6 +15,8 @@ import { installPreviewErrorMapping } from './error-mapping.js';
 import { webhookRoutes } from './webhooks.js';
 import { leadInjectionRoutes, leadRoutes } from './lead-injections.js';
 import { conferenceRoutes } from './conferences.js';
+import { queueRoutes } from './queues.js';
+import { agentRoutes } from './agents.js';
 import type { CallServices } from '../../calls/services.js';
 import type { CallDispatcher } from '../../calls/dispatcher.js';
 import type { CpsLimiter } from '../../calls/cps-limiter.js';
@@ -44,6 +46,8 @@ export async function installPreviewRoot(http: FastifyInstance, deps: PreviewDep
       await authenticated.register(async (scope) => webhookRoutes(scope, deps));
       await authenticated.register(async (scope) => leadRoutes(scope, deps));
       await authenticated.register(async (scope) => conferenceRoutes(scope, { services: deps.callServices, dispatcher: deps.dispatcher, cps: deps.cps }));
+      await authenticated.register(async (scope) => queueRoutes(scope, { store, media: deps.callServices.media }));
+      await authenticated.register(async (scope) => agentRoutes(scope, { store }));
     });
     await preview.register(async (scope) => leadInjectionRoutes(scope, { store, events: deps.eventSystem.events, proxies, rate }));
   });

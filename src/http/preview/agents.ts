@@ -1,0 +1,97 @@
+// /v1/agents: the people the ACD offers calls to: their seat, queues, status (theirs) and activity (the platform's).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Store } from '../../store/index.js';
+import type { Agent, AgentFields } from '../../acd/agents.js';
+import { newSid } from '../../crypto/tokens.js';
+import { errors, previewErrors } from '../errors.js';
+import { SidParams, previewErrorResponses } from '../schemas/preview.js';
+import {
+  AgentCreateBody, AgentList, AgentListQuery, AgentResource, AgentUpdateBody, type AgentCreateInput, type AgentListInput, type AgentUpdateInput,
+} from '../schemas/preview-acd.js';
+import { fetchPage, pageRequest } from './pagination.js';
+
+const tags = ['Queues and agents (preview)'];
+const security = [{ bearerAuth: [] }];
+type SidRequest = FastifyRequest<{ Params: { sid: string } }>;
+
+function view(a: Agent) {
+  return {
+    sid: a.sid, friendly_name: a.friendlyName, trunk_id: a.trunkId, queues: a.queueSids, status: a.status, break_reason: a.breakReason,
+    activity: a.activity, current_call_sid: a.currentCallSid, date_created: a.createdAt, date_updated: a.updatedAt,
+  };
+}
+
+export async function agentRoutes(app: FastifyInstance, deps: { store: Store }): Promise<void> {
+  const { store } = deps;
+
+  function load(req: SidRequest): Agent {
+    const agent = store.agents.getForAccount(req.account.id, req.params.sid);
+    if (!agent) throw errors.notFound('Agent');
+    return agent;
+  }
+
+  /** The seat must be one of the account's trunks that can still register (not revoked). */
+  function seat(accountId: number, trunkId: number): number {
+    const trunk = store.trunks.getForAccount(accountId, trunkId);
+    if (!trunk || trunk.status === 'revoked') throw previewErrors.parameterInvalid('trunk_id', `The trunk_id ${trunkId} is not a trunk or seat of this account that can register.`);
+    return trunk.id;
+  }
+
+  function queueIds(accountId: number, refs: string[]): number[] {
+    return refs.map((ref) => {
+      const queue = store.queues.find(accountId, ref);
+      if (!queue) throw previewErrors.parameterInvalid('queues', `No queue is named or has the sid ${JSON.stringify(ref)}.`);
+      return queue.id;
+    });
+  }
+
+  app.post<{ Body: AgentCreateInput }>('/v1/agents', {
+    schema: { tags, security, summary: 'Create an agent (offline until it chooses available)', body: AgentCreateBody, response: { 201: AgentResource, ...previewErrorResponses() } },
+  }, async (req, reply) => {
+    const b = req.body;
+    const fields: AgentFields = {
+      friendlyName: b.friendly_name.trim(), trunkId: seat(req.account.id, b.trunk_id), queueIds: queueIds(req.account.id, b.queues ?? []),
+      status: 'offline', breakReason: null,
+    };
+    return reply.status(201).send(view(store.agents.create(req.account.id, newSid('AG'), fields)));
+  });
+
+  app.get<{ Querystring: AgentListInput }>('/v1/agents', {
+    schema: { tags, security, summary: 'List agents, newest first; filters queue and status', querystring: AgentListQuery, response: { 200: AgentList, ...previewErrorResponses() } },
+  }, async (req) => {
+    const q = req.query;
+    const queue = q.queue === undefined ? undefined : store.queues.find(req.account.id, q.queue);
+    if (q.queue !== undefined && !queue) throw previewErrors.parameterInvalid('queue', `No queue is named or has the sid ${JSON.stringify(q.queue)}.`);
+    const filter = { ...(queue ? { queueId: queue.id } : {}), ...(q.status ? { status: q.status } : {}) };
+    return fetchPage(pageRequest(q), (p) => store.agents.listForAccount(req.account.id, filter, p), view);
+  });
+
+  app.get<{ Params: { sid: string } }>('/v1/agents/:sid', {
+    schema: { tags, security, summary: 'Fetch an agent', params: SidParams, response: { 200: AgentResource, ...previewErrorResponses(404) } },
+  }, async (req) => view(load(req)));
+
+  app.post<{ Params: { sid: string }; Body: AgentUpdateInput }>('/v1/agents/:sid', {
+    schema: { tags, security, summary: "Update an agent; status is the agent's choice (offline, available, break)", params: SidParams, body: AgentUpdateBody, response: { 200: AgentResource, ...previewErrorResponses(404) } },
+  }, async (req) => {
+    const agent = load(req);
+    const b = req.body;
+    const status = b.status ?? agent.status;
+    const fields: AgentFields = {
+      friendlyName: b.friendly_name?.trim() ?? agent.friendlyName,
+      trunkId: b.trunk_id === undefined ? agent.trunkId : seat(req.account.id, b.trunk_id),
+      queueIds: b.queues === undefined ? agent.queueSids.map((sid) => store.queues.find(req.account.id, sid)!.id) : queueIds(req.account.id, b.queues),
+      status,
+      // A reason belongs to a break: choosing another status clears it.
+      breakReason: status === 'break' ? (b.break_reason === undefined ? agent.breakReason : b.break_reason) : null,
+    };
+    return view(store.agents.update(agent, fields));
+  });
+
+  app.delete<{ Params: { sid: string } }>('/v1/agents/:sid', {
+    schema: { tags, security, summary: 'Delete an agent (refused while it is offered or on a call)', params: SidParams, response: { 204: { type: 'null', description: 'Deleted.' }, ...previewErrorResponses(404, 409) } },
+  }, async (req, reply) => {
+    const agent = load(req);
+    if (!store.agents.deleteIfFree(agent)) throw previewErrors.conflict('agent_on_call', `${agent.friendlyName} is on a call (${agent.activity}); delete the agent once it has ended.`);
+    return reply.status(204).send();
+  });
+}

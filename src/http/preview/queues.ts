@@ -1,0 +1,103 @@
+// /v1/queues: ACD queues (settings, live size and waits) and the callers waiting in each (docs/acd.md).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Store } from '../../store/index.js';
+import type { MediaCache } from '../../media/media-cache.js';
+import { QueueNameTakenError, type Queue, type QueueSettings } from '../../acd/queues.js';
+import { newSid } from '../../crypto/tokens.js';
+import { errors, previewErrors } from '../errors.js';
+import { PageQuery, SidParams, previewErrorResponses } from '../schemas/preview.js';
+import {
+  QUEUE_LIMITS, QueueCreateBody, QueueList, QueueMembers, QueueResource, QueueUpdateBody, type QueueCreateInput, type QueueUpdateInput,
+} from '../schemas/preview-acd.js';
+import { fetchPage, pageRequest } from './pagination.js';
+
+const tags = ['Queues and agents (preview)'];
+const security = [{ bearerAuth: [] }];
+type SidRequest = FastifyRequest<{ Params: { sid: string } }>;
+
+export function queueView(store: Store, q: Queue) {
+  const f = store.queues.figures(q);
+  return {
+    sid: q.sid, friendly_name: q.friendlyName, max_wait_seconds: q.maxWaitSeconds, ring_timeout_seconds: q.ringTimeoutSeconds,
+    wrap_up_seconds: q.wrapUpSeconds, max_no_answer: q.maxNoAnswer, wait_url: q.waitUrl, size: f.size, agents_available: f.agentsAvailable,
+    longest_wait_seconds: f.longestWaitSeconds, date_created: q.createdAt, date_updated: q.updatedAt,
+  };
+}
+
+export async function queueRoutes(app: FastifyInstance, deps: { store: Store; media: MediaCache }): Promise<void> {
+  const { store, media } = deps;
+
+  function load(req: SidRequest): Queue {
+    const queue = store.queues.getForAccount(req.account.id, req.params.sid);
+    if (!queue) throw errors.notFound('Queue');
+    return queue;
+  }
+
+  /** The stored settings after `body` changes `base`; wait_url under the media policy (it is played to callers). */
+  function settings(base: QueueSettings, body: QueueUpdateInput): QueueSettings {
+    if (body.wait_url) {
+      const check = media.check(body.wait_url);
+      if (!check.ok) throw previewErrors.parameterInvalid('wait_url', `The wait_url cannot be used (${check.code}): ${check.reason}.`);
+    }
+    return {
+      friendlyName: body.friendly_name?.trim() ?? base.friendlyName,
+      maxWaitSeconds: body.max_wait_seconds ?? base.maxWaitSeconds,
+      ringTimeoutSeconds: body.ring_timeout_seconds ?? base.ringTimeoutSeconds,
+      wrapUpSeconds: body.wrap_up_seconds ?? base.wrapUpSeconds,
+      maxNoAnswer: body.max_no_answer ?? base.maxNoAnswer,
+      waitUrl: body.wait_url === undefined ? base.waitUrl : body.wait_url,
+    };
+  }
+  const nameTaken = (err: unknown) => (err instanceof QueueNameTakenError
+    ? previewErrors.conflict('queue_exists', `A queue named ${err.friendlyName} already exists; names are unique in an account.`)
+    : err);
+
+  app.post<{ Body: QueueCreateInput }>('/v1/queues', {
+    schema: { tags, security, summary: 'Create a queue', body: QueueCreateBody, response: { 201: QueueResource, ...previewErrorResponses(409) } },
+  }, async (req, reply) => {
+    const defaults: QueueSettings = {
+      friendlyName: '', maxWaitSeconds: QUEUE_LIMITS.max_wait_seconds.default, ringTimeoutSeconds: QUEUE_LIMITS.ring_timeout_seconds.default,
+      wrapUpSeconds: QUEUE_LIMITS.wrap_up_seconds.default, maxNoAnswer: QUEUE_LIMITS.max_no_answer.default, waitUrl: null,
+    };
+    try {
+      const queue = store.queues.create(req.account.id, newSid('QU'), settings(defaults, req.body));
+      return await reply.status(201).send(queueView(store, queue));
+    } catch (err) {
+      throw nameTaken(err);
+    }
+  });
+
+  app.get<{ Querystring: { page_size?: number; cursor?: string } }>('/v1/queues', {
+    schema: { tags, security, summary: 'List queues, newest first', querystring: PageQuery, response: { 200: QueueList, ...previewErrorResponses() } },
+  }, async (req) => fetchPage(pageRequest(req.query), (p) => store.queues.listForAccount(req.account.id, p), (q) => queueView(store, q)));
+
+  app.get<{ Params: { sid: string } }>('/v1/queues/:sid', {
+    schema: { tags, security, summary: 'Fetch a queue with its live figures', params: SidParams, response: { 200: QueueResource, ...previewErrorResponses(404) } },
+  }, async (req) => queueView(store, load(req)));
+
+  app.post<{ Params: { sid: string }; Body: QueueUpdateInput }>('/v1/queues/:sid', {
+    schema: { tags, security, summary: 'Update a queue', params: SidParams, body: QueueUpdateBody, response: { 200: QueueResource, ...previewErrorResponses(404, 409) } },
+  }, async (req) => {
+    const queue = load(req);
+    try {
+      return queueView(store, store.queues.update(queue, settings(queue, req.body)));
+    } catch (err) {
+      throw nameTaken(err);
+    }
+  });
+
+  app.delete<{ Params: { sid: string } }>('/v1/queues/:sid', {
+    schema: { tags, security, summary: 'Delete a queue (refused while callers wait in it)', params: SidParams, response: { 204: { type: 'null', description: 'Deleted.' }, ...previewErrorResponses(404, 409) } },
+  }, async (req, reply) => {
+    const queue = load(req);
+    if (!store.queues.deleteIfEmpty(queue)) throw previewErrors.conflict('queue_not_empty', `Callers are waiting in ${queue.friendlyName}; delete it once they have left.`);
+    return reply.status(204).send();
+  });
+
+  app.get<{ Params: { sid: string } }>('/v1/queues/:sid/members', {
+    schema: { tags, security, summary: 'The callers waiting in a queue, first in line first', params: SidParams, response: { 200: QueueMembers, ...previewErrorResponses(404) } },
+  }, async (req) => ({
+    data: store.queues.waiting(load(req)).map((m) => ({ call_sid: m.callSid, position: m.position, wait_seconds: m.waitSeconds })),
+    has_more: false, next_cursor: null,
+  }));
+}

@@ -1,0 +1,98 @@
+// /v1/queues and /v1/agents: the ACD's bodies and resources (docs/acd.md).
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, StringEnum } from './common.js';
+import { Page } from './preview.js';
+
+/** Ranges of the queue settings, and their defaults. */
+export const QUEUE_LIMITS = {
+  max_wait_seconds: { minimum: 10, maximum: 86_400, default: 600 },
+  ring_timeout_seconds: { minimum: 5, maximum: 120, default: 20 },
+  wrap_up_seconds: { minimum: 0, maximum: 3_600, default: 30 },
+  max_no_answer: { minimum: 1, maximum: 20, default: 3 },
+} as const;
+
+const Name = (what: string) => Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\r\\n]*\\S[^\\r\\n]*$', description: `${what}: 1 to 64 characters on one line.` });
+const limited = (name: keyof typeof QUEUE_LIMITS, description: string) => {
+  const { minimum, maximum, default: byDefault } = QUEUE_LIMITS[name];
+  return Type.Integer({ minimum, maximum, description: `${description} Default ${byDefault}.` });
+};
+
+const queueSettings = {
+  max_wait_seconds: limited('max_wait_seconds', 'Longest a caller waits before the no-agent event and the Enqueue action.'),
+  ring_timeout_seconds: limited('ring_timeout_seconds', "How long an agent's seat rings before the call goes to the next agent."),
+  wrap_up_seconds: limited('wrap_up_seconds', 'After a call, the agent gets no call for this long, or until a disposition is set.'),
+  max_no_answer: limited('max_no_answer', 'Offers an agent misses in a row before the platform puts the agent on break.'),
+  wait_url: Nullable(Type.String({ maxLength: 2048, description: 'Audio (WAV or MP3) looped to waiting callers, fetched under the media policy; null for silence.' })),
+};
+
+export const QueueCreateBody = Type.Composite([
+  Type.Object({ friendly_name: Name('Unique in the account; markup names the queue by it') }),
+  Type.Partial(Type.Object(queueSettings)),
+], { additionalProperties: false });
+export type QueueCreateInput = Static<typeof QueueCreateBody>;
+
+export const QueueUpdateBody = Type.Partial(Type.Object({ friendly_name: Name('Unique in the account'), ...queueSettings }), { additionalProperties: false });
+export type QueueUpdateInput = Static<typeof QueueUpdateBody>;
+
+export const QueueResource = Type.Object({
+  sid: Type.String({ description: 'Prefix QU.' }),
+  friendly_name: Type.String(),
+  max_wait_seconds: Type.Integer(),
+  ring_timeout_seconds: Type.Integer(),
+  wrap_up_seconds: Type.Integer(),
+  max_no_answer: Type.Integer(),
+  wait_url: Nullable(Type.String()),
+  size: Type.Integer({ description: 'Callers waiting now.' }),
+  agents_available: Type.Integer({ description: 'Agents of the queue that are available and idle now.' }),
+  longest_wait_seconds: Type.Integer({ description: 'How long the first caller in line has waited; 0 when nobody waits.' }),
+  date_created: Type.String({ format: 'date-time' }),
+  date_updated: Type.String({ format: 'date-time' }),
+});
+export const QueueList = Page(QueueResource);
+
+export const QueueMembers = Page(Type.Object({
+  call_sid: Type.String(),
+  position: Type.Integer({ description: '1 is next in line.' }),
+  wait_seconds: Type.Integer(),
+}));
+
+const AgentStatusSchema = StringEnum(['offline', 'available', 'break'] as const, { description: "The agent's choice: offline, available or break." });
+const QueueRefs = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 50, uniqueItems: true, description: 'Queues the agent serves, by name or sid.' });
+
+export const AgentCreateBody = Type.Object({
+  friendly_name: Name("The agent's name"),
+  trunk_id: Type.Integer({ minimum: 1, description: "The agent's seat: a wss seat or SIP trunk of the account (its calls ring there)." }),
+  queues: Type.Optional(QueueRefs),
+}, { additionalProperties: false });
+export type AgentCreateInput = Static<typeof AgentCreateBody>;
+
+export const AgentUpdateBody = Type.Partial(Type.Object({
+  friendly_name: Name("The agent's name"),
+  trunk_id: Type.Integer({ minimum: 1 }),
+  queues: QueueRefs,
+  status: AgentStatusSchema,
+  break_reason: Nullable(Type.String({ maxLength: 200, description: 'Why the agent is on break (shown to supervisors); cleared when the status is not break.' })),
+}), { additionalProperties: false });
+export type AgentUpdateInput = Static<typeof AgentUpdateBody>;
+
+export const AgentResource = Type.Object({
+  sid: Type.String({ description: 'Prefix AG.' }),
+  friendly_name: Type.String(),
+  trunk_id: Type.Integer(),
+  queues: Type.Array(Type.String(), { description: 'Sids of the queues the agent serves.' }),
+  status: Type.String({ enum: ['offline', 'available', 'break'] }),
+  break_reason: Nullable(Type.String()),
+  activity: Type.String({ enum: ['idle', 'reserved', 'ringing', 'busy', 'wrap-up'], description: "The platform's: what the agent is doing now." }),
+  current_call_sid: Nullable(Type.String()),
+  date_created: Type.String({ format: 'date-time' }),
+  date_updated: Type.String({ format: 'date-time' }),
+});
+export const AgentList = Page(AgentResource);
+
+export const AgentListQuery = Type.Object({
+  queue: Type.Optional(Type.String({ maxLength: 64, description: 'Only agents serving this queue (name or sid).' })),
+  status: Type.Optional(AgentStatusSchema),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+}, { additionalProperties: false });
+export type AgentListInput = Static<typeof AgentListQuery>;

@@ -1,0 +1,109 @@
+// /v1/queues and /v1/agents over HTTPS (through the trusted proxy): defaults, validation in the error envelope,
+// unique queue names, pages, another account's resources answering 404, live queue figures, and the rules that
+// keep state consistent (no deleting a queue callers wait in, or an agent on a call). Waiting callers and agents
+// on calls are set in SQLite here: the routing engine that sets them is docs/acd.md's next step.
+import t from 'tap';
+import { startPreviewHarness } from './helpers.js';
+
+async function setup(t: { teardown(fn: () => unknown): void }) {
+  const h = await startPreviewHarness(t);
+  const a = h.org();
+  const v1 = (method: string, path: string, body?: unknown, key = a.key) => h.v1(method, path, { key, ...(body === undefined ? {} : { body }) });
+  return { h, a, v1 };
+}
+
+t.test('queues: create with defaults, unique names, validation, pages, update, members, delete', async (t) => {
+  const { h, a, v1 } = await setup(t);
+  const created = await v1('POST', '/v1/queues', { friendly_name: 'support' });
+  t.equal(created.status, 201);
+  t.match(created.body, {
+    sid: /^QU[0-9a-f]{32}$/, friendly_name: 'support', max_wait_seconds: 600, ring_timeout_seconds: 20, wrap_up_seconds: 30, max_no_answer: 3,
+    wait_url: null, size: 0, agents_available: 0, longest_wait_seconds: 0,
+  });
+  const sid = created.body.sid as string;
+
+  const again = await v1('POST', '/v1/queues', { friendly_name: 'support' });
+  t.equal(again.status, 409);
+  t.match(again.body.error, { code: 'queue_exists', type: 'invalid_request_error' });
+  for (const [body, param] of [
+    [{}, 'friendly_name'], [{ friendly_name: '  ' }, 'friendly_name'], [{ friendly_name: 'x'.repeat(65) }, 'friendly_name'],
+    [{ friendly_name: 'a', ring_timeout_seconds: 2 }, 'ring_timeout_seconds'], [{ friendly_name: 'a', max_no_answer: 0 }, 'max_no_answer'],
+    [{ friendly_name: 'a', wait_url: 'http://169.254.169.254/latest' }, 'wait_url'], [{ friendly_name: 'a', colour: 'blue' }, 'colour'],
+  ] as const) {
+    const res = await v1('POST', '/v1/queues', body);
+    t.equal(res.status, 400, `${JSON.stringify(body)} refused`);
+    t.match(res.body.error, { param }, `names ${param}`);
+  }
+
+  for (const name of ['sales', 'billing']) await v1('POST', '/v1/queues', { friendly_name: name, wait_url: 'https://media.example.com/hold.mp3' });
+  const page1 = await v1('GET', '/v1/queues?page_size=2');
+  t.same(page1.body.data.map((q: { friendly_name: string }) => q.friendly_name), ['billing', 'sales'], 'newest first');
+  t.equal(page1.body.has_more, true);
+  const page2 = await v1('GET', `/v1/queues?page_size=2&cursor=${page1.body.next_cursor}`);
+  t.same(page2.body.data.map((q: { friendly_name: string }) => q.friendly_name), ['support']);
+  t.equal(page2.body.next_cursor, null);
+
+  const renamed = await v1('POST', `/v1/queues/${sid}`, { ring_timeout_seconds: 15, friendly_name: 'sales' });
+  t.equal(renamed.status, 409, 'a rename onto another queue\'s name is refused');
+  const updated = await v1('POST', `/v1/queues/${sid}`, { ring_timeout_seconds: 15 });
+  t.match(updated.body, { sid, friendly_name: 'support', ring_timeout_seconds: 15, max_wait_seconds: 600 });
+
+  const other = h.account();
+  t.equal((await v1('GET', `/v1/queues/${sid}`, undefined, other.key)).status, 404, "another account's queue does not exist for it");
+
+  // Two callers waiting, 48 s and 7 s (what the routing engine records when a call enters the queue).
+  const now = h.clock.now();
+  const queueId = h.store.queues.getForAccount(a.id, sid)!.id;
+  const wait = h.store.db.prepare('INSERT INTO acd_members (call_sid, queue_id, enqueued_at) VALUES (?, ?, ?)');
+  wait.run('CA0000000000000000000000000000000a', queueId, now - 48_000);
+  wait.run('CA0000000000000000000000000000000b', queueId, now - 7_000);
+  t.match((await v1('GET', `/v1/queues/${sid}`)).body, { size: 2, longest_wait_seconds: 48 });
+  const members = await v1('GET', `/v1/queues/${sid}/members`);
+  t.match(members.body, { data: [{ call_sid: /a$/, position: 1, wait_seconds: 48 }, { call_sid: /b$/, position: 2, wait_seconds: 7 }], has_more: false });
+  const busy = await v1('DELETE', `/v1/queues/${sid}`);
+  t.equal(busy.status, 409);
+  t.match(busy.body.error, { code: 'queue_not_empty' });
+  h.store.db.prepare('DELETE FROM acd_members').run();
+  t.equal((await v1('DELETE', `/v1/queues/${sid}`)).status, 204);
+  t.equal((await v1('GET', `/v1/queues/${sid}`)).status, 404);
+});
+
+t.test('agents: a seat and queues of the account, offline at first, status and break, filters, delete', async (t) => {
+  const { h, a, v1 } = await setup(t);
+  const seat = (await h.request('POST', '/api/partner/trunks', { key: a.key, body: { transport: 'wss', label: 'Sam' } })).body as { id: number };
+  const support = (await v1('POST', '/v1/queues', { friendly_name: 'support' })).body as { sid: string };
+  const sales = (await v1('POST', '/v1/queues', { friendly_name: 'sales' })).body as { sid: string };
+
+  const created = await v1('POST', '/v1/agents', { friendly_name: 'Sam Rivera', trunk_id: seat.id, queues: ['support', sales.sid] });
+  t.equal(created.status, 201);
+  t.match(created.body, { sid: /^AG[0-9a-f]{32}$/, friendly_name: 'Sam Rivera', trunk_id: seat.id, status: 'offline', break_reason: null, activity: 'idle', current_call_sid: null });
+  t.same([...created.body.queues].sort(), [support.sid, sales.sid].sort(), 'queues by name or sid, listed by sid');
+  const sid = created.body.sid as string;
+
+  const foreignSeat = (await h.request('POST', '/api/partner/trunks', { key: h.account({ trunking: true }).key, body: { transport: 'wss' } })).body as { id: number };
+  t.match((await v1('POST', '/v1/agents', { friendly_name: 'X', trunk_id: foreignSeat.id })).body.error, { code: 'parameter_invalid', param: 'trunk_id' }, "another account's trunk is no seat");
+  t.match((await v1('POST', '/v1/agents', { friendly_name: 'X', trunk_id: seat.id, queues: ['nope'] })).body.error, { code: 'parameter_invalid', param: 'queues' });
+  t.match((await v1('POST', '/v1/agents', { friendly_name: 'X', trunk_id: seat.id, queues: ['support', 'support'] })).body.error, { param: 'queues' }, 'a queue named twice');
+
+  t.match((await v1('POST', `/v1/agents/${sid}`, { status: 'available' })).body, { status: 'available', break_reason: null });
+  t.match((await v1('GET', `/v1/queues/${support.sid}`)).body, { agents_available: 1 }, 'an available, idle agent counts for its queues');
+  t.match((await v1('POST', `/v1/agents/${sid}`, { status: 'break', break_reason: 'lunch' })).body, { status: 'break', break_reason: 'lunch' });
+  t.match((await v1('GET', `/v1/queues/${support.sid}`)).body, { agents_available: 0 });
+  t.match((await v1('POST', `/v1/agents/${sid}`, { status: 'available' })).body, { status: 'available', break_reason: null }, 'the reason goes with the break');
+  t.equal((await v1('POST', `/v1/agents/${sid}`, { status: 'busy' })).status, 400, 'activity is not the agent\'s to set');
+
+  const other = (await v1('POST', '/v1/agents', { friendly_name: 'Alex', trunk_id: seat.id, queues: ['sales'] })).body as { sid: string };
+  const inSupport = await v1('GET', '/v1/agents?queue=support');
+  t.same(inSupport.body.data.map((x: { sid: string }) => x.sid), [sid], 'filter by queue name');
+  const offline = await v1('GET', '/v1/agents?status=offline');
+  t.same(offline.body.data.map((x: { sid: string }) => x.sid), [other.sid], 'filter by status');
+  t.match((await v1('GET', '/v1/agents?queue=nope')).body.error, { param: 'queue' });
+  t.match((await v1('POST', `/v1/agents/${sid}`, { queues: [] })).body, { queues: [] }, 'queues replaced whole');
+
+  h.store.db.prepare("UPDATE acd_agents SET activity = 'busy', current_call_sid = 'CA0000000000000000000000000000000c' WHERE sid = ?").run(sid);
+  const onCall = await v1('DELETE', `/v1/agents/${sid}`);
+  t.equal(onCall.status, 409);
+  t.match(onCall.body.error, { code: 'agent_on_call' });
+  t.equal((await v1('DELETE', `/v1/agents/${other.sid}`)).status, 204);
+  t.equal((await v1('GET', `/v1/agents/${other.sid}`)).status, 404);
+});
