@@ -374,6 +374,7 @@ export const migrations: string[] = [
     updated_at TEXT NOT NULL
   );
   CREATE INDEX acd_agents_account ON acd_agents(account_id, id);
+  CREATE INDEX acd_agents_free ON acd_agents(status, activity, idle_since, id);
   CREATE TABLE acd_agent_queues (
     agent_id INTEGER NOT NULL REFERENCES acd_agents(id) ON DELETE CASCADE,
     queue_id INTEGER NOT NULL REFERENCES acd_queues(id) ON DELETE CASCADE,
