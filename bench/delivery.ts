@@ -12,6 +12,7 @@ import { systemClock } from '../src/clock.js';
 import { openStore } from '../src/store/index.js';
 import { createSecretBox } from '../src/crypto/secret-box.js';
 import { createEventSystem } from '../src/events/index.js';
+import { reportRows } from './row.js';
 
 const COUNT = Math.max(1, Number(process.argv[2] ?? 2000));
 const CONCURRENCY = 16; // the delivery worker's default
@@ -73,3 +74,7 @@ server.close();
 console.log(`deliveries: ${COUNT} per side, ${CONCURRENCY} concurrent, receiver on 127.0.0.1`);
 console.log(`raw undici POST loop:           ${raw.toFixed(0)} req/s`);
 console.log(`signed durable deliveries:      ${signed.toFixed(0)} deliveries/s (${((signed / raw) * 100).toFixed(0)}% of raw)`);
+reportRows([{
+  figure: 'signed durable webhook deliveries', value: Math.round(signed), baseline: Math.round(raw), baselineName: 'raw undici POST loop, same receiver',
+  unit: 'per s', better: 'higher', target: '>= 0.6x baseline and >= 2,000/s', met: signed >= 0.6 * raw && signed >= 2000,
+}]);
