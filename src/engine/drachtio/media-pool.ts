@@ -49,21 +49,28 @@ export class MediaPool {
 
   /** Some server is connected (calls on it can go on). */
   get anyConnected(): boolean { return this.links.some((l) => l.connected); }
-  /** Some server takes new calls. */
-  get available(): boolean { return this.links.some((l) => l.available); }
+  /** Some server takes new calls (an unhealthy one counts when no healthy one is left: see pick). */
+  get available(): boolean { return this.links.some((l) => l.connected && !l.draining); }
 
   /**
    * The server for new media. Beside `near` (media it will be bridged with) when that server is still connected,
-   * draining or not: a call already there finishes there. Otherwise the least loaded server taking new calls.
+   * draining or not: a call already there finishes there. Otherwise the least loaded server taking new calls; when
+   * every connected server is unhealthy (slow to answer probes, as under heavy load), the least loaded of those:
+   * a probe's delay alone never refuses calls a connected server could carry.
    */
   pick(near?: OnServer): MediaServer | null {
     if (near) {
       const home = this.linkOf(near);
       if (home?.connected) return this.#placeOn(home);
     }
-    let best: MediaLink | null = null;
-    for (const link of this.links) if (link.available && (!best || link.load < best.load)) best = link;
+    const best = this.#leastLoaded((l) => l.available) ?? this.#leastLoaded((l) => l.connected && !l.draining);
     return best ? this.#placeOn(best) : null;
+  }
+
+  #leastLoaded(eligible: (link: MediaLink) => boolean): MediaLink | null {
+    let best: MediaLink | null = null;
+    for (const link of this.links) if (eligible(link) && (!best || link.load < best.load)) best = link;
+    return best;
   }
 
   /** The server `thing` has its media on, if it is one of ours. */

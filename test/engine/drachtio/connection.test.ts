@@ -24,7 +24,7 @@ async function listen(server: Server, port = 0): Promise<number> {
 }
 
 /** An event socket that accepts any password and command; `sofia status` answers what `status()` says. */
-async function fakeEventSocket(t: { teardown(fn: () => unknown): void }, status: () => string) {
+async function fakeEventSocket(t: { teardown(fn: () => unknown): void }, status: () => string, probes: { answer: boolean } = { answer: true }) {
   const sockets = new Set<Socket>();
   const seen = { sofiaStatus: 0 };
   const server = createServer((s) => {
@@ -33,15 +33,22 @@ async function fakeEventSocket(t: { teardown(fn: () => unknown): void }, status:
     s.on('error', () => undefined);
     s.write('Content-Type: auth/request\n\n');
     let buf = '';
+    let held = 0;
+    const answerApi = (command: string) => {
+      const body = command === 'api sofia status' ? status() : command === 'api status' ? '0 session(s) - peak 0, last 5min 0 \n' : '+OK\n';
+      s.write(`Content-Type: api/response\nContent-Length: ${Buffer.byteLength(body)}\n\n${body}`);
+    };
     s.on('data', (d: Buffer) => {
       buf += d.toString();
       for (let end = buf.indexOf('\n\n'); end >= 0; end = buf.indexOf('\n\n')) {
         const command = buf.slice(0, end).trim();
         buf = buf.slice(end + 2);
+        // A server too busy to answer its probes answers them late, in order, once it answers again.
+        if (command === 'api status' && !probes.answer) { held++; continue; }
+        for (; held > 0 && probes.answer; held--) answerApi('api status');
         if (command.startsWith('api ')) {
           if (command === 'api sofia status') seen.sofiaStatus++;
-          const body = command === 'api sofia status' ? status() : command === 'api status' ? '0 session(s) - peak 0, last 5min 0 \n' : '+OK\n';
-          s.write(`Content-Type: api/response\nContent-Length: ${Buffer.byteLength(body)}\n\n${body}`);
+          answerApi(command);
         } else if (command === 'exit') {
           s.end();
         } else {
@@ -128,4 +135,32 @@ t.test('an engine stopped while drachtio-server is down does not connect when it
   await new Promise((r) => setTimeout(r, 1_500));
   t.equal(attempts, 0, 'no connection attempt after stop()');
   t.same(lost, [], 'refused connections and stop() lose nothing (no call can have lived on them)');
+});
+
+t.test('a media server slow to answer probes gets no new calls while another can take them, and still does when none can', async (t) => {
+  const a = { answer: true };
+  const b = { answer: true };
+  const eslA = await fakeEventSocket(t, () => PROFILE_LINE, a);
+  const eslB = await fakeEventSocket(t, () => PROFILE_LINE, b);
+  const conn = new EngineConnection({
+    drachtio: { host: '127.0.0.1', port: await freePort(), secret: 'unused' },
+    freeswitch: [{ host: '127.0.0.1', port: eslA.port, password: 'ClueCon' }, { host: '127.0.0.1', port: eslB.port, password: 'ClueCon' }],
+    media: { listenAddress: '127.0.0.1', listenPort: 0, advertisedAddress: null },
+  }, pino({ level: 'silent' }));
+  conn.srf.on('error', () => undefined);
+  t.teardown(() => conn.stop());
+  void conn.start(30_000).catch(() => undefined);
+  await until('both media servers up', 5_000, () => conn.media.status().every((s) => s.state === 'up'));
+  a.answer = false;
+  await until('the silent server marked unhealthy', 6_000, () => conn.media.status()[0]!.state === 'unhealthy');
+  const placed = new Set<string>();
+  for (let i = 0; i < 4; i++) placed.add(conn.media.links.find((l) => l.server === conn.pickMedia())!.name);
+  t.same([...placed], [`127.0.0.1:${eslB.port}`], 'new calls go to the server that answers');
+  b.answer = false;
+  await until('both unhealthy', 6_000, () => conn.media.status().every((s) => s.state === 'unhealthy'));
+  t.ok(conn.mediaUp, 'calls are still taken');
+  t.ok(conn.pickMedia(), 'on a connected server: a slow probe alone never refuses calls');
+  a.answer = true;
+  await until('the first server healthy again', 6_000, () => conn.media.status()[0]!.state === 'up');
+  t.equal(conn.media.links.find((l) => l.server === conn.pickMedia())!.name, `127.0.0.1:${eslA.port}`, 'and preferred again');
 });
