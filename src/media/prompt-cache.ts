@@ -16,13 +16,19 @@ export interface SpeechRenderer {
   render(text: string, voice: string, file: string): Promise<void>;
 }
 
-/** Sentences remembered as seen once; the oldest is forgotten first. */
+/** Sentences remembered as seen once (and renders that failed); the oldest is forgotten first. */
 const SEEN_LIMIT = 4096;
+/** A sentence whose render failed is not tried again for this long: a synthesizer failing under load is not asked again and again. */
+const RETRY_AFTER_MS = 60_000;
 
 export class PromptCache {
   readonly #seen = new Set<string>();
+  readonly #failedAt = new Map<string, number>();
 
-  constructor(private readonly media: MediaCache, private readonly renderer: SpeechRenderer, private readonly log: Logger) {}
+  constructor(
+    private readonly media: MediaCache, private readonly renderer: SpeechRenderer, private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   #key(text: string, voice: string): string {
     const n = this.renderer.normalize(text, voice);
@@ -48,12 +54,22 @@ export class PromptCache {
 
   /** Renders the prompt if it is not on disk yet; true once it is. Never rejects. */
   async prepare(text: string, voice: string): Promise<boolean> {
+    const key = this.#key(text, voice);
+    const failedAt = this.#failedAt.get(key);
+    if (failedAt !== undefined && this.now() - failedAt < RETRY_AFTER_MS) return false;
     const n = this.renderer.normalize(text, voice);
-    const got = await this.media.acquireRendered(this.#key(text, voice), (file) => this.renderer.render(n.text, n.voice, file));
+    const got = await this.media.acquireRendered(key, (file) => this.renderer.render(n.text, n.voice, file));
     if (!got.ok) {
-      this.log.warn({ engine: this.renderer.engine, voice: n.voice, code: got.code, reason: got.reason }, 'prompt render failed; it is spoken live');
+      // Callers that asked at the same time share one render, and one failure: it is logged once.
+      if (this.#failedAt.get(key) === failedAt) {
+        this.#failedAt.delete(key);
+        this.#failedAt.set(key, this.now());
+        if (this.#failedAt.size > SEEN_LIMIT) this.#failedAt.delete(this.#failedAt.keys().next().value!);
+        this.log.warn({ engine: this.renderer.engine, voice: n.voice, code: got.code, reason: got.reason }, 'prompt render failed; it is spoken live');
+      }
       return false;
     }
+    this.#failedAt.delete(key);
     got.lease.release();
     return true;
   }

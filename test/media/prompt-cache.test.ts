@@ -32,7 +32,8 @@ function setup(t: Test, maxBytes?: number) {
   const logs: string[] = [];
   const log = pino({ level: 'warn' }, { write: (line: string) => { logs.push(line); } });
   const cache = media();
-  return { prompts: new PromptCache(cache, renderer, log), cache, media, renderer, renders, logs };
+  const time = { now: Date.UTC(2026, 0, 1) };
+  return { prompts: new PromptCache(cache, renderer, log, () => time.now), cache, media, renderer, renders, logs, time };
 }
 
 t.test('a sentence is spoken live until seen twice, then rendered once and played as a file', async (t) => {
@@ -63,14 +64,17 @@ t.test('concurrent first requests render once; a prepared prompt is a file at it
   lease?.release();
 });
 
-t.test('a failed render is logged, the prompt stays live, and a later sighting tries again', async (t) => {
-  const { prompts, renders, logs } = setup(t);
+t.test('a failed render is logged once, the prompt stays live, and it is tried again only a minute later', async (t) => {
+  const { prompts, renders, logs, time } = setup(t);
   renders.fail = true;
-  t.equal(await prompts.prepare('Goodbye.', 'default'), false);
-  t.match(logs.join(''), /prompt render failed; it is spoken live/);
+  t.same(await Promise.all([1, 2, 3].map(() => prompts.prepare('Goodbye.', 'default'))), [false, false, false]);
+  t.equal(logs.filter((l) => /prompt render failed; it is spoken live/.test(l)).length, 1, 'three callers, one render, one log line');
   t.notMatch(logs.join(''), /Goodbye/, 'the words themselves are not logged (they may be personal)');
   t.equal(prompts.take('Goodbye.', 'default'), null);
   renders.fail = false;
+  t.equal(await prompts.prepare('Goodbye.', 'default'), false, 'not asked again at once');
+  t.equal(renders.calls.length, 1);
+  time.now += 60_000;
   t.equal(await prompts.prepare('Goodbye.', 'default'), true);
   const lease = prompts.take('Goodbye.', 'default');
   t.ok(lease, 'rendered on the retry');

@@ -21,6 +21,8 @@ const RENDER_LIMIT_MS = 60_000;
  * inaudible millisecond kept at the start is a millisecond more of silence for the caller.
  */
 const AUDIBLE = 0.02;
+/** Kept after the last audible sample, so the decay of the last word is not cut. */
+const TAIL_MS = 60;
 
 export function freeswitchSpeech(media: () => MediaServer | null): SpeechRenderer {
   return {
@@ -33,7 +35,10 @@ export function freeswitchSpeech(media: () => MediaServer | null): SpeechRendere
       const ms = media();
       if (!ms) throw new Error('no media server connected');
       if (!RENDERABLE.test(text)) throw new Error('text has characters the render command cannot carry');
-      const reply = await ms.api(`originate {ignore_early_media=true,origination_caller_id_number=prompt-render,execute_on_answer='record_session ${file}'}`
+      // As for call recordings (recording.ts): FreeSWITCH otherwise holds back a recording's first 500 ms, which is
+      // all of a short word, and deletes recordings under 3 s.
+      const reply = await ms.api('originate {ignore_early_media=true,origination_caller_id_number=prompt-render,RECORD_PRE_BUFFER_FRAMES=0,RECORD_MIN_SEC=0,'
+        + `execute_on_answer='record_session ${file}'}`
         + `loopback/answer\\,park/default/inline '&speak(${TTS_ENGINE}|${voice}|${text.replace(/'/g, "\\'")})'`);
       const uuid = /^\+OK ([\w-]+)/.exec(reply.trim())?.[1];
       if (!uuid) throw new Error(`originate: ${reply.trim().slice(0, 200)}`);
@@ -46,14 +51,19 @@ export function freeswitchSpeech(media: () => MediaServer | null): SpeechRendere
         }
         await new Promise((r) => setTimeout(r, POLL_MS));
       }
-      writeFileSync(file, trimLeadingSilence(readFileSync(file)));
+      writeFileSync(file, trimSilence(readFileSync(file)));
     },
   };
 }
 
-function trimLeadingSilence(wav: Buffer): Buffer {
+/** From the first audible sample to a short tail after the last: the silence the channel recorded around the speech goes. */
+function trimSilence(wav: Buffer): Buffer {
   const audio = decodeWav(wav);
-  const first = audio.channels[0]!.findIndex((s) => Math.abs(s) > AUDIBLE);
+  const samples = audio.channels[0]!;
+  const first = samples.findIndex((s) => Math.abs(s) > AUDIBLE);
   if (first < 0) throw new Error('the render is silent');
-  return encodeWav({ sampleRate: audio.sampleRate, channels: audio.channels.map((c) => c.slice(first)) });
+  let last = samples.length - 1;
+  while (Math.abs(samples[last]!) <= AUDIBLE) last--;
+  const end = Math.min(samples.length, last + 1 + Math.round((TAIL_MS / 1000) * audio.sampleRate));
+  return encodeWav({ sampleRate: audio.sampleRate, channels: audio.channels.map((c) => c.slice(first, end)) });
 }
