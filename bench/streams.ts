@@ -29,6 +29,7 @@ import { freePort } from '../test/helpers/server-process.js';
 import { hangUpCaller, runCaller, runLoad } from '../test/engine-suite/real-sipp.js';
 import { toneAlaw } from '../test/engine-suite/real-rtp.js';
 import { encodeUlaw } from '../src/media/mulaw.js';
+import { reportRows } from './row.js';
 
 const DID = '+15550001000';
 const PROBES = 40;
@@ -272,6 +273,17 @@ console.log(`clear -> last loud frame at the caller: ${fmt(clears)}; marks back 
 console.log(`${perStream.length} streams at once over ${WINDOW_MS} ms: frames per stream at the peer min ${Math.min(...perStream)} / max ${Math.max(...perStream)} (expected ${expected}); `
   + `peer audio at the callers: loss ${(loss.loss * 100).toFixed(3)} % (${loss.gaps} missing, ${loss.late} late of ${loss.packets + loss.gaps} over ${loss.streams} streams); `
   + `event loop p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms`);
+const round = (x: number) => Math.round(x * 10) / 10;
+reportRows([
+  ...[50, 95].map((p) => ({
+    figure: `media stream round trip (caller -> WebSocket echo -> caller), p${p}`, value: round(pct(rbRtts, p)), baseline: round(pct(bareRtts, p)),
+    baselineName: "FreeSWITCH's own echo, same caller", unit: 'ms', better: 'lower' as const,
+  })),
+  {
+    figure: `${perStream.length} streams at once: peer audio lost at the callers`, value: round(loss.loss * 100), baseline: null,
+    baselineName: '', unit: '%', better: 'lower', target: '< 0.1 %', met: loss.loss < 0.001,
+  },
+]);
 
 peer.close();
 webhook.close();
