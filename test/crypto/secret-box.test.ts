@@ -24,3 +24,18 @@ t.test('tokens', async (t) => {
   t.notOk(constantTimeEqual('abc', 'abd'));
   t.notOk(constantTimeEqual('abc', 'abcd'));
 });
+
+t.test('values opened again come from memory, and only for the exact sealed form', async (t) => {
+  const key = randomBytes(32);
+  const box = createSecretBox(key);
+  const sealed = box.seal('sip-password-1');
+  t.equal(box.open(sealed), 'sip-password-1');
+  t.equal(box.open(sealed), 'sip-password-1', 'again');
+  const parts = sealed.split('.');
+  parts[2] = Buffer.from('x'.repeat(16)).toString('base64url');
+  t.equal(box.open(parts.join('.')), null, 'a forged tag on the same ciphertext is still refused');
+  t.equal(createSecretBox(randomBytes(32)).open(sealed), null, 'another key still cannot open it');
+  const many = Array.from({ length: 1_100 }, (_, i) => box.seal(`secret ${i}`));
+  t.same(many.map((s) => box.open(s)), many.map((_, i) => `secret ${i}`), 'past what is kept, values are decrypted again');
+  t.same(many.map((s) => box.open(s)), many.map((_, i) => `secret ${i}`));
+});
