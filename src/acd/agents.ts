@@ -78,6 +78,12 @@ export class AgentRepo {
     return this.getForAccount(agent.accountId, agent.sid)!;
   }
 
+  /** The agent talking on the call or wrapping it up, if any. */
+  onCall(accountId: number, callSid: string): Agent | undefined {
+    const row = this.db.prepare(`${SELECT} WHERE a.account_id = ? AND a.current_call_sid = ? AND a.activity IN ('busy', 'wrap-up')`).get(accountId, callSid) as Row | undefined;
+    return row && toAgent(row);
+  }
+
   /** Deletes an agent that is not on a call (reserved, ringing or busy); false when it is. */
   deleteIfFree(agent: Agent): boolean {
     return this.db.prepare("DELETE FROM acd_agents WHERE id = ? AND activity IN ('idle', 'wrap-up')").run(agent.id).changes === 1;

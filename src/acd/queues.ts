@@ -11,6 +11,11 @@ export interface QueueSettings {
   waitUrl: string | null;
 }
 
+/** A new queue's settings when the request (or markup naming a new queue) does not give them. */
+export const DEFAULT_QUEUE_SETTINGS: QueueSettings = {
+  friendlyName: '', maxWaitSeconds: 600, ringTimeoutSeconds: 20, wrapUpSeconds: 30, maxNoAnswer: 3, waitUrl: null,
+};
+
 export interface Queue extends QueueSettings {
   id: number;
   sid: string;

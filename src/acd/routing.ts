@@ -12,6 +12,9 @@ export interface Offer { callSid: string; queueId: number; agentId: number; agen
 /** Whether an agent's seat can ring now (registered); the router never offers a call to a seat that cannot. */
 export type SeatCheck = (agent: { id: number; trunkId: number }) => boolean;
 
+/** Whether this process carries the caller (only the process holding a caller's leg can offer it). */
+export type CallerCheck = (callSid: string) => boolean;
+
 interface Candidate { id: number; sid: string; trunk_id: number }
 
 export class AcdRouter {
@@ -28,10 +31,13 @@ export class AcdRouter {
    * idle and whose seat can ring; null when either is missing. Both sides are claimed conditionally inside one
    * transaction: whatever else runs (another process included), each is claimed once.
    */
-  reserveNext(queueId: number, seatUp: SeatCheck): Offer | null {
+  reserveNext(queueId: number, seatUp: SeatCheck, callerHere: CallerCheck = () => true): Offer | null {
     return this.db.transaction((): Offer | null => {
-      const caller = this.db.prepare('SELECT call_sid FROM acd_members WHERE queue_id = ? AND offered_to IS NULL ORDER BY enqueued_at, rowid LIMIT 1')
-        .get(queueId) as { call_sid: string } | undefined;
+      let caller: { call_sid: string } | undefined;
+      for (const c of this.db.prepare('SELECT call_sid FROM acd_members WHERE queue_id = ? AND offered_to IS NULL ORDER BY enqueued_at, rowid')
+        .iterate(queueId) as IterableIterator<{ call_sid: string }>) {
+        if (callerHere(c.call_sid)) { caller = c; break; }
+      }
       if (!caller) return null;
       // Free agents in longest-idle order straight from their index; the walk stops at the first whose seat can ring.
       let agent: Candidate | undefined;
@@ -65,15 +71,17 @@ export class AcdRouter {
   }
 
   /**
-   * The seat did not answer in time (or refused): the caller is first in line again, the agent free again; its
-   * missed offers in a row reach `maxNoAnswer` and it goes on break, with the reason. True if it went on break.
+   * The seat did not answer in time (or refused): the caller is first in line again; the agent is free again but
+   * idle from now, so the next offer goes to another agent first; its missed offers in a row reach `maxNoAnswer`
+   * and it goes on break, with the reason. True if it went on break.
    */
   missed(offer: Offer, maxNoAnswer: number): boolean {
     return this.db.transaction(() => {
       this.db.prepare('UPDATE acd_members SET offered_to = NULL WHERE call_sid = ? AND offered_to = ?').run(offer.callSid, offer.agentId);
-      const row = this.db.prepare(`UPDATE acd_agents SET activity = 'idle', current_call_sid = NULL, missed_in_a_row = missed_in_a_row + 1, updated_at = ?
-        WHERE id = ? AND current_call_sid = ? AND activity IN ('reserved', 'ringing') RETURNING missed_in_a_row`)
-        .get(new Date(this.clock.now()).toISOString(), offer.agentId, offer.callSid) as { missed_in_a_row: number } | undefined;
+      const now = this.clock.now();
+      const row = this.db.prepare(`UPDATE acd_agents SET activity = 'idle', current_call_sid = NULL, idle_since = ?, missed_in_a_row = missed_in_a_row + 1,
+        updated_at = ? WHERE id = ? AND current_call_sid = ? AND activity IN ('reserved', 'ringing') RETURNING missed_in_a_row`)
+        .get(now, new Date(now).toISOString(), offer.agentId, offer.callSid) as { missed_in_a_row: number } | undefined;
       if (!row || row.missed_in_a_row < maxNoAnswer) return false;
       this.db.prepare("UPDATE acd_agents SET status = 'break', break_reason = ? WHERE id = ? AND status = 'available'")
         .run(`missed ${row.missed_in_a_row} offered calls in a row`, offer.agentId);
@@ -97,17 +105,66 @@ export class AcdRouter {
     }).immediate();
   }
 
-  /** The agent's call ended: wrap-up (no offers) until `wrapUpDone`. */
-  callEnded(agentId: number, callSid: string): boolean {
-    return this.db.prepare("UPDATE acd_agents SET activity = 'wrap-up', updated_at = ? WHERE id = ? AND current_call_sid = ? AND activity = 'busy'")
-      .run(new Date(this.clock.now()).toISOString(), agentId, callSid).changes === 1;
+  /**
+   * The agent's call ended: wrap-up (no offers) for `wrapUpSeconds` (kept in the row, so a restart keeps it), or
+   * until `wrapUpDone`. With 0 seconds the agent is idle at once.
+   */
+  callEnded(agentId: number, callSid: string, wrapUpSeconds = 0): boolean {
+    const now = this.clock.now();
+    const ended = this.db.prepare("UPDATE acd_agents SET activity = 'wrap-up', wrap_up_ends_at = ?, updated_at = ? WHERE id = ? AND current_call_sid = ? AND activity = 'busy'")
+      .run(now + wrapUpSeconds * 1000, new Date(now).toISOString(), agentId, callSid).changes === 1;
+    if (ended && wrapUpSeconds <= 0) this.wrapUpDone(agentId);
+    return ended;
   }
 
   /** Wrap-up is over (its time ran out, or a disposition was set): idle, and idle the longest is measured from now. */
   wrapUpDone(agentId: number): boolean {
     const now = this.clock.now();
-    return this.db.prepare("UPDATE acd_agents SET activity = 'idle', current_call_sid = NULL, idle_since = ?, updated_at = ? WHERE id = ? AND activity = 'wrap-up'")
-      .run(now, new Date(now).toISOString(), agentId).changes === 1;
+    return this.db.prepare(`UPDATE acd_agents SET activity = 'idle', current_call_sid = NULL, wrap_up_ends_at = NULL, idle_since = ?, updated_at = ?
+      WHERE id = ? AND activity = 'wrap-up'`).run(now, new Date(now).toISOString(), agentId).changes === 1;
+  }
+
+  /** Ends every wrap-up whose time has run out; returns those agents (their queues may have callers for them). */
+  endDueWrapUps(): number[] {
+    const due = this.db.prepare("SELECT id FROM acd_agents WHERE activity = 'wrap-up' AND wrap_up_ends_at <= ?").all(this.clock.now()) as Array<{ id: number }>;
+    return due.filter((a) => this.wrapUpDone(a.id)).map((a) => a.id);
+  }
+
+  /** The caller's place in line (1 = next to be offered), or null when it is not waiting. */
+  position(callSid: string): number | null {
+    const row = this.db.prepare(`SELECT (SELECT COUNT(*) FROM acd_members o WHERE o.queue_id = m.queue_id AND (o.enqueued_at < m.enqueued_at
+      OR (o.enqueued_at = m.enqueued_at AND o.rowid < m.rowid))) + 1 AS position FROM acd_members m WHERE m.call_sid = ?`).get(callSid) as { position: number } | undefined;
+    return row?.position ?? null;
+  }
+
+  /** The queues an agent serves. */
+  queuesOf(agentId: number): number[] {
+    return (this.db.prepare('SELECT queue_id FROM acd_agent_queues WHERE agent_id = ?').all(agentId) as Array<{ queue_id: number }>).map((r) => r.queue_id);
+  }
+
+  /**
+   * Undoes what calls that have ended left behind (a control plane died with callers waiting or agents on calls):
+   * their callers leave the queues; agents reserved or ringing for them are idle, agents busy with them go to
+   * wrap-up ending now. Calls in `live` (this process carries them) are left alone. Returns the queues touched.
+   */
+  reconcile(live: (callSid: string) => boolean): number[] {
+    return this.db.transaction(() => {
+      const ended = "(SELECT status FROM calls WHERE sid = ?) IN ('completed', 'busy', 'no-answer', 'failed', 'canceled')";
+      const queues = new Set<number>();
+      for (const m of this.db.prepare('SELECT call_sid, queue_id FROM acd_members').all() as Array<{ call_sid: string; queue_id: number }>) {
+        if (live(m.call_sid) || !this.db.prepare(`SELECT ${ended} AS gone`).pluck().get(m.call_sid)) continue;
+        this.leave(m.call_sid);
+        queues.add(m.queue_id);
+      }
+      const now = this.clock.now();
+      for (const a of this.db.prepare("SELECT id, activity, current_call_sid FROM acd_agents WHERE activity IN ('reserved', 'ringing', 'busy')").all() as Array<{ id: number; activity: string; current_call_sid: string }>) {
+        if (live(a.current_call_sid) || !this.db.prepare(`SELECT ${ended} AS gone`).pluck().get(a.current_call_sid)) continue;
+        if (a.activity === 'busy') this.db.prepare("UPDATE acd_agents SET activity = 'wrap-up', wrap_up_ends_at = ? WHERE id = ?").run(now, a.id);
+        else this.db.prepare("UPDATE acd_agents SET activity = 'idle', current_call_sid = NULL WHERE id = ?").run(a.id);
+        for (const q of this.queuesOf(a.id)) queues.add(q);
+      }
+      return [...queues];
+    }).immediate();
   }
 
   #agentStep(offer: Offer, from: string, to: string): boolean {

@@ -6,13 +6,14 @@ import { redirectVerb } from './verbs/redirect.js';
 import { hangupVerb, rejectVerb } from './verbs/hangup.js';
 import { recordVerb } from './verbs/record.js';
 import { dialVerb } from './verbs/dial.js';
+import { enqueueVerb } from './verbs/enqueue.js';
 import { connectVerb, startVerb, stopVerb } from './verbs/stream.js';
 
 type Handlers = { [V in Verb as V['verb']]: (flow: Flow, verb: V) => Promise<Outcome> };
 
 const handlers: Handlers = {
   say: sayVerb, play: playVerb, pause: pauseVerb, gather: gatherVerb, redirect: redirectVerb,
-  hangup: hangupVerb, reject: rejectVerb, record: recordVerb, dial: dialVerb,
+  hangup: hangupVerb, reject: rejectVerb, record: recordVerb, dial: dialVerb, enqueue: enqueueVerb,
   connect: connectVerb, start: startVerb, stop: stopVerb,
 };
 

@@ -3,7 +3,7 @@
 import type { NumberSettings } from '../numbers/settings.js';
 import type { PromptCache } from '../media/prompt-cache.js';
 import { IVR_GOODBYE, IVR_INVALID } from './features/ivr.js';
-import { QUEUE_GIVE_UP, QUEUE_GREETING, QUEUE_HOLD } from './features/queue.js';
+import { QUEUE_GIVE_UP, QUEUE_GREETING } from './features/queue.js';
 import { VOICEMAIL_GREETING, VOICEMAIL_THANKS } from './features/voicemail.js';
 import { APPLICATION_ERROR_MESSAGE } from './flow.js';
 import { PLATFORM_VOICE } from './platform-voice.js';
@@ -16,7 +16,7 @@ export function numberPrompts(settings: NumberSettings): string[] {
     actions.push(...Object.values(settings.ivr.keys).map((k) => k.action));
   }
   if (actions.includes('voicemail')) texts.add(VOICEMAIL_GREETING).add(VOICEMAIL_THANKS);
-  if (actions.includes('queue')) texts.add(QUEUE_GREETING).add(QUEUE_HOLD).add(QUEUE_GIVE_UP);
+  if (actions.includes('queue')) texts.add(QUEUE_GREETING).add(QUEUE_GIVE_UP);
   return [...texts];
 }
 

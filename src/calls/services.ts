@@ -10,6 +10,7 @@ import type { PromptCache } from '../media/prompt-cache.js';
 import type { CustomerUrlRule, SipTargetPolicy } from '../net/index.js';
 import type { ConferenceService } from '../conferences/service.js';
 import type { CallbackOutbox } from '../callbacks/worker.js';
+import type { AcdService } from '../acd/service.js';
 
 /** What a call needs from the rest of the platform, wired once by createApp. */
 export interface CallServices {
@@ -34,6 +35,8 @@ export interface CallServices {
   urls: CustomerUrlRule;
   /** Conference rooms and their lifecycle (set by createApp once the other services exist: it uses them). */
   conferences: ConferenceService;
+  /** Queues and agents: callers wait here until an agent takes the call (set by createApp like conferences). */
+  acd: AcdService;
   /** Durable per-resource callbacks (src/callbacks): enqueue inside the transaction of the change that owes them. */
   callbacks?: CallbackOutbox;
 }

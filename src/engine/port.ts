@@ -314,6 +314,8 @@ export interface EnginePort {
    * Lets the API refuse with a clear 500 instead of accepting a call that can only fail.
    */
   routeProblem?(target: OriginateTarget): string | null;
+  /** Whether a trunk or seat has a live registration, so a call to it can ring now (the ACD offers calls only then). */
+  seatRegistered(endpointName: string): boolean;
   /** Places an outbound leg; resolves when it is answered or has definitely failed. Never rejects. */
   originate(req: OriginateRequest): Promise<OriginateResult>;
   /**

@@ -23,11 +23,17 @@ export function emitCallbackDue(
   });
 }
 
-/** queued, abandoned and no-agent share one shape (src/calls/features/queue.ts emits them today). */
-export function emitQueueEvent(
-  events: LifecycleEvents,
-  type: 'queued' | 'abandoned' | 'no-agent',
-  p: CallParty & { queue: string; waitSeconds: number },
-): void {
-  events.emit({ type, accountId: p.accountId, callSid: p.callSid, data: { from: p.from, to: p.to, queue: p.queue, wait_seconds: p.waitSeconds } });
+export interface QueueMoment extends CallParty { queue: string; queueSid: string; waitSeconds: number; position: number }
+
+/** queued, abandoned and no-agent share one shape (src/acd/service.ts emits them); no-agent says why. */
+export function emitQueueEvent(events: LifecycleEvents, type: 'queued' | 'abandoned', p: QueueMoment): void;
+export function emitQueueEvent(events: LifecycleEvents, type: 'no-agent', p: QueueMoment & { reason: 'none-available' | 'max-wait' }): void;
+export function emitQueueEvent(events: LifecycleEvents, type: 'queued' | 'abandoned' | 'no-agent', p: QueueMoment & { reason?: string }): void {
+  events.emit({
+    type, accountId: p.accountId, callSid: p.callSid,
+    data: {
+      from: p.from, to: p.to, queue: p.queue, queue_sid: p.queueSid, wait_seconds: p.waitSeconds, position: p.position,
+      ...(p.reason === undefined ? {} : { reason: p.reason }),
+    },
+  });
 }

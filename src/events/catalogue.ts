@@ -13,7 +13,9 @@ const party = {
 const queueFields = {
   ...party,
   queue: { sample: 'support', description: 'ACD queue name.' },
+  queue_sid: { sample: 'QU0123456789abcdef0123456789abcdef', description: 'The queue (`QU...`).' },
   wait_seconds: { sample: 42, description: 'Whole seconds the caller had waited in the queue.' },
+  position: { sample: 3, description: 'The caller\'s place in line at that moment (1 = next to be offered).' },
 } satisfies DataFields;
 
 export const EVENT_DATA: Record<EventType, DataFields> = {
@@ -34,7 +36,10 @@ export const EVENT_DATA: Record<EventType, DataFields> = {
     disposition: { sample: 'completed', description: 'Final call status: completed, busy, no-answer, failed, canceled.' },
     cause: { sample: 'caller-hangup', description: 'Why the call ended.' },
   },
-  'no-agent': queueFields,
+  'no-agent': {
+    ...queueFields,
+    reason: { sample: 'none-available', description: '`none-available`: no agent of the queue was available when the caller entered (the caller keeps waiting); `max-wait`: the caller waited the longest allowed and left the queue.' },
+  },
   queued: queueFields,
   abandoned: queueFields,
   disposition: {

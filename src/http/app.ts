@@ -39,6 +39,7 @@ import { TrustedProxies } from './preview/client-address.js';
 import { listenerOptions } from './listener-limits.js';
 import { DEFAULT_BODY_LIMIT, installRouteLimits } from './route-limits.js';
 import { startInstance } from '../recovery/index.js';
+import { AcdService } from '../acd/service.js';
 import { ConferenceService } from '../conferences/service.js';
 import { conferenceBeep } from '../media/tones.js';
 import { CallbackOutbox } from '../callbacks/worker.js';
@@ -120,7 +121,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const customerHttp = new CustomerHttp(outbound, signingSecrets, clock);
   const callbacks = new CallbackOutbox({ store: new CallbackStore(store.db, clock), http: customerHttp, clock, log: logger.child({ component: 'callbacks' }) });
   callbacks.start();
-  const callServices: CallServices = {
+  // The ACD carries calls itself (it needs every service here), so it joins once the rest exist.
+  const callServices = {
     store, engine, clock, events, callbacks,
     conferences: new ConferenceService({ store, clock }, callbacks, conferenceBeep(path.join(config.dataDir, 'tones'))),
     log: logger.child({ component: 'calls' }),
@@ -138,11 +140,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
       allowLoopback: config.devAllowLocalTargets, allowedNetworks: config.sipAllowedNetworks,
       carrierHosts: () => store.carriers.list().map((c) => c.host),
     }),
-  };
+  } satisfies Omit<CallServices, 'acd'> as unknown as CallServices;
+  callServices.acd = new AcdService(callServices);
   // Rendered speech shares the fetched media's cache (one byte bound, one eviction order).
   callServices.prompts = engine.usePromptCache?.(callServices.media) ?? null;
   // Before any call is taken: what a dead predecessor left open is finished first.
   const instance = await startInstance(callServices);
+  callServices.acd.start();
   const calls = new CallDispatcher(callServices);
   calls.setTrunkHandler(handleTrunkCall);
   engine.onIncomingCall((incoming) => void calls.handle(incoming));
@@ -176,6 +180,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       await calls.settled();
       await trunks.settled();
       // The instance goes first: callbacks of reconciled calls still need the outbound client.
+      callServices.acd.stop();
       released ??= instance.stop().then(() => callbacks.stop()).then(() => Promise.all([outbound.close(), eventSystem.close(), simulator !== engine ? simulator.stop() : undefined])).then(() => undefined);
       await released;
     },

@@ -59,6 +59,11 @@ const queue = {
   max_no_answer: 3, wait_url: 'https://media.example.com/hold-music.mp3', size: 2, agents_available: 1, longest_wait_seconds: 48,
   date_created: at, date_updated: later,
 };
+const disposition = {
+  sid: 'DP5b0c3e1f9a7d4c2e8b6a0f1d3c5e7a9b', call_sid: 'CA1f0e2d3c4b5a69788796a5b4c3d2e1f0', disposition: 'sale', notes: 'Two seats, renews in May.',
+  agent_sid: 'AG2c4e6a8b0d1f3e5c7a9b1d3f5e7c9a0b', date_created: at,
+};
+
 const agent = {
   sid: 'AG8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c', friendly_name: 'Sam Rivera', trunk_id: 7, queues: [queue.sid], status: 'available',
   break_reason: null, activity: 'idle', current_call_sid: null, date_created: at, date_updated: later,
@@ -110,6 +115,8 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
   'GET /v1/agents': { 200: { data: [agent], has_more: false, next_cursor: null } },
   'GET /v1/agents/{sid}': { 200: agent },
   'POST /v1/agents/{sid}': { 200: { ...agent, status: 'break', break_reason: 'lunch' } },
+  'POST /v1/dispositions': { 201: disposition },
+  'GET /v1/dispositions': { 200: { data: [disposition], has_more: false, next_cursor: null } },
 };
 
 /** The API's areas, in the order /docs lists them. */

@@ -6,6 +6,7 @@ function mediaUrlsOf(verbs: readonly Verb[]): string[] {
     if (verb.verb === 'play') return [verb.url];
     if (verb.verb === 'gather') return verb.prompts.flatMap((p) => (p.verb === 'play' ? [p.url] : []));
     if (verb.verb === 'dial') return verb.targets.flatMap((t) => (t.type === 'conference' && t.waitUrl ? [t.waitUrl] : []));
+    if (verb.verb === 'enqueue' && verb.waitUrl) return [verb.waitUrl];
     return [];
   });
 }
@@ -21,6 +22,7 @@ export function targetUrlsOf(verbs: readonly Verb[]): string[] {
       case 'gather': return [verb.action];
       case 'dial': return [verb.action, ...verb.targets.map((t) => (t.type === 'conference' ? t.statusCallback : undefined))];
       case 'record': return [verb.action, verb.recordingStatusCallback];
+      case 'enqueue': return [verb.action];
       case 'connect': return [verb.action, verb.stream.statusCallback];
       case 'start': return [verb.stream.statusCallback];
       default: return [];

@@ -47,6 +47,19 @@ export interface RedirectVerb {
   method: HttpMethod;
 }
 
+export interface EnqueueVerb {
+  verb: 'enqueue';
+  /** The queue's friendly name (created with the default settings on first use). */
+  queue: string;
+  /** Audio looped to the caller while waiting (overrides the queue's wait_url); absolute or relative to the document. */
+  waitUrl?: string;
+  /** Requested when the caller leaves the queue (QueueResult, QueueTime, QueueSid); absolute or relative. */
+  action?: string;
+  method: HttpMethod;
+  /** Seconds before the caller leaves with QueueResult "timeout" (overrides the queue's max_wait_seconds). */
+  maxWait?: number;
+}
+
 export interface HangupVerb {
   verb: 'hangup';
 }
@@ -169,6 +182,7 @@ export type Verb =
   | RejectVerb
   | RecordVerb
   | DialVerb
+  | EnqueueVerb
   | ConnectVerb
   | StartVerb
   | StopVerb;

@@ -51,6 +51,11 @@ export function isConferenceName(value: string): boolean {
   return value.length >= 1 && value.length <= 128 && value.trim() !== '' && !/[\u0000-\u001f\u007f-\u009f]/.test(value);
 }
 
+/** An ACD queue's name, as the queues API takes it: 1-64 characters on one line. */
+export function isQueueName(value: string): boolean {
+  return value.length >= 1 && value.length <= 64 && value.trim() !== '' && !/[\r\n]/.test(value);
+}
+
 export function isCallSid(value: string): boolean {
   return /^CA[0-9a-f]{32}$/.test(value);
 }
@@ -101,6 +106,7 @@ export const EXPECT = {
   client: 'a client identity (1-128 letters, digits, "_", ".", "@" or "-")',
   sendDigits: 'up to 32 of 0-9, *, #, w and W',
   conferenceName: 'a conference name (1-128 printable characters)',
+  queueName: 'a queue name (1-64 characters on one line)',
   callSid: 'a call sid (CA followed by 32 hex digits)',
   conferenceEvents: 'space-separated conference events: start, end, join, leave, mute, hold',
   conferenceEventArray: 'an array of distinct conference events: start, end, join, leave, mute, hold',

@@ -18,6 +18,7 @@ import { ConferenceRepo } from '../conferences/repo.js';
 import { InstanceRepo } from '../recovery/instances.js';
 import { QueueRepo } from '../acd/queues.js';
 import { AgentRepo } from '../acd/agents.js';
+import { DispositionRepo } from '../acd/dispositions.js';
 
 export interface Store {
   db: Db;
@@ -39,6 +40,7 @@ export interface Store {
   instances: InstanceRepo;
   queues: QueueRepo;
   agents: AgentRepo;
+  dispositions: DispositionRepo;
   close(): void;
 }
 
@@ -65,6 +67,7 @@ export function openStore(dataDir: string, clock: Clock): Store {
     instances: new InstanceRepo(db, clock),
     queues: new QueueRepo(db, clock),
     agents: new AgentRepo(db, clock),
+    dispositions: new DispositionRepo(db, clock),
     close: () => db.close(),
   };
 }

@@ -369,6 +369,7 @@ export const migrations: string[] = [
     activity TEXT NOT NULL CHECK (activity IN ('idle', 'reserved', 'ringing', 'busy', 'wrap-up')),
     current_call_sid TEXT,
     idle_since INTEGER NOT NULL,
+    wrap_up_ends_at INTEGER,
     missed_in_a_row INTEGER NOT NULL DEFAULT 0,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL
@@ -388,5 +389,16 @@ export const migrations: string[] = [
     offered_to INTEGER REFERENCES acd_agents(id)
   );
   CREATE INDEX acd_members_queue ON acd_members(queue_id, enqueued_at);
+  CREATE TABLE acd_dispositions (
+    id INTEGER PRIMARY KEY,
+    sid TEXT NOT NULL UNIQUE,
+    account_id INTEGER NOT NULL REFERENCES accounts(id),
+    call_sid TEXT NOT NULL,
+    agent_sid TEXT,
+    disposition TEXT NOT NULL,
+    notes TEXT,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX acd_dispositions_call ON acd_dispositions(call_sid);
   `,
 ];

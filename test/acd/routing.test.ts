@@ -59,10 +59,12 @@ t.test('offers go to the longest-idle agent; a reservation holds both sides once
   t.ok(r.answered(first));
   t.notOk(r.answered(first), 'answered once');
   t.same(w.store.queues.waiting(w.store.queues.getForAccount(w.accountId, 'QU0')!).map((m) => m.callSid), ['CA2'], 'the answered caller left the queue');
-  t.ok(r.callEnded(first.agentId, 'CA1'));
+  t.ok(r.callEnded(first.agentId, 'CA1', 30));
   t.match(w.store.agents.getForAccount(w.accountId, 'AG0'), { activity: 'wrap-up' });
-  w.clock.advance(30_000);
-  t.ok(r.wrapUpDone(first.agentId));
+  w.clock.advance(29_999);
+  t.same(r.endDueWrapUps(), [], 'wrap-up lasts its seconds');
+  w.clock.advance(1);
+  t.same(r.endDueWrapUps(), [first.agentId], 'and ends when they have passed');
   t.match(w.store.agents.getForAccount(w.accountId, 'AG0'), { activity: 'idle', currentCallSid: null });
   r.enqueue('CA3', w.queueId);
   t.match(r.reserveNext(w.queueId, everySeat), { callSid: 'CA3', agentId: w.agentIds[1] }, 'after wrap-up an agent is idle from then: another agent has waited longer');

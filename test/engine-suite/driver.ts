@@ -35,4 +35,6 @@ export interface EngineDriver {
   /** A call placed by a PBX over a provisioned trunk (authenticated with the trunk's credentials). */
   fromTrunk(trunk: { endpointName: string; password: string }, from: string, to: string, plan?: CallerPlan): Promise<PlacedCall>;
   party(address: string, plan: PartyPlan): void;
+  /** An agent's seat: registered with the trunk's credentials, answering the calls it is offered as planned. */
+  agentSeat(trunk: { endpointName: string; username: string; password: string }, plan: PartyPlan): Promise<void>;
 }

@@ -9,7 +9,7 @@ import type { Test } from 'tap';
 import type { CallerPlan, EngineDriver, PartyPlan, PlacedCall } from './driver.js';
 import { startRealHarness } from './real-harness.js';
 import { dtmfTone, pcapPayload, pcapRtp, rtpRecorder, type RtpRecorder } from './real-rtp.js';
-import { hangUpCaller, keyPcap, keySchedule, PCAP_DIR, runCaller, runParty, type SippRun } from './real-sipp.js';
+import { hangUpCaller, keyPcap, keySchedule, PCAP_DIR, runCaller, runParty, runRegister, type SippRun } from './real-sipp.js';
 import { startEngines, type EngineBinaries, type RunningEngines } from '../helpers/engines.js';
 import { freePort } from '../helpers/server-process.js';
 import type { SimulatedCall } from '../../src/engine/sandbox/index.js';
@@ -140,6 +140,16 @@ export function realDrivers(root: Test, bins: EngineBinaries): (t: Test, env?: (
     };
 
     const partyPorts = new Map<string, number>();
+    const answerOn = (port: number, plan: PartyPlan) => {
+      const ready = runParty(port, plan, scratch).then((sipp) => {
+        running.add(sipp);
+        void sipp.exited.then(() => running.delete(sipp));
+        return udpPortTaken(port);
+      });
+      partiesReady.add(ready);
+      void ready.then(() => partiesReady.delete(ready));
+      return ready;
+    };
     return {
       name: 'drachtio', h, speed: 1, engines: eng, engine: h.realEngine, sipTarget: target, scratch,
       async inbound(from, to, plan = {}) {
@@ -162,15 +172,16 @@ export function realDrivers(root: Test, bins: EngineBinaries): (t: Test, env?: (
         const port = partyPorts.get(address) ?? 20000 + Math.floor(Math.random() * 9000);
         partyPorts.set(address, port);
         if (!h.store.carriers.byName(`party-${port}`)) h.store.carriers.add({ name: `party-${port}`, host: '127.0.0.1', port, prefix: address });
-        const ready = runParty(port, plan, scratch).then((sipp) => {
-          running.add(sipp);
-          void sipp.exited.then(() => running.delete(sipp));
-          return udpPortTaken(port);
-        });
-        partiesReady.add(ready);
-        void ready.then(() => partiesReady.delete(ready));
+        void answerOn(port, plan);
         const calls = partyCalls.get(address) ?? [];
         partyCalls.set(address, calls);
+      },
+      // A SIP phone: REGISTERs from its port with the trunk's credentials, then answers INVITEs on that port.
+      async agentSeat(trunk, plan) {
+        const port = await freePort();
+        const reg = await runRegister(target, port, { username: trunk.username, password: trunk.password }, scratch);
+        if ((await reg.exited) !== 0) throw new Error(`seat REGISTER refused: ${reg.output().slice(-500)}`);
+        await answerOn(port, plan);
       },
     } as RealDriver;
   };

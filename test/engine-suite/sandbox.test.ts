@@ -3,7 +3,9 @@ import { callFlowSuite } from './suite.js';
 import { sandboxDriver } from './sandbox-driver.js';
 import { callsApiSuite } from './calls-suite.js';
 import { conferenceSuite } from './conference-suite.js';
+import { acdSuite } from './acd-suite.js';
 
 callFlowSuite(t, (tt) => sandboxDriver(tt));
 callsApiSuite(t, (tt) => sandboxDriver(tt));
 conferenceSuite(t, (tt) => sandboxDriver(tt));
+acdSuite(t, (tt) => sandboxDriver(tt));

@@ -98,15 +98,24 @@ t.test('JSON subset maps to the same verbs as XML', async (t) => {
     { verb: 'dial', sip: 'sip:desk@pbx.example.com' },
     { verb: 'dial', client: 'agent_1', callerId: '+15550000000', record: 'record-from-answer', action: '/done', method: 'GET' },
     { verb: 'dial', targets: [{ type: 'number', number: '+15551234567', sendDigits: '1' }, { type: 'sip', uri: 'sip:a@b.example', username: 'u', password: 'p' }, { type: 'client', identity: 'c' }] },
+    { verb: 'enqueue', queue: 'support', waitUrl: '/hold.mp3', action: '/after', method: 'GET', maxWait: 120 },
     { verb: 'hangup' },
   ]);
   const fromXml = xml(
     '<Say voice="alice" language="en-GB" loop="2">Hi</Say><Play>https://a.example/x.mp3</Play><Pause length="3"/>' +
       '<Dial timeout="20">+15551234567</Dial><Dial><Sip>sip:desk@pbx.example.com</Sip></Dial>' +
       '<Dial callerId="+15550000000" record="record-from-answer" action="/done" method="GET"><Client>agent_1</Client></Dial>' +
-      '<Dial><Number sendDigits="1">+15551234567</Number><Sip username="u" password="p">sip:a@b.example</Sip><Client>c</Client></Dial><Hangup/>',
+      '<Dial><Number sendDigits="1">+15551234567</Number><Sip username="u" password="p">sip:a@b.example</Sip><Client>c</Client></Dial>' +
+      '<Enqueue waitUrl="/hold.mp3" action="/after" method="GET" maxWait="120"> support </Enqueue><Hangup/>',
   );
   t.same(fromJson, fromXml);
+});
+
+t.test('Enqueue: the queue by name, the rest optional, maxWait bounded', async (t) => {
+  t.same(xml('<Enqueue>support</Enqueue>'), [{ verb: 'enqueue', queue: 'support', method: 'POST' }]);
+  t.match(refused(() => xml('<Enqueue></Enqueue>')), [{ code: 'missing_text' }]);
+  t.match(refused(() => xml('<Enqueue maxWait="9">support</Enqueue>')), [{ code: 'invalid_attribute' }]);
+  t.match(refused(() => xml(`<Enqueue>${'q'.repeat(65)}</Enqueue>`)), [{ code: 'invalid_text' }]);
 });
 
 t.test('JSON values keep their JSON types', async (t) => {

@@ -145,6 +145,8 @@ export class DrachtioEngine implements EnginePort {
    */
   openDialogs(): number | null { return this.#conn.openDialogs; }
 
+  seatRegistered(endpointName: string): boolean { return this.#registrar.lookup(endpointName).length > 0; }
+
   /** Current registrations of a trunk (tests, the trunk API's view of a seat). */
   registrations(endpointName: string): ReturnType<Registrar['lookup']> { return this.#registrar.lookup(endpointName); }
 

@@ -39,6 +39,7 @@ export class SandboxEngine implements EnginePort {
   readonly #parties = new Map<string, PartyScript>();
   readonly #partyCalls = new Map<string, RemoteParty[]>();
   readonly #originated: OriginateTarget[] = [];
+  readonly #seatsDown = new Set<string>();
   readonly #lines = new Set<Line>();
   #handler: IncomingCallHandler | null = null;
   /** Test-controlled failures; see SandboxFaults. */
@@ -85,6 +86,14 @@ export class SandboxEngine implements EnginePort {
   }
 
   onIncomingCall(handler: IncomingCallHandler): void { this.#handler = handler; }
+
+  /** Every seat counts as registered in the sandbox (agents can take calls) unless a test takes it down. */
+  seatRegistered(endpointName: string): boolean { return !this.#seatsDown.has(endpointName); }
+
+  setSeatRegistered(endpointName: string, up: boolean): void {
+    if (up) this.#seatsDown.delete(endpointName);
+    else this.#seatsDown.add(endpointName);
+  }
 
   /** Delivers a scripted call to the incoming-call handler, synchronously; returns the caller's side of it. */
   simulateInbound({ from, to, source = { kind: 'carrier', name: 'sandbox' }, caller = {} }: SimulateInboundOptions): SimulatedCall {

@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Store } from '../../store/index.js';
 import type { Agent, AgentFields } from '../../acd/agents.js';
+import type { AcdService } from '../../acd/service.js';
 import { newSid } from '../../crypto/tokens.js';
 import { errors, previewErrors } from '../errors.js';
 import { SidParams, previewErrorResponses } from '../schemas/preview.js';
@@ -21,8 +22,8 @@ function view(a: Agent) {
   };
 }
 
-export async function agentRoutes(app: FastifyInstance, deps: { store: Store }): Promise<void> {
-  const { store } = deps;
+export async function agentRoutes(app: FastifyInstance, deps: { store: Store; acd: Pick<AcdService, 'agentChanged'> }): Promise<void> {
+  const { store, acd } = deps;
 
   function load(req: SidRequest): Agent {
     const agent = store.agents.getForAccount(req.account.id, req.params.sid);
@@ -84,7 +85,10 @@ export async function agentRoutes(app: FastifyInstance, deps: { store: Store }):
       // A reason belongs to a break: choosing another status clears it.
       breakReason: status === 'break' ? (b.break_reason === undefined ? agent.breakReason : b.break_reason) : null,
     };
-    return view(store.agents.update(agent, fields));
+    const updated = store.agents.update(agent, fields);
+    // Newly available, or serving other queues: callers waiting there may be offered to it now.
+    acd.agentChanged(updated.id);
+    return view(updated);
   });
 
   app.delete<{ Params: { sid: string } }>('/v1/agents/:sid', {

@@ -2,12 +2,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Store } from '../../store/index.js';
 import type { MediaCache } from '../../media/media-cache.js';
-import { QueueNameTakenError, type Queue, type QueueSettings } from '../../acd/queues.js';
+import { DEFAULT_QUEUE_SETTINGS, QueueNameTakenError, type Queue, type QueueSettings } from '../../acd/queues.js';
 import { newSid } from '../../crypto/tokens.js';
 import { errors, previewErrors } from '../errors.js';
 import { PageQuery, SidParams, previewErrorResponses } from '../schemas/preview.js';
 import {
-  QUEUE_LIMITS, QueueCreateBody, QueueList, QueueMembers, QueueResource, QueueUpdateBody, type QueueCreateInput, type QueueUpdateInput,
+  QueueCreateBody, QueueList, QueueMembers, QueueResource, QueueUpdateBody, type QueueCreateInput, type QueueUpdateInput,
 } from '../schemas/preview-acd.js';
 import { fetchPage, pageRequest } from './pagination.js';
 
@@ -55,12 +55,8 @@ export async function queueRoutes(app: FastifyInstance, deps: { store: Store; me
   app.post<{ Body: QueueCreateInput }>('/v1/queues', {
     schema: { tags, security, summary: 'Create a queue', body: QueueCreateBody, response: { 201: QueueResource, ...previewErrorResponses(409) } },
   }, async (req, reply) => {
-    const defaults: QueueSettings = {
-      friendlyName: '', maxWaitSeconds: QUEUE_LIMITS.max_wait_seconds.default, ringTimeoutSeconds: QUEUE_LIMITS.ring_timeout_seconds.default,
-      wrapUpSeconds: QUEUE_LIMITS.wrap_up_seconds.default, maxNoAnswer: QUEUE_LIMITS.max_no_answer.default, waitUrl: null,
-    };
     try {
-      const queue = store.queues.create(req.account.id, newSid('QU'), settings(defaults, req.body));
+      const queue = store.queues.create(req.account.id, newSid('QU'), settings(DEFAULT_QUEUE_SETTINGS, req.body));
       return await reply.status(201).send(queueView(store, queue));
     } catch (err) {
       throw nameTaken(err);

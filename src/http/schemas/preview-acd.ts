@@ -2,13 +2,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, StringEnum } from './common.js';
 import { Page } from './preview.js';
+import { DEFAULT_QUEUE_SETTINGS as D } from '../../acd/queues.js';
 
 /** Ranges of the queue settings, and their defaults. */
 export const QUEUE_LIMITS = {
-  max_wait_seconds: { minimum: 10, maximum: 86_400, default: 600 },
-  ring_timeout_seconds: { minimum: 5, maximum: 120, default: 20 },
-  wrap_up_seconds: { minimum: 0, maximum: 3_600, default: 30 },
-  max_no_answer: { minimum: 1, maximum: 20, default: 3 },
+  max_wait_seconds: { minimum: 10, maximum: 86_400, default: D.maxWaitSeconds },
+  ring_timeout_seconds: { minimum: 5, maximum: 120, default: D.ringTimeoutSeconds },
+  wrap_up_seconds: { minimum: 0, maximum: 3_600, default: D.wrapUpSeconds },
+  max_no_answer: { minimum: 1, maximum: 20, default: D.maxNoAnswer },
 } as const;
 
 const Name = (what: string) => Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\r\\n]*\\S[^\\r\\n]*$', description: `${what}: 1 to 64 characters on one line.` });
@@ -96,3 +97,24 @@ export const AgentListQuery = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 200 })),
 }, { additionalProperties: false });
 export type AgentListInput = Static<typeof AgentListQuery>;
+
+export const DispositionCreateBody = Type.Object({
+  call_sid: Type.String({ minLength: 34, maxLength: 34, pattern: '^CA[0-9a-f]{32}$', description: 'The call: the caller\'s call (an agent\'s current_call_sid) or any call of the account.' }),
+  disposition: Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\r\\n]*\\S[^\\r\\n]*$', description: 'The outcome code, e.g. sale, no-interest: 1 to 64 characters on one line.' }),
+  notes: Type.Optional(Nullable(Type.String({ maxLength: 1000, description: 'Free text, up to 1,000 characters.' }))),
+}, { additionalProperties: false });
+export type DispositionCreateInput = Static<typeof DispositionCreateBody>;
+
+export const DispositionResource = Type.Object({
+  sid: Type.String({ description: 'Prefix DP.' }),
+  call_sid: Type.String(),
+  disposition: Type.String(),
+  notes: Nullable(Type.String()),
+  agent_sid: Nullable(Type.String({ description: 'The agent on the call (busy or in wrap-up with it) when the disposition was set, or null.' })),
+  date_created: Type.String({ format: 'date-time' }),
+});
+export const DispositionList = Page(DispositionResource);
+
+export const DispositionListQuery = Type.Object({
+  call_sid: Type.String({ minLength: 1, maxLength: 64, description: 'The call whose dispositions to list.' }),
+}, { additionalProperties: false });

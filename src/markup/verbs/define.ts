@@ -58,7 +58,7 @@ export function refuseChild(parent: XmlElement, child: XmlElement, issues: Issue
 }
 
 export function notSupportedYet(label: string, issues: IssueList, where: IssueLocation): void {
-  issues.add('not_supported_yet', `${label} is recognised, but queues are not available yet`, where);
+  issues.add('not_supported_yet', `${label} is recognised, but not supported: the ACD offers queued callers to agents itself (docs/acd.md)`, where);
 }
 
 /** Drops optional properties that were not given, so parsed verbs compare and serialise cleanly. */

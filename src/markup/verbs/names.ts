@@ -3,13 +3,16 @@
  * element without importing the registry (which imports them).
  */
 
-export const VERB_NAMES = ['Say', 'Play', 'Pause', 'Gather', 'Redirect', 'Hangup', 'Reject', 'Record', 'Dial', 'Connect', 'Start', 'Stop'] as const;
+export const VERB_NAMES = ['Say', 'Play', 'Pause', 'Gather', 'Redirect', 'Hangup', 'Reject', 'Record', 'Dial', 'Enqueue', 'Connect', 'Start', 'Stop'] as const;
 
 /** Nouns that only make sense inside `<Dial>`. */
 export const DIAL_NOUNS = ['Number', 'Sip', 'Client', 'Conference'] as const;
 
-/** Recognised so that authors get "not available yet" rather than "unknown". */
-export const NOT_YET_XML = ['Queue', 'Enqueue', 'Leave'] as const;
+/**
+ * Twilio's agent-side queue markup (<Dial><Queue> dequeues, <Leave> ends a wait): recognised so that authors get
+ * a pointer to the ACD, which offers queued callers to agents itself, rather than "unknown".
+ */
+export const NOT_YET_XML = ['Queue', 'Leave'] as const;
 
 /** Nouns of the media stream verbs (<Connect>, <Start>, <Stop>). */
 export const STREAM_NOUNS = ['Stream', 'Parameter'] as const;

@@ -1,6 +1,7 @@
 import type { IssueList, IssueLocation } from '../errors.js';
 import type { VerbDef } from './define.js';
 import { dial } from './dial.js';
+import { enqueue } from './enqueue.js';
 import { gather } from './gather.js';
 import { hangup } from './hangup.js';
 import { pause } from './pause.js';
@@ -11,7 +12,7 @@ import { reject } from './reject.js';
 import { say } from './say.js';
 import { connect, start, stop } from './stream.js';
 
-export const VERBS: readonly VerbDef[] = [say, play, pause, gather, redirect, hangup, reject, record, dial, connect, start, stop];
+export const VERBS: readonly VerbDef[] = [say, play, pause, gather, redirect, hangup, reject, record, dial, enqueue, connect, start, stop];
 
 /** Bounds the work an interpreter can be handed by one document (nested prompts included). */
 export const MAX_VERBS = 100;

@@ -1,7 +1,8 @@
 // /v1/queues and /v1/agents over HTTPS (through the trusted proxy): defaults, validation in the error envelope,
 // unique queue names, pages, another account's resources answering 404, live queue figures, and the rules that
 // keep state consistent (no deleting a queue callers wait in, or an agent on a call). Waiting callers and agents
-// on calls are set in SQLite here: the routing engine that sets them is docs/acd.md's next step.
+// on calls are set in SQLite here (the call flows that set them are test/engine-suite/acd-suite.ts). Dispositions:
+// validation, and another account's call refused.
 import t from 'tap';
 import { startPreviewHarness } from './helpers.js';
 
@@ -106,4 +107,27 @@ t.test('agents: a seat and queues of the account, offline at first, status and b
   t.match(onCall.body.error, { code: 'agent_on_call' });
   t.equal((await v1('DELETE', `/v1/agents/${other.sid}`)).status, 204);
   t.equal((await v1('GET', `/v1/agents/${other.sid}`)).status, 404);
+});
+
+t.test('dispositions: set on a call of the account, listed per call; bad input named in the envelope', async (t) => {
+  const { h, a, v1 } = await setup(t);
+  const sid = `CA${'ab'.repeat(16)}`;
+  h.store.calls.create({ sid, accountId: a.id, direction: 'inbound', from: '+15550100001', to: '+15550100002', status: 'completed' });
+  const set = await v1('POST', '/v1/dispositions', { call_sid: sid, disposition: ' sale ', notes: 'two seats' });
+  t.equal(set.status, 201, JSON.stringify(set.body));
+  t.match(set.body, { sid: /^DP[0-9a-f]{32}$/, call_sid: sid, disposition: 'sale', notes: 'two seats', agent_sid: null });
+  await v1('POST', '/v1/dispositions', { call_sid: sid, disposition: 'callback' });
+  const list = await v1('GET', `/v1/dispositions?call_sid=${sid}`);
+  t.same(list.body.data.map((d: { disposition: string }) => d.disposition), ['sale', 'callback'], 'oldest first');
+  for (const [body, param] of [
+    [{ disposition: 'sale' }, 'call_sid'], [{ call_sid: 'CA1', disposition: 'sale' }, 'call_sid'],
+    [{ call_sid: `CA${'cd'.repeat(16)}`, disposition: 'sale' }, 'call_sid'], [{ call_sid: sid, disposition: 'x'.repeat(65) }, 'disposition'],
+    [{ call_sid: sid, disposition: 'a\nb' }, 'disposition'], [{ call_sid: sid, disposition: 'sale', notes: 'n'.repeat(1001) }, 'notes'],
+  ] as const) {
+    const res = await v1('POST', '/v1/dispositions', body);
+    t.equal(res.status, 400, `${JSON.stringify(body).slice(0, 80)} refused`);
+    t.match(res.body.error, { param }, `names ${param}`);
+  }
+  const other = h.account();
+  t.equal((await v1('POST', '/v1/dispositions', { call_sid: sid, disposition: 'sale' }, other.key)).status, 400, "another account's call is not found");
 });

@@ -1,0 +1,279 @@
+// The ACD's calls: a caller waits in a room of its own on the media server (held, hearing the queue's music), the
+// router picks the agent, the agent's seat rings, and the agent who answers joins the caller's room (a supervisor
+// can join it too: src/acd/supervisor.ts). Decisions are the router's (SQLite); this class carries the legs, the
+// timers and the events. Only the process holding a caller's leg offers that caller.
+import type { CallLeg, ConferenceMember } from '../engine/port.js';
+import type { CallServices } from '../calls/services.js';
+import { CallSession } from '../calls/session.js';
+import { leaseMedia, localMedia } from '../calls/media-lease.js';
+import type { MediaLease } from '../media/media-cache.js';
+import type { TimerHandle } from '../clock.js';
+import { newSid } from '../crypto/tokens.js';
+import { emitQueueEvent } from '../events/acd.js';
+import { AcdRouter, type Offer } from './routing.js';
+import { DEFAULT_QUEUE_SETTINGS, QueueNameTakenError, type Queue } from './queues.js';
+
+/** Twilio's QueueResult values that apply here (plus `timeout`: the wait reached maxWait / max_wait_seconds). */
+export type QueueResult = 'bridged' | 'hangup' | 'timeout' | 'error';
+
+export interface WaitRequest {
+  queue: string;
+  /** Absolute URL of audio looped while waiting; the queue's wait_url when absent. */
+  waitUrl?: string;
+  maxWaitSeconds?: number;
+}
+
+export interface WaitOutcome { result: QueueResult; queueSid: string; waitSeconds: number; agentSid: string | null }
+
+/** The caller and the agent talk in this room; a supervisor joins it to listen, whisper or barge. */
+export const acdRoom = (callSid: string) => `acd-${callSid}`;
+
+/** How often wrap-ups that ran out end, seats that registered since are tried, and dead callers are cleared. */
+export const SWEEP_MS = 1_000;
+const RECONCILE_EVERY = 10;
+
+interface Waiter {
+  session: CallSession;
+  queue: Queue;
+  enteredAt: number;
+  member: ConferenceMember;
+  holdLease: MediaLease | null;
+  /** Set when the wait is over; later events (a late answer, a second hang-up) find it settled. */
+  settled: boolean;
+  finish: (result: QueueResult) => void;
+  ringing: AbortController | null;
+  agent: { sid: string; leg: CallLeg; member: ConferenceMember | null } | null;
+  maxWait: TimerHandle | null;
+}
+
+export class AcdService {
+  readonly router: AcdRouter;
+  readonly #waiters = new Map<string, Waiter>();
+  #sweep: TimerHandle | null = null;
+  #sweeps = 0;
+
+  constructor(private readonly services: CallServices) {
+    this.router = new AcdRouter(services.store.db, services.clock);
+  }
+
+  start(): void {
+    this.#reconcile();
+    this.#schedule();
+  }
+
+  stop(): void {
+    if (this.#sweep) this.services.clock.clearTimeout(this.#sweep);
+    this.#sweep = null;
+  }
+
+  /** The busy agent's leg and room member of a caller's call, for the supervisor; undefined when not bridged here. */
+  bridged(callSid: string): { room: string; caller: CallSession; agentMember: ConferenceMember | null } | undefined {
+    const w = this.#waiters.get(callSid);
+    return w?.agent ? { room: acdRoom(callSid), caller: w.session, agentMember: w.agent.member } : undefined;
+  }
+
+  /** An agent's status or queues changed (API, dashboard) or its wrap-up ended: its queues may have callers for it. */
+  agentChanged(agentId: number): void {
+    for (const q of this.router.queuesOf(agentId)) this.kick(q);
+  }
+
+  /** Ends an agent's wrap-up now (a disposition was set); false when it was not in wrap-up. */
+  endWrapUp(agentId: number): boolean {
+    const ended = this.router.wrapUpDone(agentId);
+    if (ended) this.agentChanged(agentId);
+    return ended;
+  }
+
+  /** <Enqueue> and the IVR's queue key: the caller waits until an agent takes the call, hangs up, or the wait runs out. */
+  async wait(session: CallSession, req: WaitRequest): Promise<WaitOutcome> {
+    const { clock } = this.services;
+    const queue = this.#queueNamed(session.accountId, req.queue);
+    const enteredAt = clock.now();
+    const outcome = (result: QueueResult, agentSid: string | null = null): WaitOutcome =>
+      ({ result, queueSid: queue.sid, waitSeconds: Math.floor((clock.now() - enteredAt) / 1000), agentSid });
+    const leg = await session.answer();
+    let member: ConferenceMember;
+    try {
+      member = await leg.joinConference(acdRoom(session.sid), { muted: false });
+    } catch (err) {
+      session.log.warn({ err }, 'queue: the media server could not hold the caller');
+      session.timeline('queue-error', { queue: queue.friendlyName, reason: 'the media server could not hold the caller' });
+      return outcome(leg.isEnded ? 'hangup' : 'error');
+    }
+    const url = req.waitUrl ?? queue.waitUrl;
+    const holdLease = url ? await leaseMedia(session, url) : null;
+    await member.hold(holdLease ? localMedia(holdLease) : null);
+
+    let finish!: (r: QueueResult) => void;
+    const finished = new Promise<QueueResult>((resolve) => { finish = resolve; });
+    const waiter: Waiter = { session, queue, enteredAt, member, holdLease, settled: false, finish, ringing: null, agent: null, maxWait: null };
+    if (leg.isEnded || !this.router.enqueue(session.sid, queue.id)) {
+      await this.#release(waiter);
+      return outcome('hangup');
+    }
+    this.#waiters.set(session.sid, waiter);
+    session.timeline('queued', { queue: queue.friendlyName, queue_sid: queue.sid });
+    this.#event(waiter, 'queued');
+    if (this.services.store.queues.figures(queue).agentsAvailable === 0) this.#event(waiter, 'no-agent', 'none-available');
+    waiter.maxWait = clock.setTimeout(() => void this.#timedOut(waiter), (req.maxWaitSeconds ?? queue.maxWaitSeconds) * 1000);
+    void leg.ended.then(() => this.#callerGone(waiter));
+    this.kick(queue.id);
+
+    const result = await finished;
+    this.#waiters.delete(session.sid);
+    return outcome(result, waiter.agent?.sid ?? null);
+  }
+
+  /** Offers the queue's callers (those this process carries) to its free agents, as long as both remain. */
+  kick(queueId: number): void {
+    for (;;) {
+      const offer = this.router.reserveNext(queueId, (a) => this.#seatUp(a.trunkId), (sid) => this.#waiters.get(sid)?.settled === false);
+      if (!offer) return;
+      void this.#offer(offer).catch((err: unknown) => this.services.log.error({ err, callSid: offer.callSid }, 'queue: offer failed'));
+    }
+  }
+
+  #seatUp(trunkId: number): boolean {
+    const trunk = this.services.store.trunks.getById(trunkId);
+    return trunk !== undefined && trunk.status === 'active' && this.services.engine.seatRegistered(trunk.endpoint_name);
+  }
+
+  async #offer(offer: Offer): Promise<void> {
+    const { store, engine } = this.services;
+    const waiter = this.#waiters.get(offer.callSid)!;
+    const { session, queue } = waiter;
+    const trunk = store.trunks.getById(offer.trunkId)!;
+    const childSid = newSid('CA');
+    store.calls.create({ sid: childSid, accountId: session.accountId, direction: 'outbound-dial', from: session.call.from, to: `agent:${offer.agentSid}`, status: 'queued', parentSid: session.sid });
+    session.timeline('queue-offer', { agent_sid: offer.agentSid, call_sid: childSid });
+    this.router.ringing(offer);
+    waiter.ringing = new AbortController();
+    const result = await engine.originate({
+      target: { kind: 'trunk', endpointName: trunk.endpoint_name, number: trunk.endpoint_name }, callerId: session.call.from,
+      timeoutMs: queue.ringTimeoutSeconds * 1000, signal: waiter.ringing.signal, ...(session.leg ? { bridgeWith: session.leg } : {}),
+      onRinging: () => store.calls.setStatus(childSid, 'ringing'),
+    });
+    waiter.ringing = null;
+    if (!result.answered) {
+      store.calls.finish(childSid, result.cause === 'rejected' ? 'busy' : result.cause, result.cause);
+      if (!waiter.settled) {
+        const onBreak = this.router.missed(offer, queue.maxNoAnswer);
+        session.timeline('queue-offer-missed', { agent_sid: offer.agentSid, cause: result.cause, agent_on_break: onBreak });
+        this.kick(queue.id);
+      }
+      return;
+    }
+    const agentLeg = result.leg;
+    if (waiter.settled || !this.router.answered(offer)) {
+      await agentLeg.hangup();
+      store.calls.finish(childSid, 'canceled', 'canceled');
+      return;
+    }
+    const agentSession = new CallSession(this.services, store.calls.get(childSid)!, undefined, agentLeg);
+    store.calls.markAnswered(childSid);
+    waiter.agent = { sid: offer.agentSid, leg: agentLeg, member: null };
+    if (waiter.maxWait) this.services.clock.clearTimeout(waiter.maxWait);
+    session.timeline('queue-bridged', { agent_sid: offer.agentSid, call_sid: childSid, wait_seconds: Math.floor((this.services.clock.now() - waiter.enteredAt) / 1000) });
+    try {
+      waiter.agent.member = await agentLeg.joinConference(acdRoom(session.sid), { muted: false });
+      await waiter.member.unhold();
+      waiter.holdLease?.release();
+      waiter.holdLease = null;
+      await Promise.race([agentLeg.ended, waiter.member.left]);
+    } catch (err) {
+      session.log.warn({ err }, 'queue: the agent could not join the caller');
+    }
+    if (!agentLeg.isEnded) await agentLeg.hangup();
+    await agentSession.finish(await agentLeg.ended);
+    // A disposition set during the call already did what wrap-up is for.
+    const wrapUp = store.dispositions.forCall(session.accountId, session.sid).length > 0 ? 0 : queue.wrapUpSeconds;
+    this.router.callEnded(offer.agentId, offer.callSid, wrapUp);
+    if (wrapUp <= 0) this.agentChanged(offer.agentId);
+    await this.#settle(waiter, 'bridged');
+  }
+
+  /** The caller's leg ended: while waiting that is an abandoned call; once bridged, the agent's leg ends too. */
+  async #callerGone(waiter: Waiter): Promise<void> {
+    if (waiter.agent) {
+      await waiter.agent.leg.hangup();
+      return;
+    }
+    if (waiter.settled) return;
+    const position = this.router.position(waiter.session.sid) ?? 1;
+    waiter.ringing?.abort();
+    if (!this.router.leave(waiter.session.sid)) return;
+    waiter.session.timeline('abandoned', { queue: waiter.queue.friendlyName });
+    this.#event(waiter, 'abandoned', undefined, position);
+    await this.#settle(waiter, 'hangup');
+  }
+
+  async #timedOut(waiter: Waiter): Promise<void> {
+    if (waiter.settled || waiter.agent) return;
+    const position = this.router.position(waiter.session.sid) ?? 1;
+    waiter.ringing?.abort();
+    if (!this.router.leave(waiter.session.sid)) return;
+    waiter.session.timeline('queue-timeout', { queue: waiter.queue.friendlyName });
+    this.#event(waiter, 'no-agent', 'max-wait', position);
+    await this.#settle(waiter, 'timeout');
+  }
+
+  async #settle(waiter: Waiter, result: QueueResult): Promise<void> {
+    if (waiter.settled) return;
+    waiter.settled = true;
+    if (waiter.maxWait) this.services.clock.clearTimeout(waiter.maxWait);
+    await this.#release(waiter);
+    waiter.finish(result);
+  }
+
+  /** The caller leaves its room (the leg stays up for what follows the Enqueue) and the hold music is let go. */
+  async #release(waiter: Pick<Waiter, 'member' | 'holdLease'>): Promise<void> {
+    await waiter.member.leave().catch(() => undefined);
+    waiter.holdLease?.release();
+    waiter.holdLease = null;
+  }
+
+  #event(waiter: Waiter, type: 'queued' | 'abandoned' | 'no-agent', reason?: 'none-available' | 'max-wait', position?: number): void {
+    const { session, queue } = waiter;
+    const moment = {
+      accountId: session.accountId, callSid: session.sid, from: session.call.from, to: session.call.to, queue: queue.friendlyName, queueSid: queue.sid,
+      waitSeconds: Math.floor((this.services.clock.now() - waiter.enteredAt) / 1000), position: position ?? this.router.position(session.sid) ?? 1,
+    };
+    if (type === 'no-agent') emitQueueEvent(this.services.events, type, { ...moment, reason: reason! });
+    else emitQueueEvent(this.services.events, type, moment);
+  }
+
+  /** Markup names queues freely (as on Twilio): a name not yet used is a new queue with the default settings. */
+  #queueNamed(accountId: number, name: string): Queue {
+    const { queues } = this.services.store;
+    const found = queues.find(accountId, name);
+    if (found) return found;
+    try {
+      return queues.create(accountId, newSid('QU'), { ...DEFAULT_QUEUE_SETTINGS, friendlyName: name });
+    } catch (err) {
+      if (err instanceof QueueNameTakenError) return queues.find(accountId, name)!;
+      throw err;
+    }
+  }
+
+  #schedule(): void {
+    this.#sweep = this.services.clock.setTimeout(() => {
+      this.#sweepOnce();
+      this.#schedule();
+    }, SWEEP_MS);
+  }
+
+  #sweepOnce(): void {
+    try {
+      for (const agentId of this.router.endDueWrapUps()) this.agentChanged(agentId);
+      if (++this.#sweeps % RECONCILE_EVERY === 0) this.#reconcile();
+      // Seats that registered since the last offer: the queues with callers here are tried again.
+      for (const q of new Set([...this.#waiters.values()].filter((w) => !w.settled).map((w) => w.queue.id))) this.kick(q);
+    } catch (err) {
+      this.services.log.error({ err }, 'queue: sweep failed');
+    }
+  }
+
+  #reconcile(): void {
+    for (const q of this.router.reconcile((sid) => this.#waiters.has(sid))) this.kick(q);
+  }
+}

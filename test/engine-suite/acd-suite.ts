@@ -1,0 +1,131 @@
+// ACD flows on every engine: a caller in <Enqueue> is offered to an agent's seat, the agent answers and they talk,
+// the Enqueue action hears how it went, the disposition ends wrap-up; a missed offer goes to the next agent; a
+// caller with no agent times out (no-agent) or hangs up (abandoned). Events are read as the subscriber gets them.
+import type { Test } from 'tap';
+import type { EngineDriver } from './driver.js';
+import { final, makeTrunk, scene, CALLER, DID, type Scene } from './flows.js';
+import { xml } from '../helpers/webhook-app.js';
+import { until } from '../helpers/waits.js';
+import { createSecretBox } from '../../src/crypto/secret-box.js';
+import type { EventType } from '../../src/events/lifecycle.js';
+
+type MakeDriver = (t: Test) => Promise<EngineDriver>;
+const WAIT_MS = 30_000;
+
+function v1(d: EngineDriver, method: string, path: string, body?: Record<string, unknown>) {
+  return d.h.request(method, path, { ...(body ? { body } : {}), headers: { 'x-forwarded-proto': 'https' } });
+}
+
+/** Every ACD event of the account goes to the scene's webhook app at /events/<type>. */
+function subscribe(d: EngineDriver, s: Scene, types: EventType[]): void {
+  d.h.store.orgSettings.allowHost(s.accountId, '127.0.0.1');
+  for (const eventType of types) {
+    s.app.on(`/events/${eventType}`, { body: '' });
+    d.h.store.webhookSubscriptions.create({
+      accountId: s.accountId, eventType, targetUrl: `${s.app.url}/events/${eventType}`, deliveryMode: 'async',
+      timeoutMs: 5_000, maxRetries: 0, secretSealed: createSecretBox(d.h.masterKey).seal('whsec_test'), payloadTemplate: null,
+    });
+  }
+}
+
+const eventData = async (s: Scene, type: EventType, n = 1) => {
+  await s.app.waitFor(`/events/${type}`, n);
+  return s.app.requests.filter((r) => r.path === `/events/${type}`).map((r) => r.json.data as Record<string, unknown>);
+};
+
+/** A queue, and agents on seats of their own, available; each seat answers (or not) as planned. */
+async function staff(d: EngineDriver, queue: Record<string, unknown>, seats: Array<'answer' | 'no-answer'>, talkMs = 3_000) {
+  const q = await v1(d, 'POST', '/v1/queues', queue);
+  if (q.status !== 201) throw new Error(JSON.stringify(q.body));
+  const agents: Array<{ sid: string; endpointName: string }> = [];
+  for (const [i, behavior] of seats.entries()) {
+    const trunk = await makeTrunk(d, { transport: 'udp' });
+    await d.agentSeat(trunk, { behavior, hangupAfterMs: talkMs });
+    const a = await v1(d, 'POST', '/v1/agents', { friendly_name: `Agent ${i}`, trunk_id: trunk.id, queues: [queue.friendly_name] });
+    agents.push({ sid: a.body.sid as string, endpointName: trunk.endpointName });
+  }
+  for (const a of agents) await v1(d, 'POST', `/v1/agents/${a.sid}`, { status: 'available' });
+  return { queueSid: q.body.sid as string, agents };
+}
+
+const agent = (d: EngineDriver, sid: string) => d.h.store.db.prepare('SELECT * FROM acd_agents WHERE sid = ?').get(sid) as
+  { activity: string; status: string; break_reason: string | null; current_call_sid: string | null };
+
+export function acdSuite(t: Test, make: MakeDriver): void {
+  t.test('Enqueue: the agent answers and talks with the caller; the action hears bridged; a disposition ends wrap-up', async (t) => {
+    const d = await make(t);
+    const s = await scene(t, d);
+    subscribe(d, s, ['queued', 'disposition']);
+    const { queueSid, agents: [a] } = await staff(d, { friendly_name: 'support', wrap_up_seconds: 600 }, ['answer']);
+    s.app.on('/voice', xml('<Say>Please hold.</Say><Enqueue action="/after">support</Enqueue>'));
+    s.app.on('/after', xml('<Say>Thanks for calling.</Say><Hangup/>'));
+    const call = await d.inbound(CALLER, DID);
+    const after = await s.app.waitFor('/after');
+    const sid = after.json.call_sid as string;
+    t.match(after.json, { queue_result: 'bridged', queue_sid: queueSid, agent_sid: a!.sid });
+    t.type(after.json.queue_time, 'number');
+    await call.ended;
+    t.equal((await final(d, sid)).status, 'completed');
+    const [legSid] = d.h.store.db.prepare('SELECT sid FROM calls WHERE parent_sid = ?').pluck().all(sid) as string[];
+    t.match(await final(d, legSid!), { status: 'completed', direction: 'outbound-dial', to: `agent:${a!.sid}` }, "the agent's leg is a child call");
+    t.match((await eventData(s, 'queued'))[0], { queue: 'support', queue_sid: queueSid, position: 1, wait_seconds: 0 });
+    t.match(agent(d, a!.sid), { activity: 'wrap-up', current_call_sid: sid }, 'wrap-up after the call');
+
+    const set = await v1(d, 'POST', '/v1/dispositions', { call_sid: sid, disposition: 'sale', notes: 'two seats' });
+    t.equal(set.status, 201, JSON.stringify(set.body));
+    t.match(set.body, { call_sid: sid, disposition: 'sale', agent_sid: a!.sid });
+    t.match(agent(d, a!.sid), { activity: 'idle', current_call_sid: null }, 'the disposition ended wrap-up');
+    t.match((await eventData(s, 'disposition'))[0], { disposition: 'sale', set_by: a!.sid, notes: 'two seats', from: CALLER });
+    const kinds = d.h.store.calls.timeline(sid).map((e) => e.kind);
+    t.ok(['queued', 'queue-offer', 'queue-bridged', 'queue-result'].every((k) => kinds.includes(k)), kinds.join(' '));
+  });
+
+  t.test('a seat that does not answer: the next agent gets the caller; max_no_answer puts the first on break', async (t) => {
+    const d = await make(t);
+    const s = await scene(t, d);
+    const { agents: [silent, answering] } = await staff(d, { friendly_name: 'sales', ring_timeout_seconds: 5, max_no_answer: 1, wrap_up_seconds: 0 }, ['no-answer', 'answer']);
+    s.app.on('/voice', xml('<Enqueue action="/after">sales</Enqueue>'));
+    s.app.on('/after', xml('<Hangup/>'));
+    // The agent idle longest is offered first: the silent one was made available first.
+    const call = await d.inbound(CALLER, DID);
+    const after = await s.app.waitFor('/after');
+    await call.ended;
+    t.match(after.json, { queue_result: 'bridged', agent_sid: answering!.sid });
+    t.match(agent(d, silent!.sid), { status: 'break', break_reason: 'missed 1 offered calls in a row', activity: 'idle' });
+    await until('the answering agent is idle again', WAIT_MS, () => agent(d, answering!.sid).activity === 'idle');
+    const kinds = d.h.store.calls.timeline(after.json.call_sid).map((e) => e.kind);
+    t.equal(kinds.filter((k) => k === 'queue-offer').length, 2, 'offered twice');
+  });
+
+  t.test('no agent: no-agent on entry, then max wait: no-agent again and the action hears timeout', async (t) => {
+    const d = await make(t);
+    const s = await scene(t, d);
+    subscribe(d, s, ['no-agent']);
+    s.app.on('/voice', xml('<Enqueue action="/after" maxWait="10">nobody-home</Enqueue>'));
+    s.app.on('/after', xml('<Say>Sorry.</Say><Hangup/>'));
+    const call = await d.inbound(CALLER, DID);
+    const after = await s.app.waitFor('/after');
+    await call.ended;
+    t.match(after.json, { queue_result: 'timeout', agent_sid: null });
+    t.ok((after.json.queue_time as number) >= 10, `waited ${after.json.queue_time} s`);
+    const events = await eventData(s, 'no-agent', 2);
+    t.same(events.map((e) => e.reason).sort(), ['max-wait', 'none-available']);
+    const q = await v1(d, 'GET', `/v1/queues/${after.json.queue_sid}`);
+    t.match(q.body, { friendly_name: 'nobody-home', size: 0, max_wait_seconds: 600 }, 'a queue named by markup exists with the defaults');
+  });
+
+  t.test('a caller hanging up while waiting is abandoned, with its wait and place in line', async (t) => {
+    const d = await make(t);
+    const s = await scene(t, d);
+    subscribe(d, s, ['abandoned']);
+    await v1(d, 'POST', '/v1/queues', { friendly_name: 'billing' });
+    s.app.on('/voice', xml('<Enqueue>billing</Enqueue>'));
+    const call = await d.inbound(CALLER, DID, { hangupAfterMs: 4_000 });
+    await call.ended;
+    const [abandoned] = await eventData(s, 'abandoned');
+    t.match(abandoned, { queue: 'billing', position: 1, from: CALLER });
+    t.ok((abandoned!.wait_seconds as number) >= 2, `waited ${abandoned!.wait_seconds} s`);
+    const q = (await v1(d, 'GET', '/v1/queues')).body.data[0];
+    t.equal(q.size, 0, 'the queue is empty again');
+  });
+}
