@@ -149,7 +149,8 @@ export class AcdService {
     this.router.ringing(offer);
     waiter.ringing = new AbortController();
     const result = await engine.originate({
-      target: { kind: 'trunk', endpointName: trunk.endpoint_name, number: trunk.endpoint_name }, callerId: session.call.from,
+      // Rung at its registered contact as it is (a browser seat refuses a request URI naming another user).
+      target: { kind: 'client', identity: trunk.endpoint_name }, callerId: session.call.from,
       timeoutMs: queue.ringTimeoutSeconds * 1000, signal: waiter.ringing.signal, ...(session.leg ? { bridgeWith: session.leg } : {}),
       onRinging: () => store.calls.setStatus(childSid, 'ringing'),
     });

@@ -24,6 +24,6 @@ export async function sandboxDriver(t: { teardown(fn: () => unknown): void }, en
     },
     party(address, plan) { h.engine.setParty(address, plan); },
     // Seats count as registered in the sandbox; the party at the trunk's address answers as planned.
-    async agentSeat(trunk, plan) { h.engine.setParty(`trunk:${trunk.endpointName}`, plan); },
+    async agentSeat(trunk, plan) { h.engine.setParty(`client:${trunk.endpointName}`, plan); },
   };
 }
