@@ -11,6 +11,7 @@ import type { TimerHandle } from '../clock.js';
 import { newSid } from '../crypto/tokens.js';
 import { emitQueueEvent } from '../events/acd.js';
 import { AcdRouter, type Offer } from './routing.js';
+import { CallbackDialer } from './callback-dialer.js';
 import { DEFAULT_QUEUE_SETTINGS, QueueNameTakenError, type Queue } from './queues.js';
 
 /** Twilio's QueueResult values that apply here (plus `timeout`: the wait reached maxWait / max_wait_seconds). */
@@ -22,6 +23,11 @@ export interface WaitRequest {
   waitUrl?: string;
   maxWaitSeconds?: number;
 }
+
+export type RingResult =
+  | { kind: 'answered'; childSid: string; session: CallSession; leg: CallLeg }
+  | { kind: 'missed'; childSid: string; cause: string; onBreak: boolean }
+  | { kind: 'withdrawn'; childSid: string };
 
 export interface WaitOutcome { result: QueueResult; queueSid: string; waitSeconds: number; agentSid: string | null }
 
@@ -49,14 +55,17 @@ interface Waiter {
 export class AcdService {
   readonly router: AcdRouter;
   readonly #waiters = new Map<string, Waiter>();
+  readonly #callbacks: CallbackDialer;
   #sweep: TimerHandle | null = null;
   #sweeps = 0;
 
   constructor(private readonly services: CallServices) {
     this.router = new AcdRouter(services.store.db, services.clock);
+    this.#callbacks = new CallbackDialer(services, this, acdRoom);
   }
 
   start(): void {
+    this.#callbacks.recover();
     this.#reconcile();
     this.#schedule();
   }
@@ -127,9 +136,10 @@ export class AcdService {
   /** Offers the queue's callers (those this process carries) to its free agents, as long as both remain. */
   kick(queueId: number): void {
     for (;;) {
-      const offer = this.router.reserveNext(queueId, (a) => this.#seatUp(a.trunkId), (sid) => this.#waiters.get(sid)?.settled === false);
+      const offer = this.router.reserveNext(queueId, (a) => this.#seatUp(a.trunkId), (sid) => this.#waiters.get(sid)?.settled === false || this.#callbacks.waiting(sid));
       if (!offer) return;
-      void this.#offer(offer).catch((err: unknown) => this.services.log.error({ err, callSid: offer.callSid }, 'queue: offer failed'));
+      const offering = this.#waiters.has(offer.callSid) ? this.#offer(offer) : this.#callbacks.offer(offer);
+      void offering.catch((err: unknown) => this.services.log.error({ err, callSid: offer.callSid }, 'queue: offer failed'));
     }
   }
 
@@ -138,43 +148,62 @@ export class AcdService {
     return trunk !== undefined && trunk.status === 'active' && this.services.engine.seatRegistered(trunk.endpoint_name);
   }
 
-  async #offer(offer: Offer): Promise<void> {
+  /**
+   * Rings the agent's seat for an offer. Answered: the agent's call (a child of `parentSid`), busy. Not answered
+   * while still wanted: a miss (the next agent is tried). Withdrawn (the caller left): nothing.
+   */
+  async ringAgent(offer: Offer, o: { from: string; parentSid: string; queue: Queue; signal: AbortSignal; bridgeWith?: CallLeg; wanted: () => boolean }): Promise<RingResult> {
     const { store, engine } = this.services;
-    const waiter = this.#waiters.get(offer.callSid)!;
-    const { session, queue } = waiter;
     const trunk = store.trunks.getById(offer.trunkId)!;
     const childSid = newSid('CA');
-    store.calls.create({ sid: childSid, accountId: session.accountId, direction: 'outbound-dial', from: session.call.from, to: `agent:${offer.agentSid}`, status: 'queued', parentSid: session.sid });
-    session.timeline('queue-offer', { agent_sid: offer.agentSid, call_sid: childSid });
+    store.calls.create({ sid: childSid, accountId: trunk.accountId, direction: 'outbound-dial', from: o.from, to: `agent:${offer.agentSid}`, status: 'queued', parentSid: o.parentSid });
     this.router.ringing(offer);
-    waiter.ringing = new AbortController();
     const result = await engine.originate({
       // Rung at its registered contact as it is (a browser seat refuses a request URI naming another user).
-      target: { kind: 'client', identity: trunk.endpoint_name }, callerId: session.call.from,
-      timeoutMs: queue.ringTimeoutSeconds * 1000, signal: waiter.ringing.signal, ...(session.leg ? { bridgeWith: session.leg } : {}),
-      onRinging: () => store.calls.setStatus(childSid, 'ringing'),
+      target: { kind: 'client', identity: trunk.endpoint_name }, callerId: o.from, timeoutMs: o.queue.ringTimeoutSeconds * 1000, signal: o.signal,
+      ...(o.bridgeWith ? { bridgeWith: o.bridgeWith } : {}), onRinging: () => store.calls.setStatus(childSid, 'ringing'),
     });
-    waiter.ringing = null;
     if (!result.answered) {
       store.calls.finish(childSid, result.cause === 'rejected' ? 'busy' : result.cause, result.cause);
-      if (!waiter.settled) {
-        const onBreak = this.router.missed(offer, queue.maxNoAnswer);
-        session.timeline('queue-offer-missed', { agent_sid: offer.agentSid, cause: result.cause, agent_on_break: onBreak });
-        this.kick(queue.id);
-      }
-      return;
+      if (!o.wanted()) return { kind: 'withdrawn', childSid };
+      const onBreak = this.router.missed(offer, o.queue.maxNoAnswer);
+      this.kick(o.queue.id);
+      return { kind: 'missed', childSid, cause: result.cause, onBreak };
     }
-    const agentLeg = result.leg;
-    if (waiter.settled || !this.router.answered(offer)) {
-      await agentLeg.hangup();
+    if (!o.wanted() || !this.router.answered(offer)) {
+      await result.leg.hangup();
       store.calls.finish(childSid, 'canceled', 'canceled');
-      return;
+      return { kind: 'withdrawn', childSid };
     }
-    const agentSession = new CallSession(this.services, store.calls.get(childSid)!, undefined, agentLeg);
+    const session = new CallSession(this.services, store.calls.get(childSid)!, undefined, result.leg);
     store.calls.markAnswered(childSid);
+    return { kind: 'answered', childSid, session, leg: result.leg };
+  }
+
+  /** The agent's call is over: wrap-up (none when a disposition was set during the call), then the next offer. */
+  agentCallEnded(offer: Offer, callSid: string, accountId: number, wrapUpSeconds: number): void {
+    // A disposition set during the call already did what wrap-up is for.
+    const wrapUp = this.services.store.dispositions.forCall(accountId, callSid).length > 0 ? 0 : wrapUpSeconds;
+    this.router.callEnded(offer.agentId, callSid, wrapUp);
+    if (wrapUp <= 0) this.agentChanged(offer.agentId);
+  }
+
+  async #offer(offer: Offer): Promise<void> {
+    const waiter = this.#waiters.get(offer.callSid)!;
+    const { session, queue } = waiter;
+    waiter.ringing = new AbortController();
+    const ring = await this.ringAgent(offer, {
+      from: session.call.from, parentSid: session.sid, queue, signal: waiter.ringing.signal, wanted: () => !waiter.settled,
+      ...(session.leg ? { bridgeWith: session.leg } : {}),
+    });
+    waiter.ringing = null;
+    session.timeline('queue-offer', { agent_sid: offer.agentSid, call_sid: ring.childSid, result: ring.kind });
+    if (ring.kind === 'missed') session.timeline('queue-offer-missed', { agent_sid: offer.agentSid, cause: ring.cause, agent_on_break: ring.onBreak });
+    if (ring.kind !== 'answered') return;
+    const agentLeg = ring.leg;
     waiter.agent = { sid: offer.agentSid, leg: agentLeg, member: null };
     if (waiter.maxWait) this.services.clock.clearTimeout(waiter.maxWait);
-    session.timeline('queue-bridged', { agent_sid: offer.agentSid, call_sid: childSid, wait_seconds: Math.floor((this.services.clock.now() - waiter.enteredAt) / 1000) });
+    session.timeline('queue-bridged', { agent_sid: offer.agentSid, call_sid: ring.childSid, wait_seconds: Math.floor((this.services.clock.now() - waiter.enteredAt) / 1000) });
     try {
       waiter.agent.member = await agentLeg.joinConference(acdRoom(session.sid), { muted: false });
       await waiter.member.unhold();
@@ -185,11 +214,8 @@ export class AcdService {
       session.log.warn({ err }, 'queue: the agent could not join the caller');
     }
     if (!agentLeg.isEnded) await agentLeg.hangup();
-    await agentSession.finish(await agentLeg.ended);
-    // A disposition set during the call already did what wrap-up is for.
-    const wrapUp = store.dispositions.forCall(session.accountId, session.sid).length > 0 ? 0 : queue.wrapUpSeconds;
-    this.router.callEnded(offer.agentId, offer.callSid, wrapUp);
-    if (wrapUp <= 0) this.agentChanged(offer.agentId);
+    await ring.session.finish(await agentLeg.ended);
+    this.agentCallEnded(offer, offer.callSid, session.accountId, queue.wrapUpSeconds);
     await this.#settle(waiter, 'bridged');
   }
 
@@ -266,9 +292,11 @@ export class AcdService {
   #sweepOnce(): void {
     try {
       for (const agentId of this.router.endDueWrapUps()) this.agentChanged(agentId);
+      for (const q of this.#callbacks.claimDue()) this.kick(q);
       if (++this.#sweeps % RECONCILE_EVERY === 0) this.#reconcile();
       // Seats that registered since the last offer: the queues with callers here are tried again.
-      for (const q of new Set([...this.#waiters.values()].filter((w) => !w.settled).map((w) => w.queue.id))) this.kick(q);
+      const waiting = [...this.#waiters.values()].filter((w) => !w.settled).map((w) => w.queue.id);
+      for (const q of new Set([...waiting, ...this.#callbacks.waitingQueues()])) this.kick(q);
     } catch (err) {
       this.services.log.error({ err }, 'queue: sweep failed');
     }

@@ -1,4 +1,4 @@
-import type { OriginateTarget } from '../engine/port.js';
+import type { CallLeg, OriginateTarget } from '../engine/port.js';
 import type { MarkupFormat, Verb } from '../markup/index.js';
 import type { CallRecord } from '../store/calls.js';
 import { newSid } from '../crypto/tokens.js';
@@ -32,6 +32,8 @@ export interface PlaceCall {
   sid?: string;
   /** Aborting withdraws the call while it rings (a conference that ended before the participant answered). */
   signal?: AbortSignal;
+  /** The leg this call will talk with (an agent's, for a scheduled callback): its media server is preferred. */
+  bridgeWith?: CallLeg;
 }
 
 /**
@@ -64,7 +66,7 @@ async function run(session: CallSession, req: PlaceCall, progress: (e: 'ringing'
     return;
   }
   const result = await engine.originate({
-    target: vetted.target, callerId: req.from, timeoutMs: req.timeoutMs, ...(req.signal ? { signal: req.signal } : {}),
+    target: vetted.target, callerId: req.from, timeoutMs: req.timeoutMs, ...(req.signal ? { signal: req.signal } : {}), ...(req.bridgeWith ? { bridgeWith: req.bridgeWith } : {}),
     onRinging: () => { store.calls.setStatus(session.sid, 'ringing'); progress('ringing'); },
   });
   if (!result.answered) {

@@ -59,6 +59,12 @@ const queue = {
   max_no_answer: 3, wait_url: 'https://media.example.com/hold-music.mp3', size: 2, agents_available: 1, longest_wait_seconds: 48,
   date_created: at, date_updated: later,
 };
+const callback = {
+  sid: 'CB3e5a7c9b1d0f2e4c6a8b0d2f4e6c8a1b', queue_sid: 'QU5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a', to: '+15550100003', from: '+15550100002',
+  due_at: '2026-12-01T09:30:00.000Z', attributes: { name: 'Ada', plan: 'pro' }, status: 'scheduled', attempts: 0, call_sid: null, agent_sid: null,
+  last_error: null, lead_sid: null, date_created: at, date_updated: at,
+};
+
 const disposition = {
   sid: 'DP5b0c3e1f9a7d4c2e8b6a0f1d3c5e7a9b', call_sid: 'CA1f0e2d3c4b5a69788796a5b4c3d2e1f0', disposition: 'sale', notes: 'Two seats, renews in May.',
   agent_sid: 'AG2c4e6a8b0d1f3e5c7a9b1d3f5e7c9a0b', date_created: at,
@@ -116,6 +122,10 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
   'GET /v1/agents/{sid}': { 200: agent },
   'POST /v1/agents/{sid}': { 200: { ...agent, status: 'break', break_reason: 'lunch' } },
   'POST /v1/dispositions': { 201: disposition },
+  'POST /v1/callbacks': { 201: callback },
+  'GET /v1/callbacks': { 200: { data: [callback], has_more: false, next_cursor: null } },
+  'GET /v1/callbacks/{sid}': { 200: { ...callback, status: 'completed', attempts: 1, call_sid: 'CA7e6d5c4b3a2918f0e1d2c3b4a5968778', agent_sid: agent.sid } },
+  'DELETE /v1/callbacks/{sid}': { 200: { ...callback, status: 'canceled' } },
   'GET /v1/dispositions': { 200: { data: [disposition], has_more: false, next_cursor: null } },
 };
 

@@ -19,6 +19,7 @@ import { InstanceRepo } from '../recovery/instances.js';
 import { QueueRepo } from '../acd/queues.js';
 import { AgentRepo } from '../acd/agents.js';
 import { DispositionRepo } from '../acd/dispositions.js';
+import { CallbackRepo } from '../acd/callbacks.js';
 
 export interface Store {
   db: Db;
@@ -41,6 +42,7 @@ export interface Store {
   queues: QueueRepo;
   agents: AgentRepo;
   dispositions: DispositionRepo;
+  scheduledCallbacks: CallbackRepo;
   close(): void;
 }
 
@@ -68,6 +70,7 @@ export function openStore(dataDir: string, clock: Clock): Store {
     queues: new QueueRepo(db, clock),
     agents: new AgentRepo(db, clock),
     dispositions: new DispositionRepo(db, clock),
+    scheduledCallbacks: new CallbackRepo(db, clock),
     close: () => db.close(),
   };
 }

@@ -400,5 +400,25 @@ export const migrations: string[] = [
     created_at TEXT NOT NULL
   );
   CREATE INDEX acd_dispositions_call ON acd_dispositions(call_sid);
+  CREATE TABLE acd_callbacks (
+    id INTEGER PRIMARY KEY,
+    sid TEXT NOT NULL UNIQUE,
+    account_id INTEGER NOT NULL REFERENCES accounts(id),
+    queue_id INTEGER NOT NULL REFERENCES acd_queues(id),
+    to_number TEXT NOT NULL,
+    from_number TEXT NOT NULL,
+    due_at INTEGER NOT NULL,
+    attributes TEXT NOT NULL,
+    lead_sid TEXT,
+    status TEXT NOT NULL CHECK (status IN ('scheduled', 'dialing', 'completed', 'failed', 'canceled')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    call_sid TEXT,
+    agent_sid TEXT,
+    last_error TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX acd_callbacks_due ON acd_callbacks(status, due_at);
+  CREATE INDEX acd_callbacks_account ON acd_callbacks(account_id, id);
   `,
 ];

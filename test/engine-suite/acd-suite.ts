@@ -11,6 +11,7 @@ import type { EventType } from '../../src/events/lifecycle.js';
 
 type MakeDriver = (t: Test) => Promise<EngineDriver>;
 const WAIT_MS = 30_000;
+const CUSTOMER = '+15550006666';
 
 function v1(d: EngineDriver, method: string, path: string, body?: Record<string, unknown>) {
   return d.h.request(method, path, { ...(body ? { body } : {}), headers: { 'x-forwarded-proto': 'https' } });
@@ -112,6 +113,44 @@ export function acdSuite(t: Test, make: MakeDriver): void {
     t.same(events.map((e) => e.reason).sort(), ['max-wait', 'none-available']);
     const q = await v1(d, 'GET', `/v1/queues/${after.json.queue_sid}`);
     t.match(q.body, { friendly_name: 'nobody-home', size: 0, max_wait_seconds: 600 }, 'a queue named by markup exists with the defaults');
+  });
+
+  t.test('a scheduled callback: the callback event, the agent rung first, then the customer; they talk; completed', async (t) => {
+    const d = await make(t);
+    const s = await scene(t, d);
+    subscribe(d, s, ['callback']);
+    const { agents: [a] } = await staff(d, { friendly_name: 'callbacks', wrap_up_seconds: 0 }, ['answer'], 6_000);
+    d.party(CUSTOMER, { behavior: 'answer', hangupAfterMs: 3_000 });
+    const due = new Date(d.h.clock.now()).toISOString();
+    const made = await v1(d, 'POST', '/v1/callbacks', { queue: 'callbacks', to: CUSTOMER, from: DID, due_at: due, attributes: { name: 'Ada' } });
+    t.equal(made.status, 201, JSON.stringify(made.body));
+    t.match(made.body, { status: 'scheduled', attempts: 0, to: CUSTOMER });
+    const [event] = await eventData(s, 'callback');
+    t.match(event, { callback_sid: made.body.sid, phone: CUSTOMER, campaign: 'callbacks' });
+    await until('the callback completed', WAIT_MS, async () => (await v1(d, 'GET', `/v1/callbacks/${made.body.sid}`)).body.status !== 'dialing'
+      && (await v1(d, 'GET', `/v1/callbacks/${made.body.sid}`)).body.status !== 'scheduled', 50);
+    const done = (await v1(d, 'GET', `/v1/callbacks/${made.body.sid}`)).body;
+    t.match(done, { status: 'completed', attempts: 1, agent_sid: a!.sid, call_sid: /^CA/ });
+    const customer = await final(d, done.call_sid);
+    t.match(customer, { status: 'completed', to: CUSTOMER, direction: 'outbound-api' });
+    t.ok(customer.answeredAt, 'the customer answered');
+    const legs = d.h.store.db.prepare('SELECT sid, to_addr, rowid FROM calls WHERE sid = ? OR parent_sid = ? ORDER BY rowid').all(done.call_sid, done.call_sid) as Array<{ to_addr: string }>;
+    t.same(legs.map((l) => l.to_addr), [`agent:${a!.sid}`, CUSTOMER], 'the agent was rung before the customer');
+    await until('the agent is idle', WAIT_MS, () => agent(d, a!.sid).activity === 'idle');
+  });
+
+  t.test("a callback whose customer does not answer is scheduled again 5 minutes on, the agent's time not counted as wrap-up", async (t) => {
+    const d = await make(t);
+    const s = await scene(t, d);
+    const { agents: [a] } = await staff(d, { friendly_name: 'callbacks', wrap_up_seconds: 600 }, ['answer'], 60_000);
+    d.party(CUSTOMER, { behavior: 'no-answer' });
+    const made = await v1(d, 'POST', '/v1/callbacks', { queue: 'callbacks', to: CUSTOMER, from: DID, due_at: new Date(d.h.clock.now()).toISOString() });
+    await until('the attempt ended', 60_000, () => d.h.store.scheduledCallbacks.get(made.body.sid)!.lastError !== null, 50);
+    const retried = d.h.store.scheduledCallbacks.get(made.body.sid)!;
+    t.match(retried, { status: 'scheduled', attempts: 1, lastError: /not answered \(no-answer\)/ });
+    t.ok(retried.dueAt >= d.h.clock.now() + 4 * 60_000, 'due again about 5 minutes later');
+    await until('the agent is free again', WAIT_MS, () => agent(d, a!.sid).activity === 'idle');
+    t.equal(s.app.requests.length, 0, 'no webhook involved');
   });
 
   t.test('a caller hanging up while waiting is abandoned, with its wait and place in line', async (t) => {

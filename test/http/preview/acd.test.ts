@@ -5,6 +5,7 @@
 // validation, and another account's call refused.
 import t from 'tap';
 import { startPreviewHarness } from './helpers.js';
+import { NumberService } from '../../../src/numbers/service.js';
 
 async function setup(t: { teardown(fn: () => unknown): void }) {
   const h = await startPreviewHarness(t);
@@ -130,4 +131,31 @@ t.test('dispositions: set on a call of the account, listed per call; bad input n
   }
   const other = h.account();
   t.equal((await v1('POST', '/v1/dispositions', { call_sid: sid, disposition: 'sale' }, other.key)).status, 400, "another account's call is not found");
+});
+
+t.test('callbacks: scheduled with a queue and an account number, validated, listed, canceled only while scheduled', async (t) => {
+  const { h, a, v1 } = await setup(t);
+  await v1('POST', '/v1/queues', { friendly_name: 'callbacks' });
+  new NumberService(h.store.numbers, { allowLocalTargets: true }).add('+15550100002', a.id, {});
+  const at = (ms: number) => new Date(h.clock.now() + ms).toISOString();
+  const good = { queue: 'callbacks', to: '+15550100003', from: '+15550100002', due_at: at(3_600_000), attributes: { name: 'Ada' } };
+  const made = await v1('POST', '/v1/callbacks', good);
+  t.equal(made.status, 201, JSON.stringify(made.body));
+  t.match(made.body, { sid: /^CB[0-9a-f]{32}$/, status: 'scheduled', attempts: 0, attributes: { name: 'Ada' }, due_at: good.due_at, call_sid: null });
+  for (const [change, param] of [
+    [{ queue: 'nope' }, 'queue'], [{ to: '5550100003' }, 'to'], [{ from: '+15559999999' }, 'from'], [{ due_at: 'tomorrow' }, 'due_at'],
+    [{ due_at: '2026-12-01T09:30:00' }, 'due_at'], [{ due_at: at(-60_000) }, 'due_at'], [{ due_at: at(91 * 24 * 3_600_000) }, 'due_at'],
+    [{ attributes: { n: 'x'.repeat(1025) } }, 'attributes'], [{ colour: 'blue' }, 'colour'],
+  ] as const) {
+    const res = await v1('POST', '/v1/callbacks', { ...good, ...change });
+    t.equal(res.status, 400, `${JSON.stringify(change).slice(0, 60)} refused`);
+    t.match(res.body.error, { param }, `names ${param}`);
+  }
+  t.equal((await v1('GET', '/v1/callbacks?status=scheduled')).body.data.length, 1);
+  t.equal((await v1('GET', `/v1/callbacks/${made.body.sid}`, undefined, h.account().key)).status, 404, "another account's callback");
+  const canceled = await v1('DELETE', `/v1/callbacks/${made.body.sid}`);
+  t.match(canceled.body, { status: 'canceled' });
+  const again = await v1('DELETE', `/v1/callbacks/${made.body.sid}`);
+  t.equal(again.status, 409);
+  t.match(again.body.error, { code: 'callback_not_scheduled' });
 });

@@ -1,0 +1,120 @@
+// Scheduled callbacks coming due: each is claimed once (the callback event goes out in the same transaction), then
+// waits in its queue like a caller, as the customer call it will become. The agent the router picks is rung first;
+// once the agent answers, the customer is dialled and joins the agent's room. An attempt that finds no agent within
+// the queue's maximum wait, or a customer who does not answer, is retried later (docs/acd.md: retry policy).
+import type { CallServices } from '../calls/services.js';
+import { placeCall } from '../calls/outbound.js';
+import type { TimerHandle } from '../clock.js';
+import { newSid } from '../crypto/tokens.js';
+import { emitCallbackDue } from '../events/acd.js';
+import type { ScheduledCallback } from './callbacks.js';
+import type { Offer } from './routing.js';
+import type { AcdService } from './service.js';
+
+export const CALLBACK_MAX_ATTEMPTS = 3;
+export const CALLBACK_RETRY_MS = 5 * 60_000;
+/** How long the customer's phone rings once the agent is on the line. */
+export const CUSTOMER_RING_MS = 30_000;
+const CLAIM_BATCH = 50;
+
+interface Job { callback: ScheduledCallback; callSid: string; noAgent: TimerHandle | null; offered: boolean }
+
+export class CallbackDialer {
+  readonly #jobs = new Map<string, Job>();
+
+  constructor(
+    private readonly services: CallServices,
+    private readonly acd: Pick<AcdService, 'router' | 'ringAgent' | 'agentCallEnded'>,
+    private readonly room: (callSid: string) => string,
+  ) {}
+
+  /** Whether the queued customer call is a callback this process dials and no agent is being rung for it. */
+  waiting(callSid: string): boolean { return this.#jobs.get(callSid)?.offered === false; }
+
+  /** The queues with a callback waiting for an agent (tried again on every sweep, like callers). */
+  waitingQueues(): number[] {
+    return [...this.#jobs.values()].filter((j) => !j.offered).map((j) => j.callback.queueId);
+  }
+
+  /** Claims what is due; returns the queues that have a callback waiting for an agent now. */
+  claimDue(): number[] {
+    const { store, events, clock } = this.services;
+    const claimed = store.scheduledCallbacks.claimDue(CLAIM_BATCH, (c) => emitCallbackDue(events, {
+      accountId: c.accountId, callbackSid: c.sid, phone: c.to, dueAt: new Date(c.dueAt), campaign: c.queueName,
+    }));
+    for (const callback of claimed) {
+      const job: Job = { callback, callSid: newSid('CA'), noAgent: null, offered: false };
+      store.scheduledCallbacks.attempt(callback.sid, job.callSid, null);
+      this.#jobs.set(job.callSid, job);
+      this.acd.router.enqueue(job.callSid, callback.queueId);
+      const queue = store.queues.find(callback.accountId, callback.queueSid)!;
+      job.noAgent = clock.setTimeout(() => this.#noAgent(job), queue.maxWaitSeconds * 1000);
+    }
+    return [...new Set(claimed.map((c) => c.queueId))];
+  }
+
+  /** Callbacks a dead process left dialing are scheduled again (the attempt counts), their queue places given up. */
+  recover(): void {
+    const { store } = this.services;
+    const mine = new Set([...this.#jobs.values()].map((j) => j.callback.sid));
+    for (const c of store.db.prepare("SELECT sid, call_sid FROM acd_callbacks WHERE status = 'dialing'").all() as Array<{ sid: string; call_sid: string | null }>) {
+      if (!mine.has(c.sid) && c.call_sid) this.acd.router.leave(c.call_sid);
+    }
+    store.scheduledCallbacks.requeueDialing((sid) => mine.has(sid));
+  }
+
+  /** The router reserved an agent for a callback: ring the agent, then the customer, and let them talk. */
+  async offer(offer: Offer): Promise<void> {
+    const job = this.#jobs.get(offer.callSid)!;
+    const { store } = this.services;
+    const { callback } = job;
+    const queue = store.queues.find(callback.accountId, callback.queueSid)!;
+    job.offered = true;
+    const ring = await this.acd.ringAgent(offer, { from: callback.from, parentSid: job.callSid, queue, signal: new AbortController().signal, wanted: () => this.#jobs.has(job.callSid) });
+    if (ring.kind !== 'answered') {
+      job.offered = false;
+      return;
+    }
+    if (job.noAgent) this.services.clock.clearTimeout(job.noAgent);
+    store.scheduledCallbacks.attempt(callback.sid, job.callSid, offer.agentSid);
+    const agentLeg = ring.leg;
+    const agentMember = await agentLeg.joinConference(this.room(job.callSid), { muted: false }).catch(() => null);
+    // The agent hanging up while the customer's phone rings withdraws the call.
+    const withdraw = new AbortController();
+    void agentLeg.ended.then(() => withdraw.abort());
+    let talked = false;
+    const { done } = placeCall(this.services, {
+      sid: job.callSid, accountId: callback.accountId, from: callback.from, to: callback.to, target: { kind: 'number', number: callback.to },
+      numberId: store.numbers.getByE164(callback.from)?.id ?? null, trunkId: null, callback: null, timeoutMs: CUSTOMER_RING_MS, record: null,
+      signal: withdraw.signal, bridgeWith: agentLeg,
+      markup: {
+        kind: 'task', run: async (customer) => {
+          talked = true;
+          customer.timeline('callback-bridged', { callback_sid: callback.sid, agent_sid: offer.agentSid, agent_call_sid: ring.childSid });
+          const member = await customer.leg!.joinConference(this.room(job.callSid), { muted: false });
+          await Promise.race([member.left, agentLeg.ended]);
+          await customer.hangup('hangup');
+        },
+      },
+    });
+    await done;
+    if (!agentLeg.isEnded) await agentLeg.hangup();
+    await ring.session.finish(await agentLeg.ended);
+    await agentMember?.leave().catch(() => undefined);
+    this.#jobs.delete(job.callSid);
+    if (talked) store.scheduledCallbacks.complete(callback.sid);
+    else this.#failed(callback, `the customer's phone was not answered (${store.calls.get(job.callSid)?.status ?? 'not placed'})`);
+    this.acd.agentCallEnded(offer, job.callSid, callback.accountId, talked ? queue.wrapUpSeconds : 0);
+  }
+
+  #noAgent(job: Job): void {
+    if (job.offered || !this.#jobs.delete(job.callSid)) return;
+    this.acd.router.leave(job.callSid);
+    this.#failed(job.callback, "no agent took the callback within the queue's maximum wait");
+  }
+
+  #failed(c: ScheduledCallback, error: string): void {
+    const retryAt = c.attempts < CALLBACK_MAX_ATTEMPTS ? this.services.clock.now() + CALLBACK_RETRY_MS : null;
+    this.services.store.scheduledCallbacks.attemptFailed(c.sid, error, retryAt);
+  }
+}
