@@ -2,7 +2,10 @@
 // router picks the agent, the agent's seat rings, and the agent who answers joins the caller's room (a supervisor
 // can join it too: src/acd/supervisor.ts). Decisions are the router's (SQLite); this class carries the legs, the
 // timers and the events. Only the process holding a caller's leg offers that caller.
-import type { CallLeg, ConferenceMember } from '../engine/port.js';
+import type { CallLeg, ConferenceMember, OriginateTarget } from '../engine/port.js';
+import type { CallRecord } from '../store/calls.js';
+import type { Agent } from './agents.js';
+import { placeCall } from '../calls/outbound.js';
 import type { CallServices } from '../calls/services.js';
 import { CallSession } from '../calls/session.js';
 import { leaseMedia, localMedia } from '../calls/media-lease.js';
@@ -23,6 +26,13 @@ export interface WaitRequest {
   waitUrl?: string;
   maxWaitSeconds?: number;
 }
+
+export type MonitorMode = 'monitor' | 'whisper' | 'barge';
+
+export interface MonitorRequest { target: OriginateTarget; to: string; from: string; numberId: number | null; mode: MonitorMode }
+
+/** How long a supervisor's phone rings. */
+export const SUPERVISOR_RING_MS = 30_000;
 
 export type RingResult =
   | { kind: 'answered'; childSid: string; session: CallSession; leg: CallLeg }
@@ -75,10 +85,32 @@ export class AcdService {
     this.#sweep = null;
   }
 
-  /** The busy agent's leg and room member of a caller's call, for the supervisor; undefined when not bridged here. */
-  bridged(callSid: string): { room: string; caller: CallSession; agentMember: ConferenceMember | null } | undefined {
-    const w = this.#waiters.get(callSid);
-    return w?.agent ? { room: acdRoom(callSid), caller: w.session, agentMember: w.agent.member } : undefined;
+  /**
+   * A supervisor joins the room of the agent's call: `monitor` listens (muted), `whisper` is heard by the agent only,
+   * `barge` talks to both. The supervisor's call is placed to `target`; it ends when the agent's call does. Returns
+   * the supervisor's call, or null when the agent is not talking on a call this process carries.
+   */
+  monitor(agent: Agent, req: MonitorRequest): { call: CallRecord; done: Promise<void> } | null {
+    const w = agent.activity === 'busy' && agent.currentCallSid ? this.#waiters.get(agent.currentCallSid) : undefined;
+    const talking = w?.agent?.member ? { leg: w.agent.leg, member: w.agent.member } : undefined;
+    if (!w || !talking) return null;
+    const room = acdRoom(w.session.sid);
+    const placed = placeCall(this.services, {
+      accountId: agent.accountId, from: req.from, to: req.to, target: req.target, numberId: req.numberId, trunkId: null, callback: null, record: null,
+      timeoutMs: SUPERVISOR_RING_MS, bridgeWith: talking.leg,
+      markup: {
+        kind: 'task', run: async (supervisor) => {
+          supervisor.timeline('supervisor-joined', { agent_sid: agent.sid, call_sid: w.session.sid, mode: req.mode });
+          const member = await supervisor.leg!.joinConference(room, { muted: req.mode === 'monitor' });
+          if (req.mode === 'whisper') await member.coach(talking.member);
+          await Promise.race([member.left, talking.leg.ended]);
+          await member.leave().catch(() => undefined);
+          await supervisor.hangup('monitored-call-ended');
+        },
+      },
+    });
+    w.session.timeline('supervisor-called', { agent_sid: agent.sid, call_sid: placed.call.sid, mode: req.mode });
+    return placed;
   }
 
   /** An agent's status or queues changed (API, dashboard) or its wrap-up ended: its queues may have callers for it. */

@@ -122,6 +122,9 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
   'GET /v1/agents/{sid}': { 200: agent },
   'POST /v1/agents/{sid}': { 200: { ...agent, status: 'break', break_reason: 'lunch' } },
   'POST /v1/dispositions': { 201: disposition },
+  'POST /v1/agents/{sid}/monitor': {
+    201: { call_sid: 'CA9a8b7c6d5e4f30211203f4e5d6c7b8a9', agent_sid: agent.sid, monitored_call_sid: disposition.call_sid, mode: 'whisper', to: 'client:supervisor-1', status: 'queued' },
+  },
   'POST /v1/callbacks': { 201: callback },
   'GET /v1/callbacks': { 200: { data: [callback], has_more: false, next_cursor: null } },
   'GET /v1/callbacks/{sid}': { 200: { ...callback, status: 'completed', attempts: 1, call_sid: 'CA7e6d5c4b3a2918f0e1d2c3b4a5968778', agent_sid: agent.sid } },

@@ -9,8 +9,6 @@ import type { Conference, Participant, ParticipantChanges } from '../../conferen
 import type { MediaLease } from '../../media/media-cache.js';
 import type { Beep } from '../../conferences/service.js';
 import { placeCall } from '../../calls/outbound.js';
-import { targetFor } from '../../calls/place-request.js';
-import { E164 } from '../../numbers/settings.js';
 import { newSid } from '../../crypto/tokens.js';
 import { checkCustomerUrl, customerUrlProblem } from '../../net/customer-url.js';
 import { errors, previewErrors } from '../errors.js';
@@ -20,6 +18,7 @@ import {
   Conference as ConferenceSchema, ConferenceList, ConferenceListQuery, ConferenceUpdateBody, Participant as ParticipantSchema, ParticipantCreateBody,
   ParticipantList, ParticipantUpdateBody, type ConferenceUpdateInput, type ParticipantCreateInput, type ParticipantUpdateInput,
 } from '../schemas/preview-conferences.js';
+import { callerNumber, calledTarget } from './call-parties.js';
 import { acceptFormBodies, CALL_SID, CONFERENCE_SID, flag } from './conference-input.js';
 
 interface Deps { services: CallServices; dispatcher: CallDispatcher; cps: CpsLimiter }
@@ -139,15 +138,8 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
       endConferenceOnExit: flag(b.end_conference_on_exit, 'end_conference_on_exit') ?? false,
       beep: beepOf(b.beep),
     };
-    const number = E164.test(b.from) ? store.numbers.getByE164(b.from) : undefined;
-    if (!number || number.accountId !== req.account.id) throw previewErrors.parameterInvalid('from', `${b.from} is not a number of this account (E.164, e.g. +14155550100).`);
-    if (!number.settings.active) throw previewErrors.parameterInvalid('from', `${b.from} is inactive; calls cannot be placed from it.`);
-    const target = targetFor(b.to, null);
-    if (!target) throw previewErrors.parameterInvalid('to', 'The to parameter must be an E.164 number, a sip: URI or client:<identity>.');
-    if (target.kind === 'sip') {
-      const vet = await services.sip.vet(target.uri);
-      if (!vet.ok && !vet.unresolvable) throw previewErrors.parameterInvalid('to', `The SIP destination ${target.uri} is refused: ${vet.reason}.`);
-    }
+    const number = callerNumber(services, req.account.id, b.from);
+    const target = await calledTarget(services, b.to);
     if (b.status_callback !== undefined) {
       const check = checkCustomerUrl(b.status_callback, services.urls);
       if (!check.ok) throw previewErrors.parameterInvalid('status_callback', customerUrlProblem('status_callback', check));

@@ -118,3 +118,21 @@ export const DispositionList = Page(DispositionResource);
 export const DispositionListQuery = Type.Object({
   call_sid: Type.String({ minLength: 1, maxLength: 64, description: 'The call whose dispositions to list.' }),
 }, { additionalProperties: false });
+
+export const MonitorBody = Type.Object({
+  to: Type.String({ minLength: 1, maxLength: 256, description: "The supervisor's phone or seat: an E.164 number, a sip: URI or client:<identity>." }),
+  from: Type.Optional(Type.String({ description: 'Caller ID, a number of the account (E.164); by default the number the customer called.' })),
+  mode: Type.Optional(StringEnum(['monitor', 'whisper', 'barge'] as const, {
+    description: 'monitor: listens, heard by nobody (default); whisper: heard by the agent only (coaching); barge: heard by both.',
+  })),
+}, { additionalProperties: false });
+export type MonitorInput = Static<typeof MonitorBody>;
+
+export const MonitorResource = Type.Object({
+  call_sid: Type.String({ description: "The supervisor's call (queued, then ringing, then in progress in the agent's call)." }),
+  agent_sid: Type.String(),
+  monitored_call_sid: Type.String({ description: "The customer's call the agent is on." }),
+  mode: Type.String({ enum: ['monitor', 'whisper', 'barge'] }),
+  to: Type.String(),
+  status: Type.String({ enum: ['queued'] }),
+});

@@ -1,0 +1,26 @@
+// The two ends of a call the preview API places for a customer (a conference participant, a supervisor): `from`
+// must be an active number of the account; `to` an E.164 number, a sip: URI (under the SIP target policy) or
+// client:<identity>. Each problem is the 400 of the field it concerns.
+import type { CallServices } from '../../calls/services.js';
+import type { OriginateTarget } from '../../engine/port.js';
+import type { PhoneNumber } from '../../store/numbers.js';
+import { targetFor } from '../../calls/place-request.js';
+import { E164 } from '../../numbers/settings.js';
+import { previewErrors } from '../errors.js';
+
+export function callerNumber(services: Pick<CallServices, 'store'>, accountId: number, from: string): PhoneNumber {
+  const number = E164.test(from) ? services.store.numbers.getByE164(from) : undefined;
+  if (!number || number.accountId !== accountId) throw previewErrors.parameterInvalid('from', `${from} is not a number of this account (E.164, e.g. +14155550100).`);
+  if (!number.settings.active) throw previewErrors.parameterInvalid('from', `${from} is inactive; calls cannot be placed from it.`);
+  return number;
+}
+
+export async function calledTarget(services: Pick<CallServices, 'sip'>, to: string): Promise<OriginateTarget> {
+  const target = targetFor(to, null);
+  if (!target) throw previewErrors.parameterInvalid('to', 'The to parameter must be an E.164 number, a sip: URI or client:<identity>.');
+  if (target.kind === 'sip') {
+    const vet = await services.sip.vet(target.uri);
+    if (!vet.ok && !vet.unresolvable) throw previewErrors.parameterInvalid('to', `The SIP destination ${target.uri} is refused: ${vet.reason}.`);
+  }
+  return target;
+}

@@ -1,0 +1,58 @@
+// Supervisor monitor, whisper and barge on the sandbox engine, whose rooms answer "does A hear B": a caller in
+// <Enqueue> talks with an agent; a supervisor called in through POST /v1/agents/{sid}/monitor hears both, and is
+// heard by nobody (monitor), by the agent only (whisper) or by both (barge). Its call ends with the agent's.
+import t from 'tap';
+import { sandboxDriver } from '../engine-suite/sandbox-driver.js';
+import { final, makeTrunk, scene, CALLER, DID } from '../engine-suite/flows.js';
+import { xml } from '../helpers/webhook-app.js';
+import { until } from '../helpers/waits.js';
+import { acdRoom } from '../../src/acd/service.js';
+
+const SUPERVISOR = '+15550007777';
+
+for (const [mode, agentHears, callerHears] of [['monitor', false, false], ['whisper', true, false], ['barge', true, true]] as const) {
+  t.test(`${mode}: the supervisor hears both; the agent ${agentHears ? 'hears' : 'does not hear'} it, the caller ${callerHears ? 'hears' : 'does not hear'} it`, async (t) => {
+    const d = await sandboxDriver(t);
+    const s = await scene(t, d);
+    const v1 = (method: string, path: string, body?: Record<string, unknown>) => d.h.request(method, path, { ...(body ? { body } : {}), headers: { 'x-forwarded-proto': 'https' } });
+    await v1('POST', '/v1/queues', { friendly_name: 'support' });
+    const seat = await makeTrunk(d, { transport: 'udp' });
+    await d.agentSeat(seat, { behavior: 'answer', hangupAfterMs: 20_000 });
+    const agent = (await v1('POST', '/v1/agents', { friendly_name: 'Sam', trunk_id: seat.id, queues: ['support'] })).body;
+    t.equal((await v1('POST', `/v1/agents/${agent.sid}/monitor`, { to: SUPERVISOR })).status, 409, 'nobody to monitor while the agent is idle');
+    await v1('POST', `/v1/agents/${agent.sid}`, { status: 'available' });
+    d.party(SUPERVISOR, { behavior: 'answer' });
+    s.app.on('/voice', xml('<Enqueue>support</Enqueue>'));
+    const call = await d.inbound(CALLER, DID);
+    await until('the agent is busy', 10_000, async () => (await v1('GET', `/v1/agents/${agent.sid}`)).body.activity === 'busy');
+    const callerSid = (await v1('GET', `/v1/agents/${agent.sid}`)).body.current_call_sid as string;
+    const room = acdRoom(callerSid);
+    const rooms = d.h.engine.rooms;
+    await until('the agent in the room', 10_000, () => rooms.roster(room).length === 2);
+
+    const placed = await v1('POST', `/v1/agents/${agent.sid}/monitor`, { to: SUPERVISOR, mode });
+    t.equal(placed.status, 201, JSON.stringify(placed.body));
+    t.match(placed.body, { agent_sid: agent.sid, monitored_call_sid: callerSid, mode, status: 'queued' });
+    await until('the supervisor in the room', 10_000, () => rooms.roster(room).length === 3);
+    const [caller, agentLine, supervisor] = rooms.roster(room) as [string, string, string];
+    t.ok(rooms.hears(room, supervisor, caller) && rooms.hears(room, supervisor, agentLine), 'the supervisor hears the caller and the agent');
+    t.equal(rooms.hears(room, agentLine, supervisor), agentHears, 'the agent');
+    t.equal(rooms.hears(room, caller, supervisor), callerHears, 'the caller');
+    t.ok(rooms.hears(room, caller, agentLine) && rooms.hears(room, agentLine, caller), 'caller and agent still talk');
+
+    await call.ended;
+    t.equal((await final(d, placed.body.call_sid)).status, 'completed', "the supervisor's call ended with the agent's");
+  });
+}
+
+t.test('monitor input: an unknown agent is 404, an unknown mode 400', async (t) => {
+  const d = await sandboxDriver(t);
+  await scene(t, d);
+  const v1 = (path: string, body: Record<string, unknown>) => d.h.request('POST', path, { body, headers: { 'x-forwarded-proto': 'https' } });
+  const seat = await makeTrunk(d, { transport: 'udp' });
+  const agent = (await d.h.request('POST', '/v1/agents', { body: { friendly_name: 'Sam', trunk_id: seat.id }, headers: { 'x-forwarded-proto': 'https' } })).body;
+  t.equal((await v1(`/v1/agents/AG${'0'.repeat(32)}/monitor`, { to: SUPERVISOR })).status, 404);
+  const bad = await v1(`/v1/agents/${agent.sid}/monitor`, { to: SUPERVISOR, mode: 'shout' });
+  t.equal(bad.status, 400);
+  t.match(bad.body.error, { param: 'mode' });
+});
