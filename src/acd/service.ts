@@ -15,6 +15,7 @@ import { newSid } from '../crypto/tokens.js';
 import { emitQueueEvent } from '../events/acd.js';
 import { AcdRouter, type Offer } from './routing.js';
 import { CallbackDialer } from './callback-dialer.js';
+import { AcdStats } from './stats.js';
 import { DEFAULT_QUEUE_SETTINGS, QueueNameTakenError, type Queue } from './queues.js';
 
 /** Twilio's QueueResult values that apply here (plus `timeout`: the wait reached maxWait / max_wait_seconds). */
@@ -64,6 +65,7 @@ interface Waiter {
 
 export class AcdService {
   readonly router: AcdRouter;
+  readonly stats = new AcdStats();
   readonly #waiters = new Map<string, Waiter>();
   readonly #callbacks: CallbackDialer;
   #sweep: TimerHandle | null = null;
@@ -190,6 +192,7 @@ export class AcdService {
     const childSid = newSid('CA');
     store.calls.create({ sid: childSid, accountId: trunk.accountId, direction: 'outbound-dial', from: o.from, to: `agent:${offer.agentSid}`, status: 'queued', parentSid: o.parentSid });
     this.router.ringing(offer);
+    this.stats.count(o.queue.sid, 'offered');
     const result = await engine.originate({
       // Rung at its registered contact as it is (a browser seat refuses a request URI naming another user).
       target: { kind: 'client', identity: trunk.endpoint_name }, callerId: o.from, timeoutMs: o.queue.ringTimeoutSeconds * 1000, signal: o.signal,
@@ -209,6 +212,7 @@ export class AcdService {
     }
     const session = new CallSession(this.services, store.calls.get(childSid)!, undefined, result.leg);
     store.calls.markAnswered(childSid);
+    this.stats.count(o.queue.sid, 'answered');
     return { kind: 'answered', childSid, session, leg: result.leg };
   }
 
@@ -262,6 +266,7 @@ export class AcdService {
     waiter.ringing?.abort();
     if (!this.router.leave(waiter.session.sid)) return;
     waiter.session.timeline('abandoned', { queue: waiter.queue.friendlyName });
+    this.stats.count(waiter.queue.sid, 'abandoned');
     this.#event(waiter, 'abandoned', undefined, position);
     await this.#settle(waiter, 'hangup');
   }

@@ -40,6 +40,7 @@ import { listenerOptions } from './listener-limits.js';
 import { DEFAULT_BODY_LIMIT, installRouteLimits } from './route-limits.js';
 import { startInstance } from '../recovery/index.js';
 import { AcdService } from '../acd/service.js';
+import { installAcdMetrics } from './acd-metrics.js';
 import { ConferenceService } from '../conferences/service.js';
 import { conferenceBeep } from '../media/tones.js';
 import { CallbackOutbox } from '../callbacks/worker.js';
@@ -109,7 +110,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
 
   await installOpenApi(http);
-  installMediaServerMetrics(installMetrics(http), engine);
+  const registry = installMetrics(http);
+  installMediaServerMetrics(registry, engine);
   installHealth(http, store, engine);
 
   const trunks = new TrunkService(store.trunks, engine, secrets, logger.child({ component: 'trunks' }), { allowLocalTargets: config.devAllowLocalTargets });
@@ -142,6 +144,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }),
   } satisfies Omit<CallServices, 'acd'> as unknown as CallServices;
   callServices.acd = new AcdService(callServices);
+  installAcdMetrics(registry, store, callServices.acd.stats, () => clock.now());
   // Rendered speech shares the fetched media's cache (one byte bound, one eviction order).
   callServices.prompts = engine.usePromptCache?.(callServices.media) ?? null;
   // Before any call is taken: what a dead predecessor left open is finished first.

@@ -79,6 +79,11 @@ export function acdSuite(t: Test, make: MakeDriver): void {
     t.match((await eventData(s, 'disposition'))[0], { disposition: 'sale', set_by: a!.sid, notes: 'two seats', from: CALLER });
     const kinds = d.h.store.calls.timeline(sid).map((e) => e.kind);
     t.ok(['queued', 'queue-offer', 'queue-bridged', 'queue-result'].every((k) => kinds.includes(k)), kinds.join(' '));
+    const metrics = (await d.h.request('GET', '/metrics')).text;
+    for (const line of [`ringbase_acd_offered_total{queue="${queueSid}"} 1`, `ringbase_acd_answered_total{queue="${queueSid}"} 1`,
+      `ringbase_acd_queue_waiting{queue="${queueSid}"} 0`, `ringbase_acd_agents{queue="${queueSid}",activity="idle"} 1`]) {
+      t.ok(metrics.includes(line), line);
+    }
   });
 
   t.test('a seat that does not answer: the next agent gets the caller; max_no_answer puts the first on break', async (t) => {
@@ -166,5 +171,6 @@ export function acdSuite(t: Test, make: MakeDriver): void {
     t.ok((abandoned!.wait_seconds as number) >= 2, `waited ${abandoned!.wait_seconds} s`);
     const q = (await v1(d, 'GET', '/v1/queues')).body.data[0];
     t.equal(q.size, 0, 'the queue is empty again');
+    t.ok((await d.h.request('GET', '/metrics')).text.includes(`ringbase_acd_abandoned_total{queue="${q.sid}"} 1`), 'counted as abandoned');
   });
 }
