@@ -68,6 +68,12 @@ export class CallbackRepo {
       .all(accountId, page.beforeId, page.beforeId, filter.status ?? null, filter.status ?? null, page.limit) as Row[]).map(toCallback);
   }
 
+  /** The callback a lead became (speed to lead), if any. */
+  forLead(leadSid: string): ScheduledCallback | undefined {
+    const row = this.db.prepare(`${SELECT} WHERE c.lead_sid = ?`).get(leadSid) as Row | undefined;
+    return row && toCallback(row);
+  }
+
   /** Cancels a callback that is still scheduled; false once it is dialing or finished. */
   cancel(sid: string): boolean {
     return this.db.prepare("UPDATE acd_callbacks SET status = 'canceled', updated_at = ? WHERE sid = ? AND status = 'scheduled'").run(this.#iso(), sid).changes === 1;

@@ -43,6 +43,7 @@ const delivery = {
 const lead = {
   sid: 'LD7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b', status: 'accepted', phone: '+15557770001', campaign: 'spring-promo',
   attributes: { name: 'Jane Doe', source: 'landing-page' }, created_at: at,
+  callback_sid: null,
 };
 const conference = {
   sid: 'CF0123456789abcdef0123456789abcdef', friendly_name: 'support-standup', status: 'in-progress', participant_count: 2,
@@ -59,6 +60,10 @@ const queue = {
   max_no_answer: 3, wait_url: 'https://media.example.com/hold-music.mp3', size: 2, agents_available: 1, longest_wait_seconds: 48,
   date_created: at, date_updated: later,
 };
+const campaign = {
+  name: 'spring-promo', speed_to_lead_queue_sid: 'QU5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a', caller_id: '+15550100002', date_created: at, date_updated: later,
+};
+
 const callback = {
   sid: 'CB3e5a7c9b1d0f2e4c6a8b0d2f4e6c8a1b', queue_sid: 'QU5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a', to: '+15550100003', from: '+15550100002',
   due_at: '2026-12-01T09:30:00.000Z', attributes: { name: 'Ada', plan: 'pro' }, status: 'scheduled', attempts: 0, call_sid: null, agent_sid: null,
@@ -103,7 +108,10 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
   'POST /v1/webhooks/{sid}': { 200: { ...subscription, status: 'paused', updated_at: later } },
   'GET /v1/webhooks/{sid}/deliveries': { 200: { data: [delivery], has_more: false, next_cursor: null } },
   'GET /v1/leads/{sid}': { 200: lead },
-  'POST /v1/lead-injections': { 202: lead },
+  'POST /v1/lead-injections': { 202: { ...lead, callback_sid: 'CB3e5a7c9b1d0f2e4c6a8b0d2f4e6c8a1b' } },
+  'POST /v1/lead-campaigns/{name}': { 200: campaign },
+  'GET /v1/lead-campaigns': { 200: { data: [campaign], has_more: false, next_cursor: null } },
+  'GET /v1/lead-campaigns/{name}': { 200: campaign },
   'GET /v1/conferences': { 200: { conferences: [conference], meta: { page_size: 50, next_cursor: null } } },
   'GET /v1/conferences/{sid}': { 200: conference },
   'POST /v1/conferences/{sid}': { 200: { ...conference, status: 'completed', participant_count: 0, end_reason: 'conference-ended-via-api' } },

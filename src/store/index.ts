@@ -20,6 +20,7 @@ import { QueueRepo } from '../acd/queues.js';
 import { AgentRepo } from '../acd/agents.js';
 import { DispositionRepo } from '../acd/dispositions.js';
 import { CallbackRepo } from '../acd/callbacks.js';
+import { LeadCampaignRepo } from '../acd/campaigns.js';
 
 export interface Store {
   db: Db;
@@ -43,6 +44,7 @@ export interface Store {
   agents: AgentRepo;
   dispositions: DispositionRepo;
   scheduledCallbacks: CallbackRepo;
+  leadCampaigns: LeadCampaignRepo;
   close(): void;
 }
 
@@ -71,6 +73,7 @@ export function openStore(dataDir: string, clock: Clock): Store {
     agents: new AgentRepo(db, clock),
     dispositions: new DispositionRepo(db, clock),
     scheduledCallbacks: new CallbackRepo(db, clock),
+    leadCampaigns: new LeadCampaignRepo(db, clock),
     close: () => db.close(),
   };
 }

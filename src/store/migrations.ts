@@ -420,5 +420,15 @@ export const migrations: string[] = [
   );
   CREATE INDEX acd_callbacks_due ON acd_callbacks(status, due_at);
   CREATE INDEX acd_callbacks_account ON acd_callbacks(account_id, id);
+  CREATE TABLE lead_campaigns (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL REFERENCES accounts(id),
+    name TEXT NOT NULL,
+    speed_to_lead_queue_id INTEGER REFERENCES acd_queues(id) ON DELETE SET NULL,
+    caller_id TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (account_id, name)
+  );
   `,
 ];

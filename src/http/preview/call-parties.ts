@@ -8,10 +8,10 @@ import { targetFor } from '../../calls/place-request.js';
 import { E164 } from '../../numbers/settings.js';
 import { previewErrors } from '../errors.js';
 
-export function callerNumber(services: Pick<CallServices, 'store'>, accountId: number, from: string): PhoneNumber {
+export function callerNumber(services: Pick<CallServices, 'store'>, accountId: number, from: string, param = 'from'): PhoneNumber {
   const number = E164.test(from) ? services.store.numbers.getByE164(from) : undefined;
-  if (!number || number.accountId !== accountId) throw previewErrors.parameterInvalid('from', `${from} is not a number of this account (E.164, e.g. +14155550100).`);
-  if (!number.settings.active) throw previewErrors.parameterInvalid('from', `${from} is inactive; calls cannot be placed from it.`);
+  if (!number || number.accountId !== accountId) throw previewErrors.parameterInvalid(param, `${from} is not a number of this account (E.164, e.g. +14155550100).`);
+  if (!number.settings.active) throw previewErrors.parameterInvalid(param, `${from} is inactive; calls cannot be placed from it.`);
   return number;
 }
 

@@ -20,6 +20,7 @@ import { agentRoutes } from './agents.js';
 import { dispositionRoutes } from './dispositions.js';
 import { callbackRoutes } from './callbacks.js';
 import { agentMonitorRoutes } from './agent-monitor.js';
+import { leadCampaignRoutes } from './lead-campaigns.js';
 import type { CallServices } from '../../calls/services.js';
 import type { CallDispatcher } from '../../calls/dispatcher.js';
 import type { CpsLimiter } from '../../calls/cps-limiter.js';
@@ -52,6 +53,7 @@ export async function installPreviewRoot(http: FastifyInstance, deps: PreviewDep
       await authenticated.register(async (scope) => queueRoutes(scope, { store, media: deps.callServices.media }));
       await authenticated.register(async (scope) => agentRoutes(scope, { store, acd: deps.callServices.acd }));
       await authenticated.register(async (scope) => callbackRoutes(scope, { store, clock }));
+      await authenticated.register(async (scope) => leadCampaignRoutes(scope, { services: deps.callServices }));
       await authenticated.register(async (scope) => agentMonitorRoutes(scope, { services: deps.callServices, dispatcher: deps.dispatcher, cps: deps.cps }));
       await authenticated.register(async (scope) => dispositionRoutes(scope, { services: deps.callServices, acd: deps.callServices.acd }));
     });

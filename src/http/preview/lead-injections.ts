@@ -5,6 +5,7 @@ import type { Store } from '../../store/index.js';
 import type { LifecycleEvents } from '../../events/lifecycle.js';
 import type { Lead as LeadRecord } from '../../org/leads.js';
 import { errors, previewErrors } from '../errors.js';
+import { newSid } from '../../crypto/tokens.js';
 import { Lead, LeadInjectionBody, type LeadInjectionInput } from '../schemas/preview-leads.js';
 import { SidParams, previewErrorResponses } from '../schemas/preview.js';
 import type { TrustedProxies } from './client-address.js';
@@ -16,7 +17,8 @@ declare module 'fastify' {
   interface FastifyRequest { injectionAccountId: number }
 }
 
-const view = (l: LeadRecord) => ({ sid: l.sid, status: l.status, phone: l.phone, campaign: l.campaign, attributes: l.attributes, created_at: l.createdAt });
+const view = (l: LeadRecord, callbackSid: string | null) =>
+  ({ sid: l.sid, status: l.status, phone: l.phone, campaign: l.campaign, attributes: l.attributes, callback_sid: callbackSid, created_at: l.createdAt });
 
 /** Token first (it names the organisation), then the organisation's IP allow-list, then its rate limit. */
 export function injectionAuth(deps: Deps) {
@@ -33,6 +35,16 @@ export function injectionAuth(deps: Deps) {
   };
 }
 
+/** A campaign with speed to lead turns the lead into a callback due now in its queue; returns the callback's sid. */
+function speedToLead(store: Store, accountId: number, lead: LeadRecord): string | null {
+  const campaign = store.leadCampaigns.get(accountId, lead.campaign);
+  if (campaign?.queueId == null || !campaign.callerId) return null;
+  return store.scheduledCallbacks.create({
+    sid: newSid('CB'), accountId, queueId: campaign.queueId, to: lead.phone, from: campaign.callerId, dueAt: Date.parse(lead.createdAt),
+    attributes: lead.attributes, leadSid: lead.sid,
+  }).sid;
+}
+
 export async function leadInjectionRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const { store, events, proxies } = deps;
   app.addHook('onRequest', injectionAuth(deps));
@@ -47,8 +59,8 @@ export async function leadInjectionRoutes(app: FastifyInstance, deps: Deps): Pro
     },
   }, async (req, reply) => {
     const accountId = req.injectionAccountId;
-    // The lead and its web-form event commit together: no lead without its event, no event without its lead.
-    const lead = store.db.transaction(() => {
+    // The lead, its web-form event and its speed-to-lead callback commit together: none exists without the others.
+    const { lead, callbackSid } = store.db.transaction(() => {
       const created = store.leads.create({
         accountId, phone: req.body.phone, campaign: req.body.campaign, attributes: req.body.attributes ?? {}, sourceIp: proxies.clientIp(req),
       });
@@ -56,9 +68,9 @@ export async function leadInjectionRoutes(app: FastifyInstance, deps: Deps): Pro
         type: 'web-form', accountId, callSid: null,
         data: { lead_sid: created.sid, phone: created.phone, campaign: created.campaign, attributes: created.attributes },
       });
-      return created;
+      return { lead: created, callbackSid: speedToLead(store, accountId, created) };
     }).immediate();
-    return reply.status(202).send(view(lead));
+    return reply.status(202).send(view(lead, callbackSid));
   });
 }
 
@@ -72,6 +84,6 @@ export async function leadRoutes(app: FastifyInstance, deps: { store: Store }): 
   }, async (req) => {
     const lead = deps.store.leads.getForAccount(req.account.id, req.params.sid);
     if (!lead) throw errors.notFound('Lead');
-    return view(lead);
+    return view(lead, deps.store.scheduledCallbacks.forLead(lead.sid)?.sid ?? null);
   });
 }

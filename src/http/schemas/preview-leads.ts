@@ -20,5 +20,24 @@ export const Lead = Type.Object({
   phone: Type.String(),
   campaign: Type.String(),
   attributes: Type.Record(Type.String(), Type.String()),
+  callback_sid: Type.Union([Type.String(), Type.Null()], { description: "The speed-to-lead callback (the campaign's setting), or null." }),
   created_at: Type.String({ format: 'date-time' }),
 });
+
+export const CampaignBody = Type.Object({
+  speed_to_lead_queue: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], {
+    description: 'The queue (name or sid) whose agents call each new lead of the campaign back at once; null turns speed to lead off.',
+  })),
+  caller_id: Type.Optional(Type.Union([Type.String({ pattern: E164 }), Type.Null()], { description: 'The number of the account the lead sees calling (required with a queue).' })),
+}, { additionalProperties: false });
+export type CampaignInput = Static<typeof CampaignBody>;
+
+export const Campaign = Type.Object({
+  name: Type.String(),
+  speed_to_lead_queue_sid: Type.Union([Type.String(), Type.Null()]),
+  caller_id: Type.Union([Type.String(), Type.Null()]),
+  date_created: Type.String({ format: 'date-time' }),
+  date_updated: Type.String({ format: 'date-time' }),
+});
+
+export const CampaignParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 255 }) });

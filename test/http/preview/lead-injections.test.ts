@@ -6,6 +6,7 @@ import { verify } from '../../../src/net/index.js';
 import { startHarness } from '../../helpers/harness.js';
 import { startWebhookApp } from '../../helpers/webhook-app.js';
 import { startPreviewHarness } from './helpers.js';
+import { NumberService } from '../../../src/numbers/service.js';
 
 const LEAD = { phone: '+15550100003', campaign: 'spring', attributes: { name: 'Ada', source: 'form-7' } };
 
@@ -94,4 +95,41 @@ t.test('self-signed TLS: generated once (key 0600); a spoofed X-Forwarded-For fr
   t.equal((await post({})).status, 202, 'served over real TLS');
   const list = await undiciFetch(`https://127.0.0.1:${port}/v1/webhooks`, { dispatcher, headers: { authorization: `Bearer ${a.key}` } });
   t.equal(list.status, 200);
+});
+
+t.test('speed to lead: a campaign with a queue turns each lead into a callback due now, carrying its attributes', async (t) => {
+  const h = await startPreviewHarness(t);
+  const a = h.org();
+  const v1 = (method: string, path: string, body?: unknown) => h.v1(method, path, { key: a.key, ...(body === undefined ? {} : { body }) });
+  const token = h.store.orgSettings.rotateInjectionToken(a.id);
+  h.store.orgSettings.allowIp(a.id, '127.0.0.0/8');
+  await v1('POST', '/v1/queues', { friendly_name: 'sales' });
+  new NumberService(h.store.numbers, { allowLocalTargets: true }).add('+15550100002', a.id, {});
+
+  const refused = [
+    [{ speed_to_lead_queue: 'nope', caller_id: '+15550100002' }, 'speed_to_lead_queue'],
+    [{ speed_to_lead_queue: 'sales' }, 'caller_id'],
+    [{ speed_to_lead_queue: 'sales', caller_id: '+15559999999' }, 'caller_id'],
+  ] as const;
+  for (const [body, param] of refused) {
+    const res = await v1('POST', '/v1/lead-campaigns/spring', body);
+    t.equal(res.status, 400, JSON.stringify(body));
+    t.match(res.body.error, { param });
+  }
+  const set = await v1('POST', '/v1/lead-campaigns/spring', { speed_to_lead_queue: 'sales', caller_id: '+15550100002' });
+  t.equal(set.status, 200, JSON.stringify(set.body));
+  t.match(set.body, { name: 'spring', speed_to_lead_queue_sid: /^QU/, caller_id: '+15550100002' });
+  t.same((await v1('GET', '/v1/lead-campaigns')).body.data.map((c: { name: string }) => c.name), ['spring']);
+
+  const lead = await h.v1('POST', '/v1/lead-injections', { key: null, body: LEAD, headers: { 'x-injection-token': token } });
+  t.match(lead.body, { callback_sid: /^CB[0-9a-f]{32}$/ });
+  const callback = (await v1('GET', `/v1/callbacks/${lead.body.callback_sid}`)).body;
+  t.match(callback, { to: LEAD.phone, from: '+15550100002', queue_sid: set.body.speed_to_lead_queue_sid, attributes: LEAD.attributes, lead_sid: lead.body.sid, status: 'scheduled' });
+  t.ok(Date.parse(callback.due_at) <= Date.now(), 'due now');
+  t.equal((await v1('GET', `/v1/leads/${lead.body.sid}`)).body.callback_sid, lead.body.callback_sid);
+
+  t.equal((await v1('DELETE', '/v1/lead-campaigns/spring')).status, 204);
+  const plain = await h.v1('POST', '/v1/lead-injections', { key: null, body: LEAD, headers: { 'x-injection-token': token } });
+  t.equal(plain.body.callback_sid, null, 'without the setting a lead is only collected');
+  t.equal((await v1('GET', '/v1/lead-campaigns/spring')).status, 404);
 });
