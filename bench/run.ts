@@ -22,6 +22,7 @@ const SCRIPTS: Script[] = [
   { name: 'streams', file: 'streams.ts', args: [], budgetS: 150 },
   { name: 'dashboard', file: 'dashboard.ts', args: ['100000', '200'], budgetS: 60 },
   { name: 'acd', file: 'acd.ts', args: ['1000', '10000', '3000'], budgetS: 60 },
+  { name: 'acd-ring', file: 'acd-ring.ts', args: ['20'], budgetS: 120 },
 ];
 
 type Outcome = { script: Script; rows: BenchRow[]; skipped: string | null; seconds: number };
