@@ -68,6 +68,12 @@ export class CallbackRepo {
       .all(accountId, page.beforeId, page.beforeId, filter.status ?? null, filter.status ?? null, page.limit) as Row[]).map(toCallback);
   }
 
+  /** The callback whose latest attempt is this call, if any. */
+  forCall(callSid: string): ScheduledCallback | undefined {
+    const row = this.db.prepare(`${SELECT} WHERE c.call_sid = ?`).get(callSid) as Row | undefined;
+    return row && toCallback(row);
+  }
+
   /** The callback a lead became (speed to lead), if any. */
   forLead(leadSid: string): ScheduledCallback | undefined {
     const row = this.db.prepare(`${SELECT} WHERE c.lead_sid = ?`).get(leadSid) as Row | undefined;

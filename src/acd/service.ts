@@ -12,7 +12,8 @@ import { leaseMedia, localMedia } from '../calls/media-lease.js';
 import type { MediaLease } from '../media/media-cache.js';
 import type { TimerHandle } from '../clock.js';
 import { newSid } from '../crypto/tokens.js';
-import { emitQueueEvent } from '../events/acd.js';
+import { emitDisposition, emitQueueEvent } from '../events/acd.js';
+import type { Disposition } from './dispositions.js';
 import { AcdRouter, type Offer } from './routing.js';
 import { CallbackDialer } from './callback-dialer.js';
 import { AcdStats } from './stats.js';
@@ -125,6 +126,22 @@ export class AcdService {
     const ended = this.router.wrapUpDone(agentId);
     if (ended) this.agentChanged(agentId);
     return ended;
+  }
+
+  /**
+   * Sets a call's disposition: stored with its event in one transaction (the transactional outbox), by the agent
+   * talking on the call or wrapping it up, whose wrap-up it ends.
+   */
+  dispose(accountId: number, call: CallRecord, disposition: string, notes: string | null): Disposition {
+    const { store, events } = this.services;
+    const agent = store.agents.onCall(accountId, call.sid);
+    const saved = store.db.transaction(() => {
+      const row = store.dispositions.create(accountId, { sid: newSid('DP'), callSid: call.sid, agentSid: agent?.sid ?? null, disposition, notes });
+      emitDisposition(events, { accountId, callSid: call.sid, from: call.from, to: call.to, disposition: row.disposition, setBy: row.agentSid, notes: row.notes });
+      return row;
+    })();
+    if (agent?.activity === 'wrap-up') this.endWrapUp(agent.id);
+    return saved;
   }
 
   /** <Enqueue> and the IVR's queue key: the caller waits until an agent takes the call, hangs up, or the wait runs out. */

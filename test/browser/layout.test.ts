@@ -4,6 +4,7 @@ import t from 'tap';
 import { startHarness } from '../helpers/harness.js';
 import { accountWithUser } from '../dashboard/client.js';
 import { NumberService } from '../../src/numbers/service.js';
+import { DEFAULT_QUEUE_SETTINGS } from '../../src/acd/queues.js';
 import { SKIP, launch, signIn } from './chromium.js';
 
 const NUMBER = '+14155550100';
@@ -13,13 +14,17 @@ t.test('every page fits 1280 and 390 px and keeps the navigation; the 404 page t
   const a = await accountWithUser(h, 'owner@example.com');
   new NumberService(h.store.numbers, { allowLocalTargets: false }).add(NUMBER, a.id, { webhook_url: 'https://app.example.com/voice-webhook-with-a-rather-long-path/for/layout' });
   const trunk = (await h.request('POST', '/api/partner/trunks', { key: a.key, body: { transport: 'wss', label: 'A seat with a long label for the layout check' } })).body as { id: number };
+  const queue = h.store.queues.create(a.id, 'QU00000000000000000000000000000001', { ...DEFAULT_QUEUE_SETTINGS, friendlyName: 'A queue with a rather long name for the layout' });
+  const agent = h.store.agents.create(a.id, 'AG00000000000000000000000000000001', {
+    friendlyName: 'An agent with a long name for the layout', trunkId: trunk.id, queueIds: [queue.id], status: 'available', breakReason: null,
+  });
   const sid = 'CA00000000000000000000000000000001';
   h.store.calls.create({ sid, accountId: a.id, direction: 'inbound', from: '+15557770001', to: NUMBER, status: 'ringing' });
   h.store.calls.finish(sid, 'completed', 'normal');
   const pages = [
     '/dashboard', '/dashboard/numbers', `/dashboard/numbers/${encodeURIComponent(NUMBER)}`, '/dashboard/calls', `/dashboard/calls/${sid}`,
     '/dashboard/keys', '/dashboard/trunks', '/dashboard/trunks/new', `/dashboard/trunks/${trunk.id}`, `/dashboard/trunks/${trunk.id}/edit`,
-    '/dashboard/conferences', '/dashboard/subscriptions', '/dashboard/test-call', '/dashboard/settings',
+    '/dashboard/conferences', '/dashboard/queues', `/dashboard/agents/${agent.sid}`, '/dashboard/subscriptions', '/dashboard/test-call', '/dashboard/settings',
   ];
   const browser = await launch(t);
   for (const width of [1280, 390]) {

@@ -50,7 +50,7 @@ export async function launchForWebrtc(t: { teardown(fn: () => unknown): void }):
 let esm: Promise<string> | null = null;
 
 /** JsSIP as the ES module a CDN's +esm endpoint serves (what the dashboard snippet imports), bundled once. */
-function jssipModule(): Promise<string> {
+export function jssipModule(): Promise<string> {
   esm ??= build({ entryPoints: ['jssip'], absWorkingDir: ROOT, bundle: true, write: false, format: 'esm', platform: 'browser', logLevel: 'silent' })
     .then((r) => r.outputFiles[0]!.text);
   return esm;

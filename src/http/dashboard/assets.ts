@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { SOFTPHONE_JS } from './softphone.js';
 
 // Inline rather than files on disk: the compiled server in dist/ would not find .css/.js next to it.
 const CSS = `
@@ -163,4 +164,5 @@ export function assetRoutes(app: FastifyInstance): void {
   app.get('/assets/favicon.svg', async (_req, reply) => reply.type('image/svg+xml').header('cache-control', cache).send(FAVICON));
   app.get('/assets/app.css', async (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', cache).send(CSS));
   app.get('/assets/app.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', cache).send(JS));
+  app.get('/assets/softphone.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', cache).send(SOFTPHONE_JS));
 }

@@ -14,6 +14,7 @@ import { keyRoutes } from './routes/keys.js';
 import { trunkRoutes } from './routes/trunks.js';
 import { callRoutes } from './routes/calls.js';
 import { conferenceRoutes } from './routes/conferences.js';
+import { acdRoutes } from './routes/acd.js';
 import { settingsRoutes } from './routes/settings.js';
 import { testCallRoutes } from './routes/test-call.js';
 import { homeRoutes } from './routes/home.js';
@@ -70,6 +71,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
     await signedIn.register(async (trunks) => trunkRoutes(trunks, d));
     callRoutes(signedIn, d);
     conferenceRoutes(signedIn, d);
+    acdRoutes(signedIn, d);
     settingsRoutes(signedIn, d);
     testCallRoutes(signedIn, d);
     subscriptionRoutes(signedIn, d);

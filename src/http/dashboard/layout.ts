@@ -2,12 +2,13 @@ import { html, type Html } from './html.js';
 import { csrfField } from './forms.js';
 import type { Viewer } from './context.js';
 
-export type Section = 'numbers' | 'calls' | 'conferences' | 'test-call' | 'keys' | 'trunks' | 'subscriptions' | 'settings';
+export type Section = 'numbers' | 'calls' | 'conferences' | 'queues' | 'test-call' | 'keys' | 'trunks' | 'subscriptions' | 'settings';
 
 const NAV: ReadonlyArray<readonly [Section, string, string]> = [
   ['numbers', 'Numbers', '/dashboard/numbers'],
   ['calls', 'Calls', '/dashboard/calls'],
   ['conferences', 'Conferences', '/dashboard/conferences'],
+  ['queues', 'Queues', '/dashboard/queues'],
   ['test-call', 'Test call', '/dashboard/test-call'],
   ['keys', 'API keys', '/dashboard/keys'],
   ['trunks', 'Trunks', '/dashboard/trunks'],
@@ -28,6 +29,10 @@ const NOTICES: Record<string, string> = {
   'conference-ended': 'Conference ended: every participant was disconnected.',
   'participant-updated': 'Participant updated.',
   'participant-removed': 'Participant removed: its call was disconnected.',
+  'queue-created': 'Queue created.',
+  'agent-created': 'Agent created, offline: make it available to offer it calls.',
+  'agent-status': 'Status changed.',
+  'disposition-saved': 'Disposition saved: wrap-up is over.',
   'password-set': 'Password set. Sign in with it now.',
   'subscription-paused': 'Subscription paused: nothing is delivered to it until you resume it.',
   'subscription-resumed': 'Subscription resumed: deliveries held while it was paused go out now.',

@@ -1,11 +1,9 @@
 // /v1/dispositions: an agent (or a system) sets the outcome of a call; the disposition event goes out with it and
-// the agent's wrap-up ends (docs/acd.md).
+// the agent's wrap-up ends (AcdService.dispose; docs/acd.md).
 import type { FastifyInstance } from 'fastify';
 import type { Disposition } from '../../acd/dispositions.js';
 import type { AcdService } from '../../acd/service.js';
-import type { CallServices } from '../../calls/services.js';
-import { newSid } from '../../crypto/tokens.js';
-import { emitDisposition } from '../../events/acd.js';
+import type { Store } from '../../store/index.js';
 import { previewErrors } from '../errors.js';
 import { previewErrorResponses } from '../schemas/preview.js';
 import { DispositionCreateBody, DispositionList, DispositionListQuery, DispositionResource, type DispositionCreateInput } from '../schemas/preview-acd.js';
@@ -16,8 +14,8 @@ const security = [{ bearerAuth: [] }];
 const view = (d: Disposition) =>
   ({ sid: d.sid, call_sid: d.callSid, disposition: d.disposition, notes: d.notes, agent_sid: d.agentSid, date_created: d.createdAt });
 
-export async function dispositionRoutes(app: FastifyInstance, deps: { services: Pick<CallServices, 'store' | 'events'>; acd: Pick<AcdService, 'endWrapUp'> }): Promise<void> {
-  const { store, events } = deps.services;
+export async function dispositionRoutes(app: FastifyInstance, deps: { store: Store; acd: Pick<AcdService, 'dispose'> }): Promise<void> {
+  const { store } = deps;
 
   app.post<{ Body: DispositionCreateInput }>('/v1/dispositions', {
     schema: { tags, security, summary: "Set a call's disposition (ends the agent's wrap-up; emits the disposition event)", body: DispositionCreateBody, response: { 201: DispositionResource, ...previewErrorResponses() } },
@@ -25,16 +23,7 @@ export async function dispositionRoutes(app: FastifyInstance, deps: { services: 
     const b = req.body;
     const call = store.calls.getForAccount(req.account.id, b.call_sid);
     if (!call) throw previewErrors.parameterInvalid('call_sid', `No call of this account has the sid ${b.call_sid}.`);
-    const agent = store.agents.onCall(req.account.id, call.sid);
-    const disposition = { sid: newSid('DP'), callSid: call.sid, agentSid: agent?.sid ?? null, disposition: b.disposition.trim(), notes: b.notes ?? null };
-    // Stored and announced together (the transactional outbox): the event exists exactly when the disposition does.
-    const saved = store.db.transaction(() => {
-      const row = store.dispositions.create(req.account.id, disposition);
-      emitDisposition(events, { accountId: req.account.id, callSid: call.sid, from: call.from, to: call.to, disposition: row.disposition, setBy: row.agentSid, notes: row.notes });
-      return row;
-    })();
-    if (agent?.activity === 'wrap-up') deps.acd.endWrapUp(agent.id);
-    return reply.status(201).send(view(saved));
+    return reply.status(201).send(view(deps.acd.dispose(req.account.id, call, b.disposition.trim(), b.notes ?? null)));
   });
 
   app.get<{ Querystring: { call_sid: string } }>('/v1/dispositions', {

@@ -55,7 +55,7 @@ export async function installPreviewRoot(http: FastifyInstance, deps: PreviewDep
       await authenticated.register(async (scope) => callbackRoutes(scope, { store, clock }));
       await authenticated.register(async (scope) => leadCampaignRoutes(scope, { services: deps.callServices }));
       await authenticated.register(async (scope) => agentMonitorRoutes(scope, { services: deps.callServices, dispatcher: deps.dispatcher, cps: deps.cps }));
-      await authenticated.register(async (scope) => dispositionRoutes(scope, { services: deps.callServices, acd: deps.callServices.acd }));
+      await authenticated.register(async (scope) => dispositionRoutes(scope, { store, acd: deps.callServices.acd }));
     });
     await preview.register(async (scope) => leadInjectionRoutes(scope, { store, events: deps.eventSystem.events, proxies, rate }));
   });

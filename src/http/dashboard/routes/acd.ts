@@ -1,0 +1,143 @@
+// Queues and agents in the dashboard: the queues' live figures and every agent's state, forms to add both, and
+// each agent's console (status, the offered call's screen pop, the wrap-up disposition, the wss seat's softphone).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { formOf, queryOf, sendPage, viewerOf, type Dashboard } from '../context.js';
+import { FormRender } from '../forms.js';
+import { errorView } from '../views/auth.js';
+import { queuesLive, queuesView } from '../views/acd.js';
+import { agentLive, agentView, type ScreenPop } from '../views/agent-console.js';
+import { DEFAULT_QUEUE_SETTINGS, QueueNameTakenError } from '../../../acd/queues.js';
+import type { Agent, AgentStatus } from '../../../acd/agents.js';
+import { newSid } from '../../../crypto/tokens.js';
+import { connectionFor, iceServersFor } from '../../../trunks/connection.js';
+
+const NAME = /^[^\r\n]*\S[^\r\n]*$/;
+const nameProblem = (name: string) => (name.length > 64 || !NAME.test(name) ? 'Enter a name of 1 to 64 characters on one line.' : null);
+/** The softphone loads JsSIP from jsDelivr and talks to the SIP server's wss listener (another origin). */
+const CONSOLE_CSP = "default-src 'self'; script-src 'self' https://cdn.jsdelivr.net; connect-src 'self' wss: https://cdn.jsdelivr.net; media-src 'self' blob: mediastream:; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+type AgentRequest = FastifyRequest<{ Params: { sid: string } }>;
+
+export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
+  const { store } = d;
+  const acd = d.callServices.acd;
+
+  const live = (accountId: number) => {
+    const queues = store.queues.listForAccount(accountId, { beforeId: null, limit: 200 });
+    const names = new Map(queues.map((q) => [q.sid, q.friendlyName]));
+    return queuesLive(queues.map((q) => ({ q, f: store.queues.figures(q) })), store.agents.listForAccount(accountId, {}, { beforeId: null, limit: 500 }), (sid) => names.get(sid) ?? sid);
+  };
+  const queuesPage = (req: FastifyRequest, reply: FastifyReply, forms: { queue?: FormRender; agent?: FormRender } = {}, status = 200) => {
+    const v = viewerOf(req);
+    const seats = store.trunks.listForAccount(v.account.id).filter((t) => t.status !== 'revoked');
+    const queues = store.queues.listForAccount(v.account.id, { beforeId: null, limit: 200 });
+    return sendPage(reply, queuesView(v, live(v.account.id), { queue: forms.queue ?? new FormRender({}), agent: forms.agent ?? new FormRender({}) }, seats, queues, queryOf(req).done), status);
+  };
+
+  app.get('/queues', async (req, reply) => queuesPage(req, reply));
+  app.get('/queues/live', async (req, reply) => sendPage(reply, live(viewerOf(req).account.id)));
+
+  app.post('/queues', async (req, reply) => {
+    const v = viewerOf(req);
+    const form = formOf(req);
+    const name = (form.friendly_name ?? '').trim();
+    const problem = nameProblem(name);
+    if (problem) return queuesPage(req, reply, { queue: new FormRender(form, { friendly_name: [problem] }) }, 422);
+    try {
+      store.queues.create(v.account.id, newSid('QU'), { ...DEFAULT_QUEUE_SETTINGS, friendlyName: name });
+    } catch (err) {
+      if (!(err instanceof QueueNameTakenError)) throw err;
+      return queuesPage(req, reply, { queue: new FormRender(form, { friendly_name: [`A queue named ${name} already exists.`] }) }, 409);
+    }
+    return reply.redirect('/dashboard/queues?done=queue-created', 303);
+  });
+
+  app.post('/agents', async (req, reply) => {
+    const v = viewerOf(req);
+    const form = formOf(req);
+    const name = (form.friendly_name ?? '').trim();
+    const seat = /^\d{1,15}$/.test(form.trunk_id ?? '') ? store.trunks.getForAccount(v.account.id, Number(form.trunk_id)) : undefined;
+    const queue = form.queue ? store.queues.find(v.account.id, form.queue) : undefined;
+    const errors: Record<string, string[]> = {};
+    const problem = nameProblem(name);
+    if (problem) errors.friendly_name = [problem];
+    if (!seat || seat.status === 'revoked') errors.trunk_id = ['Choose a seat: a trunk of this account that is not revoked.'];
+    if (form.queue && !queue) errors.queue = ['Choose a queue from the list.'];
+    if (Object.keys(errors).length > 0) return queuesPage(req, reply, { agent: new FormRender(form, errors) }, 422);
+    const agent = store.agents.create(v.account.id, newSid('AG'), { friendlyName: name, trunkId: seat!.id, queueIds: queue ? [queue.id] : [], status: 'offline', breakReason: null });
+    return reply.redirect(`/dashboard/agents/${agent.sid}?done=agent-created`, 303);
+  });
+
+  function load(req: AgentRequest, reply: FastifyReply): Agent | undefined {
+    const a = /^AG[0-9a-f]{32}$/.test(req.params.sid) ? store.agents.getForAccount(viewerOf(req).account.id, req.params.sid) : undefined;
+    if (!a) void sendPage(reply, errorView(404, 'There is no such agent on this account.', viewerOf(req)), 404);
+    return a;
+  }
+
+  /** The call the agent is offered, on, or wrapping up, as the agent needs to see it. */
+  function screenPop(a: Agent): ScreenPop | null {
+    const call = a.currentCallSid ? store.calls.get(a.currentCallSid) : undefined;
+    if (!call) return null;
+    const timeline = store.calls.timeline(call.sid);
+    const queued = timeline.find((e) => e.kind === 'queued');
+    const bridged = timeline.find((e) => e.kind === 'queue-bridged');
+    const callback = store.scheduledCallbacks.forCall(call.sid);
+    return {
+      callSid: call.sid, from: callback ? callback.to : call.from, queue: (queued?.detail.queue as string | undefined) ?? callback?.queueName ?? null,
+      waitSeconds: (bridged?.detail.wait_seconds as number | undefined) ?? null, attributes: callback?.attributes ?? {},
+    };
+  }
+  const agentLivePart = (req: FastifyRequest, a: Agent, wrapUp?: FormRender) =>
+    agentLive(viewerOf(req), a, screenPop(a), a.activity === 'wrap-up' ? wrapUp ?? new FormRender({}) : null);
+
+  app.get<{ Params: { sid: string } }>('/agents/:sid', async (req, reply) => {
+    const a = load(req, reply);
+    if (!a) return reply;
+    const seat = store.trunks.getForAccount(a.accountId, a.trunkId);
+    const ice = seat ? iceServersFor(seat, d.config.turn, d.config.sip.host, d.clock.now()) : [];
+    void reply.header('content-security-policy', CONSOLE_CSP);
+    return sendPage(reply, agentView(viewerOf(req), a, seat, agentLivePart(req, a), ice, queryOf(req).done));
+  });
+  app.get<{ Params: { sid: string } }>('/agents/:sid/live', async (req, reply) => {
+    const a = load(req, reply);
+    return a ? sendPage(reply, agentLivePart(req, a)) : reply;
+  });
+
+  app.post<{ Params: { sid: string } }>('/agents/:sid/status', async (req, reply) => {
+    const a = load(req, reply);
+    if (!a) return reply;
+    const status = formOf(req).status as AgentStatus;
+    if (!['available', 'break', 'offline'].includes(status)) return sendPage(reply, errorView(400, 'Choose available, break or offline.', viewerOf(req)), 400);
+    const queueIds = acd.router.queuesOf(a.id);
+    store.agents.update(a, { friendlyName: a.friendlyName, trunkId: a.trunkId, queueIds, status, breakReason: null });
+    acd.agentChanged(a.id);
+    return reply.redirect(`/dashboard/agents/${a.sid}?done=agent-status`, 303);
+  });
+
+  app.post<{ Params: { sid: string } }>('/agents/:sid/disposition', async (req, reply) => {
+    const a = load(req, reply);
+    if (!a) return reply;
+    const form = formOf(req);
+    const disposition = (form.disposition ?? '').trim();
+    const notes = (form.notes ?? '').trim();
+    const call = form.call_sid ? store.calls.getForAccount(a.accountId, form.call_sid) : undefined;
+    const errors: Record<string, string[]> = {};
+    if (disposition.length > 64 || !NAME.test(disposition)) errors.disposition = ['Enter the outcome: 1 to 64 characters on one line.'];
+    if (notes.length > 1000) errors.notes = ['Keep the notes to 1,000 characters.'];
+    if (!call) errors.disposition = [...(errors.disposition ?? []), 'This call is no longer on the agent: reload the page.'];
+    if (Object.keys(errors).length > 0) {
+      return sendPage(reply, agentView(viewerOf(req), a, store.trunks.getForAccount(a.accountId, a.trunkId), agentLivePart(req, a, new FormRender(form, errors)), []), 422);
+    }
+    acd.dispose(a.accountId, call!, disposition, notes === '' ? null : notes);
+    return reply.redirect(`/dashboard/agents/${a.sid}?done=disposition-saved`, 303);
+  });
+
+  // The softphone's credentials: a POST (CSRF-checked, never cached), so no link or prefetch can read them.
+  app.post<{ Params: { sid: string } }>('/agents/:sid/seat', async (req, reply) => {
+    const a = load(req, reply);
+    if (!a) return reply;
+    const seat = store.trunks.getForAccount(a.accountId, a.trunkId);
+    if (!seat || seat.transport !== 'wss' || seat.status === 'revoked') return reply.status(409).type('application/json').send({ error: 'the agent has no usable wss seat' });
+    const c = connectionFor(seat, d.trunks.password(seat), d.config.sip);
+    return reply.type('application/json').send({ wss_url: c.wss_url, username: c.username, sip_domain: c.sip_domain, password: c.password });
+  });
+}
