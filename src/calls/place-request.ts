@@ -1,6 +1,6 @@
 import type { OriginateTarget } from '../engine/port.js';
 import { detectFormat, formatIssues, MarkupError, parseMarkup, sipUrisOf, streamUrlsOf, targetUrlsOf } from '../markup/index.js';
-import { customerUrlProblem, type SipStaticCheck, type UrlCheck } from '../net/index.js';
+import { customerUrlProblem, type SipStaticCheck, type SipTargetPolicy, type UrlCheck } from '../net/index.js';
 import { E164 } from '../numbers/settings.js';
 import type { Store } from '../store/index.js';
 import type { FieldErrors } from '../http/errors.js';
@@ -17,6 +17,20 @@ export function targetFor(to: string, trunkEndpoint: string | null): OriginateTa
   if (SIP_URI.test(to)) return { kind: 'sip', uri: to };
   if (CLIENT.test(to)) return { kind: 'client', identity: to.slice('client:'.length) };
   return null;
+}
+
+/**
+ * `to` as the target of a call the platform places for a customer (a conference participant, a supervisor): an
+ * E.164 number, a sip: URI that the SIP target policy does not refuse, or client:<identity>; else why not.
+ */
+export async function calledTarget(sip: Pick<SipTargetPolicy, 'vet'>, to: string): Promise<{ ok: true; target: OriginateTarget } | { ok: false; problem: string }> {
+  const target = targetFor(to, null);
+  if (!target) return { ok: false, problem: 'The to parameter must be an E.164 number, a sip: URI or client:<identity>.' };
+  if (target.kind === 'sip') {
+    const vet = await sip.vet(target.uri);
+    if (!vet.ok && !vet.unresolvable) return { ok: false, problem: `The SIP destination ${target.uri} is refused: ${vet.reason}.` };
+  }
+  return { ok: true, target };
 }
 
 /**

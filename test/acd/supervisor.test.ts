@@ -1,12 +1,15 @@
 // Supervisor monitor, whisper and barge on the sandbox engine, whose rooms answer "does A hear B": a caller in
 // <Enqueue> talks with an agent; a supervisor called in through POST /v1/agents/{sid}/monitor hears both, and is
-// heard by nobody (monitor), by the agent only (whisper) or by both (barge). Its call ends with the agent's.
+// heard by nobody (monitor), by the agent only (whisper) or by both (barge). Its call ends with the agent's. The
+// agent console's supervise form does the same.
 import t from 'tap';
 import { sandboxDriver } from '../engine-suite/sandbox-driver.js';
 import { final, makeTrunk, scene, CALLER, DID } from '../engine-suite/flows.js';
 import { xml } from '../helpers/webhook-app.js';
 import { until } from '../helpers/waits.js';
 import { acdRoom } from '../../src/acd/service.js';
+import { UserService } from '../../src/users/service.js';
+import { DashboardClient, PASSWORD } from '../dashboard/client.js';
 
 const SUPERVISOR = '+15550007777';
 
@@ -55,4 +58,36 @@ t.test('monitor input: an unknown agent is 404, an unknown mode 400', async (t) 
   const bad = await v1(`/v1/agents/${agent.sid}/monitor`, { to: SUPERVISOR, mode: 'shout' });
   t.equal(bad.status, 400);
   t.match(bad.body.error, { param: 'mode' });
+});
+
+t.test('the agent console calls a supervisor into a busy agent\'s call; bad input is refused in words', async (t) => {
+  const d = await sandboxDriver(t);
+  const s = await scene(t, d);
+  const v1 = (method: string, path: string, body?: Record<string, unknown>) => d.h.request(method, path, { ...(body ? { body } : {}), headers: { 'x-forwarded-proto': 'https' } });
+  const users = new UserService(d.h.store.users, d.h.clock);
+  const { user } = users.create(s.accountId, 'lead@example.com');
+  await users.setPassword(user.id, PASSWORD);
+  const c = new DashboardClient(d.h.url);
+  await c.signIn('lead@example.com', PASSWORD);
+  await v1('POST', '/v1/queues', { friendly_name: 'support' });
+  const seat = await makeTrunk(d, { transport: 'udp' });
+  await d.agentSeat(seat, { behavior: 'answer', hangupAfterMs: 20_000 });
+  const agent = (await v1('POST', '/v1/agents', { friendly_name: 'Sam', trunk_id: seat.id, queues: ['support'] })).body;
+  await v1('POST', `/v1/agents/${agent.sid}`, { status: 'available' });
+  d.party(SUPERVISOR, { behavior: 'answer' });
+  s.app.on('/voice', xml('<Enqueue>support</Enqueue>'));
+  const call = await d.inbound(CALLER, DID);
+  await until('the agent is busy', 10_000, async () => (await v1('GET', `/v1/agents/${agent.sid}`)).body.activity === 'busy');
+  const path = `/dashboard/agents/${agent.sid}`;
+  t.match((await c.get(path)).text, /id="monitor-form"/, 'a busy agent\'s console offers supervision');
+  const refused = await c.submit(path, `${path}/monitor`, { to: 'not a phone', mode: 'whisper' });
+  t.equal(refused.status, 422);
+  t.match(refused.text, /E\.164 number, a sip: URI or client:/);
+  const placed = await c.submit(path, `${path}/monitor`, { to: SUPERVISOR, mode: 'whisper' });
+  t.equal(placed.location, `${path}?done=supervisor-called`);
+  const room = acdRoom((await v1('GET', `/v1/agents/${agent.sid}`)).body.current_call_sid);
+  await until('the supervisor in the room', 10_000, () => d.h.engine.rooms.roster(room).length === 3);
+  const [caller, agentLine, supervisor] = d.h.engine.rooms.roster(room) as [string, string, string];
+  t.ok(d.h.engine.rooms.hears(room, agentLine, supervisor) && !d.h.engine.rooms.hears(room, caller, supervisor), 'whispering');
+  await call.ended;
 });

@@ -33,6 +33,7 @@ const NOTICES: Record<string, string> = {
   'agent-created': 'Agent created, offline: make it available to offer it calls.',
   'agent-status': 'Status changed.',
   'disposition-saved': 'Disposition saved: wrap-up is over.',
+  'supervisor-called': 'Your phone is ringing: answer it to join the call.',
   'password-set': 'Password set. Sign in with it now.',
   'subscription-paused': 'Subscription paused: nothing is delivered to it until you resume it.',
   'subscription-resumed': 'Subscription resumed: deliveries held while it was paused go out now.',

@@ -4,7 +4,7 @@
 import type { CallServices } from '../../calls/services.js';
 import type { OriginateTarget } from '../../engine/port.js';
 import type { PhoneNumber } from '../../store/numbers.js';
-import { targetFor } from '../../calls/place-request.js';
+import { calledTarget as vetCalledTarget } from '../../calls/place-request.js';
 import { E164 } from '../../numbers/settings.js';
 import { previewErrors } from '../errors.js';
 
@@ -16,11 +16,7 @@ export function callerNumber(services: Pick<CallServices, 'store'>, accountId: n
 }
 
 export async function calledTarget(services: Pick<CallServices, 'sip'>, to: string): Promise<OriginateTarget> {
-  const target = targetFor(to, null);
-  if (!target) throw previewErrors.parameterInvalid('to', 'The to parameter must be an E.164 number, a sip: URI or client:<identity>.');
-  if (target.kind === 'sip') {
-    const vet = await services.sip.vet(target.uri);
-    if (!vet.ok && !vet.unresolvable) throw previewErrors.parameterInvalid('to', `The SIP destination ${target.uri} is refused: ${vet.reason}.`);
-  }
-  return target;
+  const vetted = await vetCalledTarget(services.sip, to);
+  if (!vetted.ok) throw previewErrors.parameterInvalid('to', vetted.problem);
+  return vetted.target;
 }

@@ -10,6 +10,8 @@ import { DEFAULT_QUEUE_SETTINGS, QueueNameTakenError } from '../../../acd/queues
 import type { Agent, AgentStatus } from '../../../acd/agents.js';
 import { newSid } from '../../../crypto/tokens.js';
 import { connectionFor, iceServersFor } from '../../../trunks/connection.js';
+import { calledTarget } from '../../../calls/place-request.js';
+import type { MonitorMode } from '../../../acd/service.js';
 
 const NAME = /^[^\r\n]*\S[^\r\n]*$/;
 const nameProblem = (name: string) => (name.length > 64 || !NAME.test(name) ? 'Enter a name of 1 to 64 characters on one line.' : null);
@@ -86,8 +88,10 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
       waitSeconds: (bridged?.detail.wait_seconds as number | undefined) ?? null, attributes: callback?.attributes ?? {},
     };
   }
-  const agentLivePart = (req: FastifyRequest, a: Agent, wrapUp?: FormRender) =>
-    agentLive(viewerOf(req), a, screenPop(a), a.activity === 'wrap-up' ? wrapUp ?? new FormRender({}) : null);
+  const agentLivePart = (req: FastifyRequest, a: Agent, forms: { wrapUp?: FormRender; supervise?: FormRender } = {}) =>
+    agentLive(viewerOf(req), a, screenPop(a), a.activity === 'wrap-up' ? forms.wrapUp ?? new FormRender({}) : null, forms.supervise ?? null);
+  const agentPage = (req: FastifyRequest, reply: FastifyReply, a: Agent, forms: { wrapUp?: FormRender; supervise?: FormRender }, status: number) =>
+    sendPage(reply, agentView(viewerOf(req), a, store.trunks.getForAccount(a.accountId, a.trunkId), agentLivePart(req, a, forms), []), status);
 
   app.get<{ Params: { sid: string } }>('/agents/:sid', async (req, reply) => {
     const a = load(req, reply);
@@ -124,11 +128,28 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
     if (disposition.length > 64 || !NAME.test(disposition)) errors.disposition = ['Enter the outcome: 1 to 64 characters on one line.'];
     if (notes.length > 1000) errors.notes = ['Keep the notes to 1,000 characters.'];
     if (!call) errors.disposition = [...(errors.disposition ?? []), 'This call is no longer on the agent: reload the page.'];
-    if (Object.keys(errors).length > 0) {
-      return sendPage(reply, agentView(viewerOf(req), a, store.trunks.getForAccount(a.accountId, a.trunkId), agentLivePart(req, a, new FormRender(form, errors)), []), 422);
-    }
+    if (Object.keys(errors).length > 0) return agentPage(req, reply, a, { wrapUp: new FormRender(form, errors) }, 422);
     acd.dispose(a.accountId, call!, disposition, notes === '' ? null : notes);
     return reply.redirect(`/dashboard/agents/${a.sid}?done=disposition-saved`, 303);
+  });
+
+  // The supervisor's own phone is called into the agent's call, as POST /v1/agents/{sid}/monitor does.
+  app.post<{ Params: { sid: string } }>('/agents/:sid/monitor', async (req, reply) => {
+    const a = load(req, reply);
+    if (!a) return reply;
+    const form = formOf(req);
+    const mode = form.mode as MonitorMode;
+    const refuse = (field: string, message: string, status = 422) => agentPage(req, reply, a, { supervise: new FormRender(form, { [field]: [message] }) }, status);
+    if (!['monitor', 'whisper', 'barge'].includes(mode)) return refuse('mode', 'Choose listen, whisper or barge.');
+    const vetted = await calledTarget(d.callServices.sip, (form.to ?? '').trim());
+    if (!vetted.ok) return refuse('to', vetted.problem);
+    const onCall = a.activity === 'busy' && a.currentCallSid ? store.calls.get(a.currentCallSid) : undefined;
+    const number = onCall ? store.numbers.getByE164(onCall.to) : undefined;
+    const placed = onCall && number?.accountId === a.accountId
+      ? acd.monitor(a, { target: vetted.target, to: form.to!.trim(), from: number.e164, numberId: number.id, mode }) : null;
+    if (!placed) return refuse('to', 'The agent is not on a call this server carries any more.', 409);
+    void placed.done;
+    return reply.redirect(`/dashboard/agents/${a.sid}?done=supervisor-called`, 303);
   });
 
   // The softphone's credentials: a POST (CSRF-checked, never cached), so no link or prefetch can read them.

@@ -1,17 +1,26 @@
 import { html, type Html } from '../html.js';
 import { actionButton, page } from '../layout.js';
 import type { Viewer } from '../context.js';
-import type { FormRender } from '../forms.js';
+import { csrfField, FormRender } from '../forms.js';
 import type { Agent } from '../../../acd/agents.js';
 import type { Trunk } from '../../../store/trunks.js';
-import { csrfField } from '../forms.js';
 
 /** What the agent sees of the call it is offered or on: who calls, from which queue, how long they waited, and the lead's details. */
 export interface ScreenPop { callSid: string; from: string; queue: string | null; waitSeconds: number | null; attributes: Record<string, string> }
 
 const STATUS_BUTTONS: ReadonlyArray<readonly [Agent['status'], string]> = [['available', 'Available'], ['break', 'Break'], ['offline', 'Offline']];
 
-export function agentLive(v: Viewer, a: Agent, pop: ScreenPop | null, wrapUp: FormRender | null): Html {
+const MODES: ReadonlyArray<readonly [string, string]> = [['monitor', 'Listen (heard by nobody)'], ['whisper', 'Whisper (heard by the agent only)'], ['barge', 'Barge (heard by both)']];
+
+/** A supervisor calls a phone or seat of theirs into the agent's call (POST /v1/agents/{sid}/monitor). */
+function supervisorForm(v: Viewer, a: Agent, form: FormRender): Html {
+  return html`<form method="post" action="/dashboard/agents/${a.sid}/monitor" id="monitor-form" novalidate><fieldset><legend>Supervise this call</legend>${csrfField(v.csrf)}${form.summary()}
+    ${form.text('to', 'Your phone', { hint: 'An E.164 number, a sip: URI or client:<your seat>. It rings, and joins the call when you answer.' })}
+    ${form.select('mode', 'Mode', MODES)}
+    <div class="actions"><button type="submit">Call me into this call</button></div></fieldset></form>`;
+}
+
+export function agentLive(v: Viewer, a: Agent, pop: ScreenPop | null, wrapUp: FormRender | null, supervise: FormRender | null = null): Html {
   return html`<p>Status: <strong id="agent-status">${a.status}</strong>${a.breakReason ? ` (${a.breakReason})` : ''} · Activity: <strong id="agent-activity">${a.activity}</strong></p>
     <div class="actions">${STATUS_BUTTONS.filter(([s]) => s !== a.status).map(([s, label]) =>
       actionButton(`/dashboard/agents/${a.sid}/status`, label, v.csrf, { hidden: { status: s } }))}</div>
@@ -24,7 +33,8 @@ export function agentLive(v: Viewer, a: Agent, pop: ScreenPop | null, wrapUp: Fo
       <input type="hidden" name="call_sid" value="${pop.callSid}">
       ${wrapUp.text('disposition', 'Disposition', { hint: 'The outcome, e.g. sale or no-interest. Setting it ends your wrap-up.' })}
       ${wrapUp.textarea('notes', 'Notes', { rows: 3 })}
-      <div class="actions"><button type="submit">Save disposition</button></div></form>` : ''}`;
+      <div class="actions"><button type="submit">Save disposition</button></div></form>` : ''}
+    ${a.activity === 'busy' ? supervisorForm(v, a, supervise ?? new FormRender({ mode: 'monitor' })) : ''}`;
 }
 
 /** The agent console: status, the offered call's screen pop, wrap-up, and (for a wss seat) the softphone. */
