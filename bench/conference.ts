@@ -27,6 +27,7 @@ import { freePort } from '../test/helpers/server-process.js';
 import { runLoad, runParty } from '../test/engine-suite/real-sipp.js';
 import { startBareConference } from './bare-conference.js';
 import { LATE_MS, RtpSink } from './rtp-sink.js';
+import { reportRows } from './row.js';
 
 const TRIPLES = [50, 100, 125, 150];
 // 250 is the most a Ringbase conference admits (maxParticipants, as Twilio), so the one-room ladder stops there.
@@ -219,6 +220,14 @@ try {
   console.log(`| join latency p95 (ms) | ${ms(ours.joins, 95)} | ${ms(base.joins, 95)} | ${ratio(pct(ours.joins, 95), pct(base.joins, 95))} |`);
   console.log(`(steps: ${TRIPLES.join(', ')} rooms of 3; one room of ${ROOM.join(', ')}; a system that holds the top step has`
     + ` not reached its ceiling; latency ratio is ringbase/bare, lower is better; ${((Date.now() - began) / 1000).toFixed(0)} s)`);
+  const bare = 'bare drachtio-srf + drachtio-fsmrf, same engines';
+  reportRows([
+    // Answered legs holding two-way audio: three per room, each talking and hearing the other two.
+    { figure: 'Concurrent answered legs holding audio with < 0.1 % loss (3-party rooms)', value: ours.triples * 3, baseline: base.triples * 3,
+      baselineName: bare, unit: 'legs', better: 'higher', target: '>= 0.9x baseline', met: ours.triples >= 0.9 * base.triples },
+    { figure: 'Participants in one room with < 0.1 % loss', value: ours.room, baseline: base.room, baselineName: bare, unit: 'legs', better: 'higher' },
+    { figure: 'Conference join latency p95', value: Math.round(pct(ours.joins, 95)), baseline: Math.round(pct(base.joins, 95)), baselineName: bare, unit: 'ms', better: 'lower' },
+  ]);
 } finally {
   sink.close();
   webhook.close();
