@@ -7,7 +7,7 @@ import { placeCall } from '../calls/outbound.js';
 import type { TimerHandle } from '../clock.js';
 import { newSid } from '../crypto/tokens.js';
 import { emitCallbackDue } from '../events/acd.js';
-import type { ScheduledCallback } from './callbacks.js';
+import type { OpenCallback } from './callbacks.js';
 import type { Offer } from './routing.js';
 import type { AcdService } from './service.js';
 
@@ -17,7 +17,7 @@ export const CALLBACK_RETRY_MS = 5 * 60_000;
 export const CUSTOMER_RING_MS = 30_000;
 const CLAIM_BATCH = 50;
 
-interface Job { callback: ScheduledCallback; callSid: string; noAgent: TimerHandle | null; offered: boolean }
+interface Job { callback: OpenCallback; callSid: string; noAgent: TimerHandle | null; offered: boolean }
 
 export class CallbackDialer {
   readonly #jobs = new Map<string, Job>();
@@ -113,7 +113,7 @@ export class CallbackDialer {
     this.#failed(job.callback, "no agent took the callback within the queue's maximum wait");
   }
 
-  #failed(c: ScheduledCallback, error: string): void {
+  #failed(c: OpenCallback, error: string): void {
     const retryAt = c.attempts < CALLBACK_MAX_ATTEMPTS ? this.services.clock.now() + CALLBACK_RETRY_MS : null;
     this.services.store.scheduledCallbacks.attemptFailed(c.sid, error, retryAt);
   }

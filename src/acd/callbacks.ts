@@ -9,9 +9,10 @@ export interface ScheduledCallback {
   id: number;
   sid: string;
   accountId: number;
-  queueId: number;
-  queueSid: string;
-  queueName: string;
+  /** Null once the queue was deleted (only a finished callback can outlive its queue). */
+  queueId: number | null;
+  queueSid: string | null;
+  queueName: string | null;
   to: string;
   from: string;
   dueAt: number;
@@ -27,15 +28,19 @@ export interface ScheduledCallback {
   updatedAt: string;
 }
 
+/** A callback being made: its queue exists (a queue cannot be deleted while it has one). */
+export type OpenCallback = ScheduledCallback & { queueId: number; queueSid: string; queueName: string };
+const isOpen = (c: ScheduledCallback): c is OpenCallback => c.queueId !== null && c.queueSid !== null && c.queueName !== null;
+
 export interface NewCallback { sid: string; accountId: number; queueId: number; to: string; from: string; dueAt: number; attributes: Record<string, string>; leadSid: string | null }
 
 interface Row {
-  id: number; sid: string; account_id: number; queue_id: number; queue_sid: string; queue_name: string; to_number: string; from_number: string;
+  id: number; sid: string; account_id: number; queue_id: number | null; queue_sid: string | null; queue_name: string | null; to_number: string; from_number: string;
   due_at: number; attributes: string; lead_sid: string | null; status: CallbackStatus; attempts: number; call_sid: string | null;
   agent_sid: string | null; last_error: string | null; created_at: string; updated_at: string;
 }
 
-const SELECT = 'SELECT c.*, q.sid AS queue_sid, q.friendly_name AS queue_name FROM acd_callbacks c JOIN acd_queues q ON q.id = c.queue_id';
+const SELECT = 'SELECT c.*, q.sid AS queue_sid, q.friendly_name AS queue_name FROM acd_callbacks c LEFT JOIN acd_queues q ON q.id = c.queue_id';
 
 const toCallback = (r: Row): ScheduledCallback => ({
   id: r.id, sid: r.sid, accountId: r.account_id, queueId: r.queue_id, queueSid: r.queue_sid, queueName: r.queue_name, to: r.to_number,
@@ -86,9 +91,10 @@ export class CallbackRepo {
   }
 
   /** Claims the callbacks that are due (scheduled → dialing, one attempt more), oldest due first; `each` runs in the same transaction. */
-  claimDue(limit: number, each: (c: ScheduledCallback) => void): ScheduledCallback[] {
+  claimDue(limit: number, each: (c: OpenCallback) => void): OpenCallback[] {
     return this.db.transaction(() => {
-      const due = (this.db.prepare(`${SELECT} WHERE c.status = 'scheduled' AND c.due_at <= ? ORDER BY c.due_at, c.id LIMIT ?`).all(this.clock.now(), limit) as Row[]).map(toCallback);
+      const due = (this.db.prepare(`${SELECT} WHERE c.status = 'scheduled' AND c.due_at <= ? ORDER BY c.due_at, c.id LIMIT ?`).all(this.clock.now(), limit) as Row[])
+        .map(toCallback).filter(isOpen);
       const claim = this.db.prepare("UPDATE acd_callbacks SET status = 'dialing', attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'scheduled'");
       return due.filter((c) => claim.run(this.#iso(), c.id).changes === 1).map((c) => {
         const claimed = { ...c, status: 'dialing' as const, attempts: c.attempts + 1 };

@@ -90,9 +90,13 @@ export class QueueRepo {
     return this.getForAccount(queue.accountId, queue.sid)!;
   }
 
-  /** Deletes the queue unless callers wait in it (checked in the same statement); false when some do. */
+  /**
+   * Deletes the queue unless callers wait in it or callbacks are still to be made for it (checked in the same
+   * statement); false when either is so. Finished callbacks keep their history, without the queue.
+   */
   deleteIfEmpty(queue: Queue): boolean {
-    return this.db.prepare('DELETE FROM acd_queues WHERE id = ? AND NOT EXISTS (SELECT 1 FROM acd_members WHERE queue_id = ?)').run(queue.id, queue.id).changes === 1;
+    return this.db.prepare(`DELETE FROM acd_queues WHERE id = ? AND NOT EXISTS (SELECT 1 FROM acd_members WHERE queue_id = ?)
+      AND NOT EXISTS (SELECT 1 FROM acd_callbacks WHERE queue_id = ? AND status IN ('scheduled', 'dialing'))`).run(queue.id, queue.id, queue.id).changes === 1;
   }
 
   figures(queue: Queue): QueueFigures {

@@ -404,7 +404,7 @@ export const migrations: string[] = [
     id INTEGER PRIMARY KEY,
     sid TEXT NOT NULL UNIQUE,
     account_id INTEGER NOT NULL REFERENCES accounts(id),
-    queue_id INTEGER NOT NULL REFERENCES acd_queues(id),
+    queue_id INTEGER REFERENCES acd_queues(id) ON DELETE SET NULL,
     to_number TEXT NOT NULL,
     from_number TEXT NOT NULL,
     due_at INTEGER NOT NULL,

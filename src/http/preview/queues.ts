@@ -86,7 +86,9 @@ export async function queueRoutes(app: FastifyInstance, deps: { store: Store; me
     schema: { tags, security, summary: 'Delete a queue (refused while callers wait in it)', params: SidParams, response: { 204: { type: 'null', description: 'Deleted.' }, ...previewErrorResponses(404, 409) } },
   }, async (req, reply) => {
     const queue = load(req);
-    if (!store.queues.deleteIfEmpty(queue)) throw previewErrors.conflict('queue_not_empty', `Callers are waiting in ${queue.friendlyName}; delete it once they have left.`);
+    if (!store.queues.deleteIfEmpty(queue)) {
+      throw previewErrors.conflict('queue_not_empty', `Callers are waiting in ${queue.friendlyName}, or callbacks are scheduled for it; delete it once they have left and the callbacks are done or canceled.`);
+    }
     return reply.status(204).send();
   });
 

@@ -19,7 +19,7 @@ export type CallbackCreateInput = Static<typeof CallbackCreateBody>;
 
 export const CallbackResource = Type.Object({
   sid: Type.String({ description: 'Prefix CB.' }),
-  queue_sid: Type.String(),
+  queue_sid: Nullable(Type.String({ description: 'Null once the queue was deleted (a queue with callbacks still to make cannot be).' })),
   to: Type.String(),
   from: Type.String(),
   due_at: Type.String({ format: 'date-time', description: 'When it is (or was last) due; a retry moves it.' }),

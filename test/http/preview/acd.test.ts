@@ -153,9 +153,15 @@ t.test('callbacks: scheduled with a queue and an account number, validated, list
   }
   t.equal((await v1('GET', '/v1/callbacks?status=scheduled')).body.data.length, 1);
   t.equal((await v1('GET', `/v1/callbacks/${made.body.sid}`, undefined, h.account().key)).status, 404, "another account's callback");
+  const queueSid = made.body.queue_sid as string;
+  const busy = await v1('DELETE', `/v1/queues/${queueSid}`);
+  t.equal(busy.status, 409, 'a queue with a scheduled callback is not deleted');
+  t.match(busy.body.error, { code: 'queue_not_empty' });
   const canceled = await v1('DELETE', `/v1/callbacks/${made.body.sid}`);
   t.match(canceled.body, { status: 'canceled' });
+  t.equal((await v1('DELETE', `/v1/queues/${queueSid}`)).status, 204, 'once it is canceled the queue goes');
+  t.match((await v1('GET', `/v1/callbacks/${made.body.sid}`)).body, { status: 'canceled', queue_sid: null }, 'the callback keeps its history');
   const again = await v1('DELETE', `/v1/callbacks/${made.body.sid}`);
-  t.equal(again.status, 409);
+  t.equal(again.status, 409, 'canceled once');
   t.match(again.body.error, { code: 'callback_not_scheduled' });
 });
