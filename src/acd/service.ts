@@ -1,6 +1,6 @@
 // The ACD's calls: a caller waits in a room of its own on the media server (held, hearing the queue's music), the
 // router picks the agent, the agent's seat rings, and the agent who answers joins the caller's room (a supervisor
-// can join it too: src/acd/supervisor.ts). Decisions are the router's (SQLite); this class carries the legs, the
+// can join it too: monitor). Decisions are the router's (SQLite); this class carries the legs, the
 // timers and the events. Only the process holding a caller's leg offers that caller.
 import type { CallLeg, ConferenceMember, OriginateTarget } from '../engine/port.js';
 import type { CallRecord } from '../store/calls.js';
@@ -150,7 +150,7 @@ export class AcdService {
     const queue = this.#queueNamed(session.accountId, req.queue);
     const enteredAt = clock.now();
     const outcome = (result: QueueResult, agentSid: string | null = null): WaitOutcome =>
-      ({ result, queueSid: queue.sid, waitSeconds: Math.floor((clock.now() - enteredAt) / 1000), agentSid });
+      ({ result, queueSid: queue.sid, waitSeconds: this.#waited(enteredAt), agentSid });
     const leg = await session.answer();
     let member: ConferenceMember;
     try {
@@ -256,7 +256,7 @@ export class AcdService {
     const agentLeg = ring.leg;
     waiter.agent = { sid: offer.agentSid, leg: agentLeg, member: null };
     if (waiter.maxWait) this.services.clock.clearTimeout(waiter.maxWait);
-    session.timeline('queue-bridged', { agent_sid: offer.agentSid, call_sid: ring.childSid, wait_seconds: Math.floor((this.services.clock.now() - waiter.enteredAt) / 1000) });
+    session.timeline('queue-bridged', { agent_sid: offer.agentSid, call_sid: ring.childSid, wait_seconds: this.#waited(waiter.enteredAt) });
     try {
       waiter.agent.member = await agentLeg.joinConference(acdRoom(session.sid), { muted: false });
       await waiter.member.unhold();
@@ -278,24 +278,29 @@ export class AcdService {
       await waiter.agent.leg.hangup();
       return;
     }
+    await this.#leaveLine(waiter, 'hangup');
+  }
+
+  async #timedOut(waiter: Waiter): Promise<void> {
+    if (!waiter.agent) await this.#leaveLine(waiter, 'timeout');
+  }
+
+  /** A waiting caller leaves the line (hung up: abandoned; waited too long: no-agent), withdrawing a ringing offer. */
+  async #leaveLine(waiter: Waiter, result: 'hangup' | 'timeout'): Promise<void> {
     if (waiter.settled) return;
     const position = this.router.position(waiter.session.sid) ?? 1;
     waiter.ringing?.abort();
     if (!this.router.leave(waiter.session.sid)) return;
-    waiter.session.timeline('abandoned', { queue: waiter.queue.friendlyName });
-    this.stats.count(waiter.queue.sid, 'abandoned');
-    this.#event(waiter, 'abandoned', undefined, position);
-    await this.#settle(waiter, 'hangup');
-  }
-
-  async #timedOut(waiter: Waiter): Promise<void> {
-    if (waiter.settled || waiter.agent) return;
-    const position = this.router.position(waiter.session.sid) ?? 1;
-    waiter.ringing?.abort();
-    if (!this.router.leave(waiter.session.sid)) return;
-    waiter.session.timeline('queue-timeout', { queue: waiter.queue.friendlyName });
-    this.#event(waiter, 'no-agent', 'max-wait', position);
-    await this.#settle(waiter, 'timeout');
+    const queue = waiter.queue.friendlyName;
+    if (result === 'hangup') {
+      waiter.session.timeline('abandoned', { queue });
+      this.stats.count(waiter.queue.sid, 'abandoned');
+      this.#event(waiter, 'abandoned', undefined, position);
+    } else {
+      waiter.session.timeline('queue-timeout', { queue });
+      this.#event(waiter, 'no-agent', 'max-wait', position);
+    }
+    await this.#settle(waiter, result);
   }
 
   async #settle(waiter: Waiter, result: QueueResult): Promise<void> {
@@ -313,11 +318,16 @@ export class AcdService {
     waiter.holdLease = null;
   }
 
+  /** Whole seconds since a caller entered the queue. */
+  #waited(enteredAt: number): number {
+    return Math.floor((this.services.clock.now() - enteredAt) / 1000);
+  }
+
   #event(waiter: Waiter, type: 'queued' | 'abandoned' | 'no-agent', reason?: 'none-available' | 'max-wait', position?: number): void {
     const { session, queue } = waiter;
     const moment = {
       accountId: session.accountId, callSid: session.sid, from: session.call.from, to: session.call.to, queue: queue.friendlyName, queueSid: queue.sid,
-      waitSeconds: Math.floor((this.services.clock.now() - waiter.enteredAt) / 1000), position: position ?? this.router.position(session.sid) ?? 1,
+      waitSeconds: this.#waited(waiter.enteredAt), position: position ?? this.router.position(session.sid) ?? 1,
     };
     if (type === 'no-agent') emitQueueEvent(this.services.events, type, { ...moment, reason: reason! });
     else emitQueueEvent(this.services.events, type, moment);
