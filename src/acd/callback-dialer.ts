@@ -55,12 +55,10 @@ export class CallbackDialer {
 
   /** Callbacks a dead process left dialing are scheduled again (the attempt counts), their queue places given up. */
   recover(): void {
-    const { store } = this.services;
     const mine = new Set([...this.#jobs.values()].map((j) => j.callback.sid));
-    for (const c of store.db.prepare("SELECT sid, call_sid FROM acd_callbacks WHERE status = 'dialing'").all() as Array<{ sid: string; call_sid: string | null }>) {
-      if (!mine.has(c.sid) && c.call_sid) this.acd.router.leave(c.call_sid);
+    for (const c of this.services.store.scheduledCallbacks.requeueDialing((sid) => mine.has(sid))) {
+      if (c.callSid) this.acd.router.leave(c.callSid);
     }
-    store.scheduledCallbacks.requeueDialing((sid) => mine.has(sid));
   }
 
   /** The router reserved an agent for a callback: ring the agent, then the customer, and let them talk. */

@@ -119,11 +119,14 @@ export class CallbackRepo {
     else this.db.prepare("UPDATE acd_callbacks SET status = 'scheduled', due_at = ?, last_error = ?, updated_at = ? WHERE sid = ? AND status = 'dialing'").run(retryAt, error, this.#iso(), sid);
   }
 
-  /** Callbacks left dialing by a process that died are scheduled again (the attempt counts); returns how many. */
-  requeueDialing(except: (sid: string) => boolean): number {
-    const rows = this.db.prepare("SELECT sid FROM acd_callbacks WHERE status = 'dialing'").pluck().all() as string[];
+  /**
+   * Callbacks left dialing by a process that died are scheduled again (the attempt counts); returns them, with the
+   * call each attempt had queued, so its place in the queue can be given up.
+   */
+  requeueDialing(except: (sid: string) => boolean): Array<{ sid: string; callSid: string | null }> {
+    const rows = this.db.prepare("SELECT sid, call_sid FROM acd_callbacks WHERE status = 'dialing'").all() as Array<{ sid: string; call_sid: string | null }>;
     const back = this.db.prepare("UPDATE acd_callbacks SET status = 'scheduled', last_error = 'the platform restarted during the attempt', updated_at = ? WHERE sid = ? AND status = 'dialing'");
-    return rows.filter((sid) => !except(sid) && back.run(this.#iso(), sid).changes === 1).length;
+    return rows.filter((r) => !except(r.sid) && back.run(this.#iso(), r.sid).changes === 1).map((r) => ({ sid: r.sid, callSid: r.call_sid }));
   }
 
   #iso(): string { return new Date(this.clock.now()).toISOString(); }

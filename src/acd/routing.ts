@@ -149,16 +149,18 @@ export class AcdRouter {
    */
   reconcile(live: (callSid: string) => boolean): number[] {
     return this.db.transaction(() => {
-      const ended = "(SELECT status FROM calls WHERE sid = ?) IN ('completed', 'busy', 'no-answer', 'failed', 'canceled')";
+      const ended = "c.status IN ('completed', 'busy', 'no-answer', 'failed', 'canceled')";
       const queues = new Set<number>();
-      for (const m of this.db.prepare('SELECT call_sid, queue_id FROM acd_members').all() as Array<{ call_sid: string; queue_id: number }>) {
-        if (live(m.call_sid) || !this.db.prepare(`SELECT ${ended} AS gone`).pluck().get(m.call_sid)) continue;
+      for (const m of this.db.prepare(`SELECT m.call_sid, m.queue_id FROM acd_members m JOIN calls c ON c.sid = m.call_sid WHERE ${ended}`)
+        .all() as Array<{ call_sid: string; queue_id: number }>) {
+        if (live(m.call_sid)) continue;
         this.leave(m.call_sid);
         queues.add(m.queue_id);
       }
       const now = this.clock.now();
-      for (const a of this.db.prepare("SELECT id, activity, current_call_sid FROM acd_agents WHERE activity IN ('reserved', 'ringing', 'busy')").all() as Array<{ id: number; activity: string; current_call_sid: string }>) {
-        if (live(a.current_call_sid) || !this.db.prepare(`SELECT ${ended} AS gone`).pluck().get(a.current_call_sid)) continue;
+      for (const a of this.db.prepare(`SELECT a.id, a.activity, a.current_call_sid FROM acd_agents a JOIN calls c ON c.sid = a.current_call_sid
+        WHERE a.activity IN ('reserved', 'ringing', 'busy') AND ${ended}`).all() as Array<{ id: number; activity: string; current_call_sid: string }>) {
+        if (live(a.current_call_sid)) continue;
         if (a.activity === 'busy') this.db.prepare("UPDATE acd_agents SET activity = 'wrap-up', wrap_up_ends_at = ? WHERE id = ?").run(now, a.id);
         else this.db.prepare("UPDATE acd_agents SET activity = 'idle', current_call_sid = NULL WHERE id = ?").run(a.id);
         for (const q of this.queuesOf(a.id)) queues.add(q);

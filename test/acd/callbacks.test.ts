@@ -46,8 +46,8 @@ t.test('a failed attempt is scheduled again; the last one fails for good; a dead
   t.match(store.scheduledCallbacks.get('CB1'), { status: 'scheduled', attempts: 1, lastError: 'no answer', dueAt: clock.now() + 300_000 });
   await clock.advance(300_000);
   store.scheduledCallbacks.claimDue(1, () => undefined);
-  t.equal(store.scheduledCallbacks.requeueDialing((sid) => sid === 'CB1'), 0, 'an attempt this process runs is left alone');
-  t.equal(store.scheduledCallbacks.requeueDialing(() => false), 1, 'a dead process\'s attempt is scheduled again');
+  t.equal(store.scheduledCallbacks.requeueDialing((sid) => sid === 'CB1').length, 0, 'an attempt this process runs is left alone');
+  t.equal(store.scheduledCallbacks.requeueDialing(() => false).length, 1, 'a dead process\'s attempt is scheduled again');
   t.match(store.scheduledCallbacks.get('CB1'), { status: 'scheduled', attempts: 2 });
   store.scheduledCallbacks.claimDue(1, () => undefined);
   store.scheduledCallbacks.attemptFailed('CB1', 'busy', null);
