@@ -51,11 +51,6 @@ export function isConferenceName(value: string): boolean {
   return value.length >= 1 && value.length <= 128 && value.trim() !== '' && !/[\u0000-\u001f\u007f-\u009f]/.test(value);
 }
 
-/** An ACD queue's name, as the queues API takes it: 1-64 characters on one line. */
-export function isQueueName(value: string): boolean {
-  return value.length >= 1 && value.length <= 64 && value.trim() !== '' && !/[\r\n]/.test(value);
-}
-
 export function isCallSid(value: string): boolean {
   return /^CA[0-9a-f]{32}$/.test(value);
 }

@@ -11,10 +11,10 @@ import type { Agent, AgentStatus } from '../../../acd/agents.js';
 import { newSid } from '../../../crypto/tokens.js';
 import { connectionFor, iceServersFor } from '../../../trunks/connection.js';
 import { calledTarget } from '../../../calls/place-request.js';
+import { isOneLineName } from '../../../acd/names.js';
 import type { MonitorMode } from '../../../acd/service.js';
 
-const NAME = /^[^\r\n]*\S[^\r\n]*$/;
-const nameProblem = (name: string) => (name.length > 64 || !NAME.test(name) ? 'Enter a name of 1 to 64 characters on one line.' : null);
+const nameProblem = (name: string) => (isOneLineName(name) ? null : 'Enter a name of 1 to 64 characters on one line.');
 /** The softphone loads JsSIP from jsDelivr and talks to the SIP server's wss listener (another origin). */
 const CONSOLE_CSP = "default-src 'self'; script-src 'self' https://cdn.jsdelivr.net; connect-src 'self' wss: https://cdn.jsdelivr.net; media-src 'self' blob: mediastream:; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 type AgentRequest = FastifyRequest<{ Params: { sid: string } }>;
@@ -125,7 +125,7 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
     const notes = (form.notes ?? '').trim();
     const call = form.call_sid ? store.calls.getForAccount(a.accountId, form.call_sid) : undefined;
     const errors: Record<string, string[]> = {};
-    if (disposition.length > 64 || !NAME.test(disposition)) errors.disposition = ['Enter the outcome: 1 to 64 characters on one line.'];
+    if (!isOneLineName(disposition)) errors.disposition = ['Enter the outcome: 1 to 64 characters on one line.'];
     if (notes.length > 1000) errors.notes = ['Keep the notes to 1,000 characters.'];
     if (!call) errors.disposition = [...(errors.disposition ?? []), 'This call is no longer on the agent: reload the page.'];
     if (Object.keys(errors).length > 0) return agentPage(req, reply, a, { wrapUp: new FormRender(form, errors) }, 422);
@@ -148,7 +148,6 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
     const placed = onCall && number?.accountId === a.accountId
       ? acd.monitor(a, { target: vetted.target, to: form.to!.trim(), from: number.e164, numberId: number.id, mode }) : null;
     if (!placed) return refuse('to', 'The agent is not on a call this server carries any more.', 409);
-    void placed.done;
     return reply.redirect(`/dashboard/agents/${a.sid}?done=supervisor-called`, 303);
   });
 
