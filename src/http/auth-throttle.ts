@@ -20,6 +20,7 @@ interface Window { startedAt: number; failures: number }
 
 const DEFAULT_MAX_ENTRIES = 10_000;
 const DEFAULT_KNOWN_KEY_MS = 24 * 3600_000;
+const RENEW_AFTER_MS = 60_000;
 
 export class AuthThrottle {
   // Both maps are kept in expiry order (an entry is re-inserted when renewed), so the first entry is always
@@ -57,6 +58,9 @@ export class AuthThrottle {
   recordSuccess(source: string, keyId: number): void {
     const id = `${source} ${keyId}`;
     const now = this.clock.now();
+    // Renewed at most once a minute, not on every request: a day's exemption ending a minute early is no matter.
+    const seenAt = this.#knownKeys.get(id);
+    if (seenAt !== undefined && now - seenAt < RENEW_AFTER_MS) return;
     this.#knownKeys.delete(id);
     this.#prune(this.#knownKeys, (seenAt) => now - seenAt >= this.#knownKeyMs);
     this.#knownKeys.set(id, now);

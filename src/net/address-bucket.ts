@@ -5,7 +5,21 @@ import { parseIp } from './ip-address.js';
 
 const MAPPED_PREFIX = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
 
+// Every API request asks for its client's bucket, and the clients of one server are few: answers are kept.
+const known = new Map<string, string>();
+const KNOWN_LIMIT = 4096;
+
 export function addressBucket(ip: string): string {
+  let bucket = known.get(ip);
+  if (bucket === undefined) {
+    bucket = bucketOf(ip);
+    if (known.size >= KNOWN_LIMIT) known.clear();
+    known.set(ip, bucket);
+  }
+  return bucket;
+}
+
+function bucketOf(ip: string): string {
   const parsed = parseIp(ip);
   if (!parsed) return ip;
   const { family, bytes } = parsed;

@@ -1,5 +1,6 @@
 import type { Db } from './db.js';
 import type { Clock } from '../clock.js';
+import { ReadCache } from './read-cache.js';
 
 export interface Account {
   id: number;
@@ -23,9 +24,15 @@ const toAccount = (r: Row): Account => ({
 type Changes = Partial<Pick<Account, 'name' | 'trunking' | 'trunkCapacity' | 'cpsCap' | 'recordingControls'>>;
 
 export class AccountRepo {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  // Every authenticated request reads its account.
+  readonly #cache: ReadCache<Account>;
+
+  constructor(private readonly db: Db, private readonly clock: Clock) {
+    this.#cache = new ReadCache(db);
+  }
 
   create(input: { name: string; trunking: boolean; trunkCapacity: number }): Account {
+    this.#cache.invalidate();
     const info = this.db
       .prepare('INSERT INTO accounts (name, trunking, trunk_capacity, created_at) VALUES (?, ?, ?, ?)')
       .run(input.name, input.trunking ? 1 : 0, input.trunkCapacity, new Date(this.clock.now()).toISOString());
@@ -33,8 +40,10 @@ export class AccountRepo {
   }
 
   get(id: number): Account | undefined {
-    const row = this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as Row | undefined;
-    return row && toAccount(row);
+    return this.#cache.read(String(id), () => {
+      const row = this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as Row | undefined;
+      return row && toAccount(row);
+    });
   }
 
   signingSecretSealed(id: number): string | null {
@@ -43,6 +52,7 @@ export class AccountRepo {
   }
 
   setSigningSecretSealed(id: number, sealed: string): void {
+    this.#cache.invalidate();
     this.db.prepare('UPDATE accounts SET signing_secret_enc = ? WHERE id = ?').run(sealed, id);
   }
 
@@ -54,6 +64,7 @@ export class AccountRepo {
     const current = this.get(id);
     if (!current) return undefined;
     const next = { ...current, ...changes };
+    this.#cache.invalidate();
     this.db
       .prepare('UPDATE accounts SET name = ?, trunking = ?, trunk_capacity = ?, cps_cap = ?, recording_controls = ? WHERE id = ?')
       .run(next.name, next.trunking ? 1 : 0, next.trunkCapacity, next.cpsCap, next.recordingControls ? 1 : 0, id);

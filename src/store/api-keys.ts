@@ -1,6 +1,7 @@
 import type { Db } from './db.js';
 import type { Clock } from '../clock.js';
 import { randomToken, sha256Hex } from '../crypto/tokens.js';
+import { ReadCache } from './read-cache.js';
 
 export const API_KEY_PREFIX = 'sk_live_';
 
@@ -38,10 +39,16 @@ const LAST_USED_GRANULARITY_MS = 60_000;
 
 /** Keys are stored only as SHA-256 hashes: the clear key exists once, in the create response. */
 export class ApiKeyRepo {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  // Key hash → live key, so authenticating a request is no SQLite read; a revoke anywhere forgets it.
+  readonly #byHash: ReadCache<ApiKeySummary>;
+
+  constructor(private readonly db: Db, private readonly clock: Clock) {
+    this.#byHash = new ReadCache(db);
+  }
 
   create(accountId: number, name: string | null = null): { key: string; summary: ApiKeySummary } {
     const key = API_KEY_PREFIX + randomToken(32);
+    this.#byHash.invalidate();
     const info = this.db
       .prepare('INSERT INTO api_keys (account_id, key_hash, name, prefix, last4, created_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run(accountId, sha256Hex(key), name, key.slice(0, API_KEY_PREFIX.length + 4), key.slice(-4), this.#now());
@@ -57,21 +64,24 @@ export class ApiKeyRepo {
     return (this.db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY id DESC').all(accountId) as Row[]).map(toSummary);
   }
 
-  /** Looks the key up by its hash; the equality test happens inside SQLite on hashes, never on clear keys. */
+  /** Looks the key up by its hash; the equality test happens on hashes (a map key or SQLite), never on clear keys. */
   authenticate(key: string): ApiKeySummary | undefined {
     if (!key.startsWith(API_KEY_PREFIX)) return undefined;
-    const row = this.db
-      .prepare('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL')
-      .get(sha256Hex(key)) as Row | undefined;
-    if (!row) return undefined;
-    const now = this.clock.now();
-    if (!row.last_used_at || now - Date.parse(row.last_used_at) > LAST_USED_GRANULARITY_MS) {
-      this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(this.#now(), row.id);
+    const hash = sha256Hex(key);
+    const summary = this.#byHash.read(hash, () => {
+      const row = this.db.prepare('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL').get(hash) as Row | undefined;
+      return row && toSummary(row);
+    });
+    if (!summary) return undefined;
+    if (!summary.lastUsedAt || this.clock.now() - Date.parse(summary.lastUsedAt) > LAST_USED_GRANULARITY_MS) {
+      this.#byHash.invalidate();
+      this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(this.#now(), summary.id);
     }
-    return toSummary(row);
+    return summary;
   }
 
   revoke(id: number, accountId?: number): boolean {
+    this.#byHash.invalidate();
     const info = this.db
       .prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND (? IS NULL OR account_id = ?)')
       .run(this.#now(), id, accountId ?? null, accountId ?? null);

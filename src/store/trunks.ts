@@ -1,5 +1,6 @@
 import type { Db } from './db.js';
 import type { Clock } from '../clock.js';
+import { ReadCache } from './read-cache.js';
 
 export type TrunkStatus = 'pending' | 'active' | 'suspended' | 'revoked';
 export type Transport = 'tcp' | 'tls' | 'udp' | 'wss';
@@ -44,14 +45,18 @@ type Row = Omit<Trunk, 'accountId' | 'sipPasswordSealed' | 'dual_channel_recordi
   account_id: number; sip_password_enc: string; dual_channel_recording: number; allowed_caller_ids: string | null;
 };
 
+// Field by field: rows come from SQLite as dictionary-mode objects, and rest/spread over them cost ~15 µs a row.
 function toTrunk(r: Row): Trunk {
-  const { account_id, sip_password_enc, dual_channel_recording, allowed_caller_ids, ...rest } = r;
   return {
-    ...rest,
-    accountId: account_id,
-    sipPasswordSealed: sip_password_enc,
-    dual_channel_recording: dual_channel_recording === 1,
-    allowed_caller_ids: allowed_caller_ids === null ? null : (JSON.parse(allowed_caller_ids) as string[]),
+    id: r.id, accountId: r.account_id, status: r.status, endpoint_name: r.endpoint_name, transport: r.transport,
+    sipPasswordSealed: r.sip_password_enc, label: r.label, client_ref: r.client_ref, sip_domain: r.sip_domain,
+    voice_webhook_url: r.voice_webhook_url, voice_webhook_method: r.voice_webhook_method,
+    cli_lookup_url: r.cli_lookup_url, cli_lookup_method: r.cli_lookup_method, default_caller_id: r.default_caller_id,
+    status_callback_url: r.status_callback_url, status_callback_events: r.status_callback_events,
+    status_callback_format: r.status_callback_format, hangup_url: r.hangup_url,
+    dual_channel_recording: r.dual_channel_recording === 1,
+    allowed_caller_ids: r.allowed_caller_ids === null ? null : (JSON.parse(r.allowed_caller_ids) as string[]),
+    created_at: r.created_at, updated_at: r.updated_at,
   };
 }
 
@@ -66,7 +71,12 @@ export class CapacityExceededError extends Error {
 }
 
 export class TrunkRepo {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  // Every request of the trunks API and every trunk call reads trunks; they change rarely.
+  readonly #cache: ReadCache<Trunk | Trunk[]>;
+
+  constructor(private readonly db: Db, private readonly clock: Clock) {
+    this.#cache = new ReadCache(db);
+  }
 
   /** Counts and inserts in one immediate transaction so concurrent creates cannot overshoot the capacity. */
   create(input: {
@@ -80,6 +90,7 @@ export class TrunkRepo {
       ...SETTING_COLUMNS.map((c) => toColumn(c, input.settings[c])),
     ];
     const insert = this.db.prepare(`INSERT INTO trunks (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
+    this.#cache.invalidate();
     return this.db.transaction(() => {
       if (this.countHeld(input.accountId) >= input.capacity) throw new CapacityExceededError(input.capacity);
       return this.getById(Number(insert.run(...values).lastInsertRowid))!;
@@ -92,22 +103,28 @@ export class TrunkRepo {
   }
 
   getById(id: number): Trunk | undefined {
-    const row = this.db.prepare('SELECT * FROM trunks WHERE id = ?').get(id) as Row | undefined;
-    return row && toTrunk(row);
+    return this.#cache.read(`id ${id}`, () => {
+      const row = this.db.prepare('SELECT * FROM trunks WHERE id = ?').get(id) as Row | undefined;
+      return row && toTrunk(row);
+    }) as Trunk | undefined;
   }
 
   getForAccount(accountId: number, id: number): Trunk | undefined {
-    const row = this.db.prepare('SELECT * FROM trunks WHERE id = ? AND account_id = ?').get(id, accountId) as Row | undefined;
-    return row && toTrunk(row);
+    const trunk = this.getById(id);
+    return trunk?.accountId === accountId ? trunk : undefined;
   }
 
   getByEndpointName(endpointName: string): Trunk | undefined {
-    const row = this.db.prepare('SELECT * FROM trunks WHERE endpoint_name = ?').get(endpointName) as Row | undefined;
-    return row && toTrunk(row);
+    return this.#cache.read(`endpoint ${endpointName}`, () => {
+      const row = this.db.prepare('SELECT * FROM trunks WHERE endpoint_name = ?').get(endpointName) as Row | undefined;
+      return row && toTrunk(row);
+    }) as Trunk | undefined;
   }
 
-  listForAccount(accountId: number): Trunk[] {
-    return (this.db.prepare('SELECT * FROM trunks WHERE account_id = ? ORDER BY id DESC').all(accountId) as Row[]).map(toTrunk);
+  /** Newest first; the array is shared and frozen. */
+  listForAccount(accountId: number): readonly Trunk[] {
+    return this.#cache.read(`account ${accountId}`, () =>
+      (this.db.prepare('SELECT * FROM trunks WHERE account_id = ? ORDER BY id DESC').all(accountId) as Row[]).map(toTrunk)) as Trunk[];
   }
 
   listByStatus(status: TrunkStatus): Trunk[] {
@@ -116,6 +133,7 @@ export class TrunkRepo {
 
   updateSettings(id: number, changes: Partial<TrunkSettings>): Trunk {
     const names = SETTING_COLUMNS.filter((c) => c in changes);
+    this.#cache.invalidate();
     if (names.length > 0) {
       this.db
         .prepare(`UPDATE trunks SET ${names.map((c) => `${c} = ?`).join(', ')}, updated_at = ? WHERE id = ?`)
@@ -126,6 +144,7 @@ export class TrunkRepo {
 
   /** Moves status only from one of `from`, so a late provisioning result cannot resurrect a revoked trunk. */
   transition(id: number, from: TrunkStatus[], to: TrunkStatus): boolean {
+    this.#cache.invalidate();
     const info = this.db
       .prepare(`UPDATE trunks SET status = ?, updated_at = ?, revoked_at = CASE WHEN ? = 'revoked' THEN ? ELSE revoked_at END
                 WHERE id = ? AND status IN (${from.map(() => '?').join(', ')})`)

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../clock.js';
@@ -37,8 +37,9 @@ function pickSettings(body: TrunkUpdateInput): Partial<TrunkSettings> {
 export async function trunkRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const { store, trunks, config, clock } = deps;
 
-  app.addHook('preHandler', async (req) => {
-    if (!req.account.trunking) throw errors.trunkingDisabled();
+  app.addHook('preHandler', (req, _reply, done) => {
+    if (!req.account.trunking) done(errors.trunkingDisabled());
+    else done();
   });
 
   // Non-numeric and foreign IDs answer exactly like a nonexistent trunk, so IDs leak nothing.
@@ -51,9 +52,22 @@ export async function trunkRoutes(app: FastifyInstance, deps: Deps): Promise<voi
 
   const withConnection = (t: Trunk) => ({ ...summary(t), connection: connectionFor(t, trunks.password(t), config.sip) });
 
+  // The store hands out one frozen object per trunk (and per account's list) until it changes, so their JSON is
+  // kept beside them: a changed trunk is a new object, and its old text is never found.
+  const fetchedJson = new WeakMap<Trunk, string>();
+  const listedJson = new WeakMap<readonly Trunk[], string>();
+  function sendJson<K extends object>(reply: FastifyReply, texts: WeakMap<K, string>, key: K, body: (k: K) => unknown) {
+    let text = texts.get(key);
+    if (text === undefined) {
+      text = reply.serialize(body(key)) as string;
+      texts.set(key, text);
+    }
+    return reply.type('application/json; charset=utf-8').send(text);
+  }
+
   app.get('/api/partner/trunks', {
     schema: { tags, security, summary: 'List trunks, newest first, all in one response', response: { 200: TrunkList, ...errorResponses } },
-  }, async (req) => ({ data: store.trunks.listForAccount(req.account.id).map(summary) }));
+  }, async (req, reply) => sendJson(reply, listedJson, store.trunks.listForAccount(req.account.id), (list) => ({ data: list.map(summary) })));
 
   app.post<{ Body: TrunkCreateInput }>('/api/partner/trunks', {
     preValidation: async (req) => { req.body ??= {}; },
@@ -74,7 +88,7 @@ export async function trunkRoutes(app: FastifyInstance, deps: Deps): Promise<voi
 
   app.get<{ Params: { id: string } }>('/api/partner/trunks/:id', {
     schema: { tags, security, summary: 'Fetch a trunk with its connection', params: IdParams, response: { 200: TrunkWithConnection, ...errorResponses } },
-  }, async (req) => withConnection(load(req)));
+  }, async (req, reply) => sendJson(reply, fetchedJson, load(req), withConnection));
 
   const update = async (req: FastifyRequest<{ Params: { id: string }; Body: TrunkUpdateInput }>) => {
     const trunk = load(req);

@@ -1,6 +1,6 @@
 // The preview root (/v1): HTTPS only, bearer API keys (lead injection excepted), per-key rate limits,
 // 400 + param on bad input, cursor pages. Routes added under /v1 later belong inside `authenticated` below.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../clock.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
@@ -24,12 +24,13 @@ import { leadCampaignRoutes } from './lead-campaigns.js';
 import type { CallServices } from '../../calls/services.js';
 import type { CallDispatcher } from '../../calls/dispatcher.js';
 import type { CpsLimiter } from '../../calls/cps-limiter.js';
+import type { AuthenticateHook } from '../auth.js';
 
 export interface PreviewDeps {
   config: Config; store: Store; clock: Clock; secrets: SecretBox; eventSystem: EventSystem;
   callServices: CallServices; dispatcher: CallDispatcher; cps: CpsLimiter;
   /** The bearer-key check the live root uses too, so both share one failed-attempt throttle. */
-  authenticate: (req: FastifyRequest) => Promise<void>;
+  authenticate: AuthenticateHook;
 }
 
 export async function installPreviewRoot(http: FastifyInstance, deps: PreviewDeps): Promise<void> {

@@ -1,6 +1,9 @@
 import t from 'tap';
 import { createHmac } from 'node:crypto';
+import path from 'node:path';
 import { startHarness } from '../../helpers/harness.js';
+import Database from 'better-sqlite3';
+import { DB_FILE } from '../../../src/store/index.js';
 
 const TRUNK_FIELDS = [
   'id', 'status', 'label', 'client_ref', 'endpoint_name', 'sip_domain', 'transport', 'voice_webhook_url', 'voice_webhook_method',
@@ -241,7 +244,11 @@ t.test('a password that cannot be decrypted is reported, not crashed on', async 
   const h = await startHarness(t);
   h.account();
   const tr = (await h.request('POST', '/api/partner/trunks', { body: { transport: 'wss' } })).body;
-  h.store.db.prepare('UPDATE trunks SET sip_password_enc = ? WHERE id = ?').run('v1.garbage.garbage.garbage', tr.id);
+  // Written by another connection, as a damaged file or another tool would: the store's repositories are the
+  // only writers of this process.
+  const other = new Database(path.join(h.dataDir, DB_FILE));
+  other.prepare('UPDATE trunks SET sip_password_enc = ? WHERE id = ?').run('v1.garbage.garbage.garbage', tr.id);
+  other.close();
   const res = await h.request('GET', `/api/partner/trunks/${tr.id}`);
   t.equal(res.status, 200);
   t.equal(res.body.connection.password, null);

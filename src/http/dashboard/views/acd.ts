@@ -26,7 +26,7 @@ export function queuesLive(queues: QueueLine[], agents: Agent[], queueName: (sid
       <td data-label="Queues">${a.queueSids.map(queueName).join(', ')}</td></tr>`)}</tbody></table></div>`}`;
 }
 
-export function queuesView(v: Viewer, live: Html, forms: { queue: FormRender; agent: FormRender }, seats: Trunk[], queues: Queue[], notice?: string): Html {
+export function queuesView(v: Viewer, live: Html, forms: { queue: FormRender; agent: FormRender }, seats: readonly Trunk[], queues: Queue[], notice?: string): Html {
   const seatOptions = seats.map((t) => [String(t.id), `Trunk ${t.id}${t.label ? `: ${t.label}` : ''} (${t.transport})`] as const);
   return page({ title: 'Queues and agents', viewer: v, section: 'queues', notice }, html`
     <div id="acd-message"></div>

@@ -7,7 +7,7 @@ import { when } from '../format.js';
 export const statusBadge = (status: string) =>
   html`<span class="badge${status === 'active' ? ' ok' : status === 'revoked' || status === 'suspended' ? ' bad' : ''}">${status}</span>`;
 
-export function trunksView(v: Viewer, trunks: Trunk[], opts: { notice?: string; capacity: number }): Html {
+export function trunksView(v: Viewer, trunks: readonly Trunk[], opts: { notice?: string; capacity: number }): Html {
   const held = trunks.filter((t) => t.status !== 'revoked').length;
   return page({ title: 'Trunks', viewer: v, section: 'trunks', notice: opts.notice }, html`
     <p>SIP trunks connect your PBX, carrier or browser agents (WSS). This account holds ${held} of ${opts.capacity}.</p>

@@ -1,0 +1,98 @@
+// The store's read caches (API keys, accounts, trunks): a change is seen by the next read, whether this process
+// made it through a repository or another process committed it; nothing rolled back is remembered.
+import t from 'tap';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { openStore, type Store } from '../../src/store/index.js';
+import { FakeClock } from '../../src/clock.js';
+import { tempDir } from '../helpers/harness.js';
+
+function twoProcesses(t: { teardown(fn: () => unknown): void }): [Store, Store] {
+  const dir = tempDir(t);
+  const clock = new FakeClock(Date.parse('2026-11-25T12:00:00Z'));
+  const server = openStore(dir, clock);
+  const cli = openStore(dir, clock);
+  t.teardown(() => { server.close(); cli.close(); });
+  return [server, cli];
+}
+
+function trunkOf(store: Store, accountId: number) {
+  return store.trunks.create({
+    accountId, capacity: 5, endpointName: `ep-${accountId}`, sipPasswordSealed: 'sealed', transport: 'tcp',
+    settings: {
+      label: 'PBX', client_ref: null, sip_domain: null, voice_webhook_url: null, voice_webhook_method: 'POST', cli_lookup_url: null,
+      cli_lookup_method: 'POST', default_caller_id: null, status_callback_url: null, status_callback_events: 'completed',
+      hangup_url: null, dual_channel_recording: false, allowed_caller_ids: ['+15551230000'],
+    },
+  });
+}
+
+t.test('a key revoked by another process stops authenticating on the next turn', async (t) => {
+  const [server, cli] = twoProcesses(t);
+  const account = server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
+  const { key, summary } = server.apiKeys.create(account.id);
+  t.equal(server.apiKeys.authenticate(key)?.id, summary.id);
+  t.ok(cli.apiKeys.revoke(summary.id));
+  await nextTurn();
+  t.equal(server.apiKeys.authenticate(key), undefined);
+});
+
+t.test('a key revoked in this process stops at once', async (t) => {
+  const [server] = twoProcesses(t);
+  const account = server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
+  const { key, summary } = server.apiKeys.create(account.id);
+  t.ok(server.apiKeys.authenticate(key));
+  server.apiKeys.revoke(summary.id);
+  t.equal(server.apiKeys.authenticate(key), undefined);
+});
+
+t.test('authenticating is one write a minute at most, not one per request', async (t) => {
+  const [server] = twoProcesses(t);
+  const account = server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
+  const { key } = server.apiKeys.create(account.id);
+  const changes = () => server.db.prepare('SELECT total_changes() AS n').get() as { n: number };
+  const before = changes().n;
+  for (let i = 0; i < 100; i++) t.ok(server.apiKeys.authenticate(key));
+  t.equal(changes().n - before, 1, 'last_used_at written once');
+});
+
+t.test('trunk and account changes are seen by the next read, from either process', async (t) => {
+  const [server, cli] = twoProcesses(t);
+  const account = server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
+  const trunk = trunkOf(server, account.id);
+  t.same(server.trunks.listForAccount(account.id).map((x) => x.label), ['PBX']);
+  t.equal(server.trunks.getForAccount(account.id, trunk.id)?.status, 'pending');
+
+  server.trunks.updateSettings(trunk.id, { label: 'Front desk' });
+  t.equal(server.trunks.getForAccount(account.id, trunk.id)?.label, 'Front desk', 'own write: at once');
+  t.same(server.trunks.listForAccount(account.id).map((x) => x.label), ['Front desk']);
+
+  cli.trunks.transition(trunk.id, ['pending'], 'active');
+  cli.accounts.update(account.id, { trunking: false });
+  await nextTurn();
+  t.equal(server.trunks.getByEndpointName(trunk.endpoint_name)?.status, 'active', 'other process: next turn');
+  t.equal(server.accounts.get(account.id)?.trunking, false);
+  t.equal(server.trunks.getForAccount(account.id + 1, trunk.id), undefined, 'another account never sees it');
+});
+
+t.test('a read inside a rolled-back transaction is not remembered', async (t) => {
+  const [server] = twoProcesses(t);
+  const account = server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
+  const trunk = trunkOf(server, account.id);
+  t.throws(() => server.db.transaction(() => {
+    server.trunks.updateSettings(trunk.id, { label: 'never' });
+    t.equal(server.trunks.getById(trunk.id)?.label, 'never', 'the transaction sees its own write');
+    throw new Error('roll back');
+  })(), /roll back/);
+  t.equal(server.trunks.getById(trunk.id)?.label, 'PBX');
+});
+
+t.test('shared values are frozen, so no caller can change another caller\'s copy', async (t) => {
+  const [server] = twoProcesses(t);
+  const account = server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
+  trunkOf(server, account.id);
+  const [trunk] = server.trunks.listForAccount(account.id);
+  t.throws(() => { (trunk as { label: string | null }).label = 'x'; }, TypeError);
+  t.throws(() => { trunk!.allowed_caller_ids!.push('+1'); }, TypeError);
+  t.throws(() => { (server.trunks.listForAccount(account.id) as unknown[]).pop(); }, TypeError);
+  t.equal(server.trunks.listForAccount(account.id)[0], trunk, 'the same object until the trunk changes');
+});
