@@ -7,7 +7,7 @@ import { OutboundError, type GuardedClient } from '../net/index.js';
 import { openHeaders } from './subscription-headers.js';
 import type { OrgSettingsRepo } from '../org/settings.js';
 import { retryDelayMs } from './backoff.js';
-import type { AttemptRecord, ClaimedDelivery, DeliveryStatus, OutboxStore } from './outbox-store.js';
+import type { AttemptNext, AttemptRecord, ClaimedDelivery, DeliveryStatus, FinishedAttempt, OutboxStore } from './outbox-store.js';
 import { deliveryBody, deliveryHeaders } from './payload.js';
 
 export interface AttemptOutcome {
@@ -29,24 +29,42 @@ export interface DeliveryWorkerDeps {
   log: Logger;
   /** Attempts in flight at once. */
   concurrency?: number;
+  /** Attempts in flight at once to one subscription, so one slow receiver cannot hold every slot. */
+  perSubscription?: number;
   /** Longest sleep between looks at the outbox (another process may have queued work). */
   pollMs?: number;
   /** Jitter source, injectable so tests can pin the schedule. */
   random?: () => number;
 }
 
+const GROUP_COMMIT_MS = 2;
+
+interface Recording extends FinishedAttempt { subscriptionId: number; done(err?: Error): void }
+
+/**
+ * Attempts run concurrently; what they leave to write is batched: finished attempts are logged together (see
+ * #record), in one transaction with the claims that refill the freed slots. An attempt's outcome is announced once
+ * it is logged.
+ */
 export class DeliveryWorker {
   readonly #d: DeliveryWorkerDeps;
   readonly #concurrency: number;
+  readonly #perSubscription: number;
   readonly #inFlight = new Set<Promise<unknown>>();
   readonly #listeners = new Set<(o: AttemptOutcome) => void>();
+  readonly #toRecord: Recording[] = [];
+  /** Attempts started and not yet logged, in all and per subscription id. */
+  #active = 0;
+  readonly #activeBySubscription = new Map<number, number>();
   #running = false;
   #timer: TimerHandle | null = null;
-  #wakeQueued = false;
+  #pumpQueued = false;
+  #groupTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(deps: DeliveryWorkerDeps) {
     this.#d = deps;
-    this.#concurrency = deps.concurrency ?? 16;
+    this.#concurrency = deps.concurrency ?? 32;
+    this.#perSubscription = deps.perSubscription ?? 16;
   }
 
   start(): void {
@@ -55,7 +73,7 @@ export class DeliveryWorker {
     this.wake();
   }
 
-  /** Stops claiming and waits for attempts in flight (each bounded by its timeout). */
+  /** Stops claiming and waits for attempts in flight (each bounded by its timeout) to be logged. */
   async stop(): Promise<void> {
     this.#running = false;
     if (this.#timer) this.#d.clock.clearTimeout(this.#timer);
@@ -63,12 +81,15 @@ export class DeliveryWorker {
     await Promise.allSettled([...this.#inFlight]);
   }
 
-  /** Looks for work soon; deferred to a microtask so an emit inside a caller's transaction has committed. */
+  /**
+   * Looks for work on the next turn rather than at once: an emit inside a caller's transaction has committed by
+   * then, and the attempts that finish in this turn are logged together.
+   */
   wake(): void {
-    if (this.#wakeQueued || !this.#running) return;
-    this.#wakeQueued = true;
-    queueMicrotask(() => {
-      this.#wakeQueued = false;
+    if (this.#pumpQueued) return;
+    this.#pumpQueued = true;
+    setImmediate(() => {
+      this.#pumpQueued = false;
       this.#pump();
     });
   }
@@ -82,15 +103,27 @@ export class DeliveryWorker {
   async deliverNow(deliveryId: number): Promise<AttemptOutcome | null> {
     if (!this.#running) return null;
     const claimed = this.#d.outbox.claim(deliveryId);
-    return claimed ? this.#track(this.#attempt(claimed)) : null;
+    return claimed ? this.#start(claimed) : null;
   }
 
   #pump(): void {
-    if (!this.#running) return;
-    const free = this.#concurrency - this.#inFlight.size;
-    if (free > 0) {
-      for (const claimed of this.#d.outbox.claimDue(free)) void this.#track(this.#attempt(claimed));
+    const recorded = this.#toRecord.splice(0);
+    for (const r of recorded) this.#release(r.subscriptionId);
+    const free = this.#running ? this.#concurrency - this.#active : 0;
+    let claimed: ClaimedDelivery[] = [];
+    if (recorded.length > 0 || free > 0) {
+      try {
+        claimed = this.#d.outbox.settle(recorded, free, { active: this.#activeBySubscription, perSubscription: this.#perSubscription });
+      } catch (err) {
+        // Their leases run out and they are attempted again: at least once, never lost.
+        this.#d.log.error({ err }, 'could not log delivery attempts');
+        for (const r of recorded) r.done(err as Error);
+        this.#schedule();
+        return;
+      }
     }
+    for (const r of recorded) r.done();
+    for (const c of claimed) void this.#start(c);
     this.#schedule();
   }
 
@@ -98,24 +131,46 @@ export class DeliveryWorker {
     if (this.#timer) this.#d.clock.clearTimeout(this.#timer);
     this.#timer = null;
     // With every slot busy, the next finishing attempt pumps again; no timer needed.
-    if (!this.#running || this.#inFlight.size >= this.#concurrency) return;
-    const now = this.#d.clock.now();
-    const due = this.#d.outbox.nextDueAt();
-    const wait = Math.min(this.#d.pollMs ?? 5_000, due === null ? Infinity : Math.max(0, due - now));
+    if (!this.#running || this.#active >= this.#concurrency) return;
+    // So does a subscription at its limit, and soon; a look at the outbox (a scan of its pending rows) would only
+    // find that subscription's rows again, so the poll stands in for it.
+    const anyFull = [...this.#activeBySubscription.values()].some((n) => n >= this.#perSubscription);
+    const due = anyFull ? null : this.#d.outbox.nextDueAt();
+    const wait = Math.min(this.#d.pollMs ?? 5_000, due === null ? Infinity : Math.max(0, due - this.#d.clock.now()));
     this.#timer = this.#d.clock.setTimeout(() => { this.#timer = null; this.#pump(); }, wait);
   }
 
-  #track<T>(p: Promise<T>): Promise<T> {
+  #start(c: ClaimedDelivery): Promise<AttemptOutcome> {
+    this.#active++;
+    this.#activeBySubscription.set(c.subscription.id, (this.#activeBySubscription.get(c.subscription.id) ?? 0) + 1);
+    const p = this.#attempt(c);
     this.#inFlight.add(p);
-    void p.finally(() => {
-      this.#inFlight.delete(p);
-      this.wake();
-    });
+    const settled = () => { this.#inFlight.delete(p); };
+    p.then(settled, settled);
     return p;
   }
 
+  #release(subscriptionId: number): void {
+    this.#active--;
+    const n = (this.#activeBySubscription.get(subscriptionId) ?? 1) - 1;
+    if (n > 0) this.#activeBySubscription.set(subscriptionId, n);
+    else this.#activeBySubscription.delete(subscriptionId);
+  }
+
+  /** Resolves once the attempt is logged (by the next pump). */
+  #record(subscriptionId: number, finished: FinishedAttempt): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#toRecord.push({ ...finished, subscriptionId, done: (err) => (err ? reject(err) : resolve()) });
+      // Group commit: the log is written once every attempt in flight has finished or 2 ms on, whichever is first,
+      // so a busy worker writes one transaction per slot-full instead of one per attempt. A real timer, not the
+      // clock's: this is about batching writes, not about when deliveries are due.
+      if (this.#toRecord.length >= this.#active) this.wake();
+      else this.#groupTimer ??= setTimeout(() => { this.#groupTimer = null; this.wake(); }, GROUP_COMMIT_MS);
+    });
+  }
+
   async #attempt(c: ClaimedDelivery): Promise<AttemptOutcome> {
-    const { clock, secrets, client, outbox, orgSettings } = this.#d;
+    const { clock, secrets, client, orgSettings } = this.#d;
     const startedAt = new Date(clock.now()).toISOString();
     const started = performance.now();
     let statusCode: number | null = null;
@@ -140,7 +195,7 @@ export class DeliveryWorker {
     }
     const record: AttemptRecord = { attempt: c.attempt, startedAt, statusCode, latencyMs: performance.now() - started, error };
     const next = this.#next(c, error === null);
-    outbox.finishAttempt(c.id, record, next);
+    await this.#record(c.subscription.id, { id: c.id, record, next });
     const outcome: AttemptOutcome = {
       deliveryId: c.id, deliverySid: c.sid, subscriptionSid: c.subscription.sid, eventSid: c.event.sid, record, ...next,
     };
@@ -149,7 +204,7 @@ export class DeliveryWorker {
   }
 
   /** max_retries counts retries after the first attempt: attempt n+1 is retry n. */
-  #next(c: ClaimedDelivery, ok: boolean): { status: DeliveryStatus; nextAttemptAt: number | null } {
+  #next(c: ClaimedDelivery, ok: boolean): AttemptNext {
     if (ok) return { status: 'delivered', nextAttemptAt: null };
     if (c.attempt > c.subscription.maxRetries) return { status: 'exhausted', nextAttemptAt: null };
     return { status: 'pending', nextAttemptAt: this.#d.clock.now() + retryDelayMs(c.attempt, this.#d.random) };

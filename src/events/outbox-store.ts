@@ -29,6 +29,14 @@ export interface ClaimedDelivery {
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'exhausted';
 
+/** Where a delivery goes after an attempt: finished (delivered, exhausted) or pending until nextAttemptAt. */
+export interface AttemptNext { status: DeliveryStatus; nextAttemptAt: number | null }
+
+export interface FinishedAttempt { id: number; record: AttemptRecord; next: AttemptNext }
+
+/** A worker's attempts in flight per subscription id, and how many one subscription may have. */
+export interface SubscriptionSlots { active: ReadonlyMap<number, number>; perSubscription: number }
+
 export interface AttemptRecord {
   attempt: number;
   startedAt: string;
@@ -127,12 +135,35 @@ export class OutboxStore {
 
   /** Leases up to `limit` due deliveries of active subscriptions, oldest due first. */
   claimDue(limit: number): ClaimedDelivery[] {
+    return this.settle([], limit, { active: new Map(), perSubscription: Infinity });
+  }
+
+  /**
+   * One transaction for a batch of the worker's work: logs the finished attempts, then leases up to `limit` due
+   * deliveries, oldest due first, none that would bring a subscription past `perSubscription` attempts in flight.
+   */
+  settle(finished: FinishedAttempt[], limit: number, slots: SubscriptionSlots): ClaimedDelivery[] {
     return this.db.transaction(() => {
+      for (const f of finished) this.#finish(f);
+      if (limit <= 0) return [];
       const now = this.clock.now();
-      const ids = this.db.prepare(`SELECT d.id FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+      const inFlight = new Map(slots.active);
+      const full = [...inFlight].filter(([, n]) => n >= slots.perSubscription).map(([id]) => id);
+      // Subscriptions with no room are left out in SQL; among the candidates (twice what is wanted) the others are
+      // taken while they have room. A subscription that fills up mid-batch is left out by the next claim.
+      const candidates = this.db.prepare(`SELECT d.id, d.subscription_id FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
         WHERE d.status = 'pending' AND s.status = 'active' AND d.next_attempt_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)
-        ORDER BY d.next_attempt_at, d.id LIMIT ?`).pluck().all(now, now, limit) as number[];
-      return ids.map((id) => this.#lease(id, now)!);
+          AND d.subscription_id NOT IN (SELECT value FROM json_each(?))
+        ORDER BY d.next_attempt_at, d.id LIMIT ?`).raw().all(now, now, JSON.stringify(full), limit * 2) as [number, number][];
+      const claimed: ClaimedDelivery[] = [];
+      for (const [id, subscriptionId] of candidates) {
+        const n = inFlight.get(subscriptionId) ?? 0;
+        if (n >= slots.perSubscription) continue;
+        inFlight.set(subscriptionId, n + 1);
+        claimed.push(this.#lease(id, now)!);
+        if (claimed.length === limit) break;
+      }
+      return claimed;
     }).immediate();
   }
 
@@ -156,15 +187,17 @@ export class OutboxStore {
   }
 
   /** Logs the attempt and moves the delivery on; a delivery deleted meanwhile (subscription gone) stays gone. */
-  finishAttempt(id: number, record: AttemptRecord, next: { status: DeliveryStatus; nextAttemptAt: number | null }): void {
-    this.db.transaction(() => {
-      const info = this.db.prepare(`UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, status = ?, claimed_until = NULL,
-        next_attempt_at = COALESCE(?, next_attempt_at), completed_at = ? WHERE id = ?`)
-        .run(next.status, next.nextAttemptAt, next.status === 'pending' ? null : new Date(this.clock.now()).toISOString(), id);
-      if (info.changes === 0) return;
-      this.db.prepare('INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(id, record.attempt, record.startedAt, record.statusCode, Math.round(record.latencyMs), record.error);
-    }).immediate();
+  finishAttempt(id: number, record: AttemptRecord, next: AttemptNext): void {
+    this.settle([{ id, record, next }], 0, { active: new Map(), perSubscription: 0 });
+  }
+
+  #finish({ id, record, next }: FinishedAttempt): void {
+    const info = this.db.prepare(`UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, status = ?, claimed_until = NULL,
+      next_attempt_at = COALESCE(?, next_attempt_at), completed_at = ? WHERE id = ?`)
+      .run(next.status, next.nextAttemptAt, next.status === 'pending' ? null : new Date(this.clock.now()).toISOString(), id);
+    if (info.changes === 0) return;
+    this.db.prepare('INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(id, record.attempt, record.startedAt, record.statusCode, Math.round(record.latencyMs), record.error);
   }
 
   /** When the worker next has something to do: a retry coming due or a lease running out. */

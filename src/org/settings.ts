@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import { hostnameProblem, type IpLiterals } from '../net/hostname.js';
 import type { Db } from '../store/db.js';
 import type { Clock } from '../clock.js';
+import { ReadCache } from '../store/read-cache.js';
 import { constantTimeEqual, randomToken, sha256Hex } from '../crypto/tokens.js';
 import { cidrContains, parseCidr } from '../net/index.js';
 import { normalizeHost } from '../net/url-policy.js';
@@ -69,17 +70,24 @@ export function normalizeCidr(input: string): string {
 }
 
 export class OrgSettingsRepo {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  // Every webhook delivery attempt checks its account's allow-list.
+  readonly #cache: ReadCache<OrgSettings>;
+
+  constructor(private readonly db: Db, private readonly clock: Clock) {
+    this.#cache = new ReadCache(db);
+  }
 
   get(accountId: number): OrgSettings {
-    const row = this.#row(accountId);
-    return {
-      accountId,
-      webhookHosts: row ? (JSON.parse(row.webhook_hosts) as string[]) : [],
-      injectionIps: row ? (JSON.parse(row.injection_ips) as string[]) : [],
-      injectionTokenSet: Boolean(row?.injection_token_hash),
-      injectionTokenRotatedAt: row?.injection_token_rotated_at ?? null,
-    };
+    return this.#cache.read(String(accountId), () => {
+      const row = this.#row(accountId);
+      return {
+        accountId,
+        webhookHosts: row ? (JSON.parse(row.webhook_hosts) as string[]) : [],
+        injectionIps: row ? (JSON.parse(row.injection_ips) as string[]) : [],
+        injectionTokenSet: Boolean(row?.injection_token_hash),
+        injectionTokenRotatedAt: row?.injection_token_rotated_at ?? null,
+      };
+    })!;
   }
 
   /** `ips`: which IP literals may be listed; the input surfaces pass the public-only rule (docs/security.md). */
@@ -104,6 +112,7 @@ export class OrgSettingsRepo {
   rotateInjectionToken(accountId: number): string {
     const token = `${INJECTION_TOKEN_PREFIX}${accountId}_${randomToken(32)}`;
     this.#ensure(accountId);
+    this.#cache.invalidate();
     this.db.prepare('UPDATE org_settings SET injection_token_hash = ?, injection_token_rotated_at = ?, updated_at = ? WHERE account_id = ?')
       .run(sha256Hex(token), this.#now(), this.#now(), accountId);
     return token;
@@ -133,6 +142,7 @@ export class OrgSettingsRepo {
   }
 
   #updateList(accountId: number, column: ListColumn, change: (list: string[]) => string[]): OrgSettings {
+    this.#cache.invalidate();
     this.db.transaction(() => {
       this.#ensure(accountId);
       const current = JSON.parse(this.#row(accountId)![column]) as string[];
@@ -143,6 +153,7 @@ export class OrgSettingsRepo {
   }
 
   #ensure(accountId: number): void {
+    this.#cache.invalidate();
     this.db.prepare('INSERT OR IGNORE INTO org_settings (account_id, updated_at) VALUES (?, ?)').run(accountId, this.#now());
   }
 
