@@ -110,6 +110,36 @@ export function sendWithoutDelay(ms: MediaServer): void {
   internals._conn.socket.setNoDelay(true);
   internals._server.server.on('connection', (socket: Socket) => socket.setNoDelay(true));
 }
+
+/**
+ * When FreeSWITCH does not connect back in time, fsmrf's createEndpoint destroys the media dialog and drops the
+ * promise destroy() returns. With drachtio's connection gone meanwhile (a restart, a shutdown) that promise rejects
+ * unhandled, which ends the process. Every dialog fsmrf parks while it waits gets a destroy() whose failure is
+ * handled; a caller awaiting it still sees the failure.
+ */
+export function catchAbandonedDestroys(ms: MediaServer): void {
+  const pending = (ms as unknown as MediaServerInternals).pendingConnections;
+  const set = pending.set.bind(pending);
+  pending.set = (uuid, entry) => {
+    let dialog = entry.dialog;
+    Object.defineProperty(entry, 'dialog', {
+      enumerable: true, configurable: true, get: () => dialog,
+      set: (d: Srf.Dialog | undefined) => { dialog = d && withHandledDestroy(d); },
+    });
+    return set(uuid, entry);
+  };
+}
+
+function withHandledDestroy(dialog: Srf.Dialog): Srf.Dialog {
+  const destroy = dialog.destroy.bind(dialog) as (...args: unknown[]) => unknown;
+  (dialog as { destroy: unknown }).destroy = (...args: unknown[]) => {
+    const result = destroy(...args);
+    if (result instanceof Promise) result.catch(() => undefined);
+    return result;
+  };
+  return dialog;
+}
+
 const EndpointClass = require('drachtio-fsmrf/lib/endpoint') as new (conn: unknown, dialog: Srf.Dialog, ms: MediaServer, opts: object) => Endpoint;
 
 /** fsmrf's own wait for FreeSWITCH's event socket once the media INVITE is answered. */

@@ -5,7 +5,7 @@
 import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
 import { eslApi } from './esl-probe.js';
-import { Mrf, sendWithoutDelay, tagChannels, type MediaServer, type MrfConnectOptions } from './fsmrf.js';
+import { catchAbandonedDestroys, Mrf, sendWithoutDelay, tagChannels, type MediaServer, type MrfConnectOptions } from './fsmrf.js';
 import type { MediaServerStatus } from '../port.js';
 
 export interface MediaServerAddress { host: string; port: number; password: string }
@@ -117,6 +117,7 @@ export class MediaLink {
       const ms = await new Mrf(srf).connect(connectOpts);
       if (this.#stopped) { ms.disconnect(); return; }
       sendWithoutDelay(ms);
+      catchAbandonedDestroys(ms);
       this.#raw = ms;
       this.#ms = instanceId ? tagChannels(ms, instanceId) : ms;
       this.#retryMs = RETRY_MIN_MS;
