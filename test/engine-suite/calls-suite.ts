@@ -111,6 +111,9 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
     s.app.on('/voice', xml('<Say loop="0">Please hold.</Say>'));
     const call = await d.inbound(CALLER, DID, { hangupAfterMs: 3_600_000 });
     const sid = await waitFor(() => (d.h.store.db.prepare("SELECT sid FROM calls WHERE status = 'in-progress'").get() as { sid: string } | undefined)?.sid);
+    // Recorded while the prompt plays: the controls below take milliseconds, and a recording of the silence
+    // before the first word would hold no audio to check.
+    t.ok(await call.hears, 'the caller hears the prompt');
     const started = await d.h.request('POST', `/api/calls/${sid}/recordings`, { body: {} });
     t.equal(started.status, 201, JSON.stringify(started.body));
     t.equal(started.body.status, 'in-progress');
@@ -120,6 +123,8 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
     t.equal(paused.body.status, 'paused');
     const resumed = await d.h.request('POST', `/api/calls/${sid}/recordings/${rsid}`, { body: { status: 'in-progress' } });
     t.equal(resumed.body.status, 'in-progress');
+    // 200 ms of call time recorded: the controls take milliseconds, a frame of audio is 20 ms.
+    await new Promise<void>((resolve) => d.h.clock.setTimeout(() => resolve(), 200));
     const early = await d.h.request('GET', `/api/recordings/${rsid}.wav`);
     t.equal(early.status, 409, 'not downloadable while in progress');
     const stopped = await d.h.request('POST', `/api/calls/${sid}/recordings/${rsid}`, { body: { status: 'stopped' } });

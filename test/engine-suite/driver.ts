@@ -22,6 +22,8 @@ export interface PlacedCall {
   ended: Promise<unknown>;
   /** What the caller heard, when the driver can tell (the sandbox can; a SIP peer hears only audio). */
   heard(): string[] | null;
+  /** Resolves true once the caller hears the platform (a sandbox prompt, audio above silence), false if it ends first. */
+  hears: Promise<boolean>;
   /** The caller hangs up now. */
   hangup(): void;
 }

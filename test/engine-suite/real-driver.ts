@@ -131,7 +131,7 @@ export function realDrivers(root: Test, bins: EngineBinaries): (t: Test, env?: (
         });
       }
       return {
-        ended, sipp, answered, audible,
+        ended, sipp, answered, audible, hears: audible,
         heard: () => null,
         hangup: () => { void hangUpCaller(sipp, localPort); },
         audio: () => ({ peak: rtp.peak(), packets: rtp.packets(), firstAudibleAt: rtp.firstAudibleAt() }),

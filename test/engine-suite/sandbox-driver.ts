@@ -3,9 +3,15 @@ import { scaledClock } from '../helpers/scaled-clock.js';
 import type { EngineDriver, PlacedCall } from './driver.js';
 import type { SimulatedCall } from '../../src/engine/sandbox/index.js';
 
+const heardSay = (call: SimulatedCall) => call.transcript.some((e) => e.type === 'heard-say');
+
 const placed = (call: SimulatedCall): PlacedCall => ({
   ended: call.ended,
   heard: () => call.transcript.flatMap((e) => (e.type === 'heard-say' ? [e.text] : [])),
+  hears: heardSay(call) ? Promise.resolve(true) : new Promise<boolean>((resolve) => {
+    const off = call.onEvent(() => { if (heardSay(call)) { off(); resolve(true); } });
+    void call.ended.then(() => { off(); resolve(false); });
+  }),
   hangup: () => call.hangup(),
 });
 

@@ -17,7 +17,7 @@ const POLL_MS = 50;
 const RENDER_LIMIT_MS = 60_000;
 /**
  * -34 dBFS: what the platform's own measurements count as audible. flite's breathy onsets ("Hello") spend their
- * first 40 ms below it; FreeSWITCH takes about 60 ms from a playback command to its first frame of audio, so every
+ * first 40 ms below it; FreeSWITCH takes about 45 ms from a playback command to its first frame of audio, so every
  * inaudible millisecond kept at the start is a millisecond more of silence for the caller.
  */
 const AUDIBLE = 0.02;

@@ -34,6 +34,9 @@ async function restartAndWait(d: RealDriver, which: 'drachtio' | 'freeswitch', w
   })();
   try {
     await d.engines.restart(which, whileDown);
+    // On a loaded machine the engine can hear of the old process's end after the new one is up: health is not
+    // taken at its word until it has seen the engine go.
+    await until(() => `health to report ${which} down after its restart`, RECONNECT_MS, () => sawDown);
   } finally {
     restarting = false;
     await watch;
