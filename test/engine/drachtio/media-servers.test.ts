@@ -12,7 +12,7 @@ import { rtpRecorder, type RtpRecorder } from '../../engine-suite/real-rtp.js';
 import { freePort } from '../../helpers/server-process.js';
 import { startMediaOrigin, toneWav } from '../../helpers/media-origin.js';
 import { cli } from '../../helpers/spawn.js';
-import { checker, phase, roomCallers } from './support/room-audio.js';
+import { checker, phase, roomCallers, untilAllHeard } from './support/room-audio.js';
 import { scene, CALLER, DID } from '../../engine-suite/flows.js';
 import { eslApi } from '../../../src/engine/drachtio/esl-probe.js';
 
@@ -125,6 +125,7 @@ if (bins) {
     t.same(await channels(), [3, 4], "b and c are on the second server, each relayed to the room's server");
 
     const check = checker(t);
+    await untilAllHeard(callers);
     let heard = await phase(callers);
     for (const listener of ['a', 'b', 'c'] as const) {
       for (const speaker of ['a', 'b', 'c'] as const) if (listener !== speaker) check(heard, listener, speaker, true, 'everyone hears the others across servers');

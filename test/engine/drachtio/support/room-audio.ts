@@ -31,6 +31,21 @@ export async function phase(callers: Record<Name, { rtp: RtpRecorder }>): Promis
   return out;
 }
 
+/**
+ * Waits (at most `ms`) until everyone's latest 300 ms carries everyone else's tone: a member's audio may reach the
+ * room a little after its join resolves (a relay from another server still starting), and a phase measures a
+ * settled room.
+ */
+export async function untilAllHeard(callers: Record<Name, { rtp: RtpRecorder }>, ms = 5_000): Promise<void> {
+  const names = Object.keys(callers) as Name[];
+  const deadline = Date.now() + ms;
+  const allHeard = () => names.every((listener) => {
+    const recent = callers[listener].rtp.samples().slice(-SETTLE_SAMPLES);
+    return names.every((speaker) => speaker === listener || toneShare(recent, TONES[speaker]) > HEARD);
+  });
+  while (!allHeard() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+}
+
 /** Asserts that `listener` hears `tone` (share above 0.1) or does not (below 0.02), naming the measured share. */
 export function checker(t: Test) {
   return (heard: Heard, listener: Name, tone: Name | 'hold', expected: boolean, what: string) => {
