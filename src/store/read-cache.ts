@@ -26,7 +26,7 @@ function dataVersion(db: Db): number {
 }
 
 // Bounded so that reads of many distinct keys cannot grow memory without end; refilling is just a read.
-const DEFAULT_LIMIT = 10_000;
+const LIMIT = 10_000;
 
 /**
  * Remembers one table's reads until the table may have changed. The table's repository calls invalidate() on each
@@ -38,7 +38,7 @@ export class ReadCache<V extends object> {
   readonly #entries = new Map<string, V>();
   #seenVersion = -1;
 
-  constructor(private readonly db: Db, private readonly limit = DEFAULT_LIMIT) {}
+  constructor(private readonly db: Db) {}
 
   /** The remembered value for `key`, or load()'s; an undefined result is not remembered. */
   read(key: string, load: () => V | undefined): V | undefined {
@@ -52,7 +52,7 @@ export class ReadCache<V extends object> {
     if (known !== undefined) return known;
     const value = load();
     if (value === undefined) return undefined;
-    if (this.#entries.size >= this.limit) this.#entries.clear();
+    if (this.#entries.size >= LIMIT) this.#entries.clear();
     this.#entries.set(key, deepFreeze(value));
     return value;
   }
