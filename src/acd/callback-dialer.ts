@@ -7,6 +7,7 @@ import { placeCall } from '../calls/outbound.js';
 import type { TimerHandle } from '../clock.js';
 import { newSid } from '../crypto/tokens.js';
 import { emitCallbackDue } from '../events/acd.js';
+import { checkCallerId } from '../numbers/caller-id.js';
 import type { OpenCallback } from './callbacks.js';
 import type { Offer } from './routing.js';
 import type { AcdService } from './service.js';
@@ -16,6 +17,7 @@ export const CALLBACK_RETRY_MS = 5 * 60_000;
 /** How long the customer's phone rings once the agent is on the line. */
 export const CUSTOMER_RING_MS = 30_000;
 const CLAIM_BATCH = 50;
+const callerIdFailure = (problem: string) => `${problem}: the callback is not made (its caller ID must be an active number of the account when it dials)`;
 
 interface Job { callback: OpenCallback; callSid: string; noAgent: TimerHandle | null; offered: boolean }
 
@@ -36,12 +38,21 @@ export class CallbackDialer {
     return [...this.#jobs.values()].filter((j) => !j.offered).map((j) => j.callback.queueId);
   }
 
-  /** Claims what is due; returns the queues that have a callback waiting for an agent now. */
+  /**
+   * Claims what is due; returns the queues that have a callback waiting for an agent now. A callback whose caller
+   * ID is no longer the account's fails for good as it is claimed (its event says why): nobody is rung.
+   */
   claimDue(): number[] {
     const { store, events, clock } = this.services;
-    const claimed = store.scheduledCallbacks.claimDue(CLAIM_BATCH, (c) => emitCallbackDue(events, {
-      accountId: c.accountId, callbackSid: c.sid, phone: c.to, dueAt: new Date(c.dueAt), campaign: c.queueName,
-    }));
+    const unplaceable = new Set<string>();
+    const claimed = store.scheduledCallbacks.claimDue(CLAIM_BATCH, (c) => {
+      const problem = this.#callerIdProblem(c);
+      if (problem) {
+        unplaceable.add(c.sid);
+        store.scheduledCallbacks.attemptFailed(c.sid, problem, null);
+      }
+      emitCallbackDue(events, { accountId: c.accountId, callbackSid: c.sid, phone: c.to, dueAt: new Date(c.dueAt), campaign: c.queueName, failed: problem });
+    }).filter((c) => !unplaceable.has(c.sid));
     for (const callback of claimed) {
       const job: Job = { callback, callSid: newSid('CA'), noAgent: null, offered: false };
       store.scheduledCallbacks.attempt(callback.sid, job.callSid, null);
@@ -76,6 +87,16 @@ export class CallbackDialer {
     if (job.noAgent) this.services.clock.clearTimeout(job.noAgent);
     store.scheduledCallbacks.attempt(callback.sid, job.callSid, offer.agentSid);
     const agentLeg = ring.leg;
+    // The number may have been released while the agent's seat rang: the customer is not dialled from it.
+    const caller = checkCallerId(store.numbers, callback.accountId, callback.from);
+    if (!caller.ok) {
+      await agentLeg.hangup();
+      await ring.session.finish(await agentLeg.ended);
+      this.#jobs.delete(job.callSid);
+      store.scheduledCallbacks.attemptFailed(callback.sid, callerIdFailure(caller.problem), null);
+      this.acd.agentCallEnded(offer, job.callSid, callback.accountId, 0);
+      return;
+    }
     const agentMember = await agentLeg.joinConference(this.room(job.callSid), { muted: false }).catch(() => null);
     // The agent hanging up while the customer's phone rings withdraws the call.
     const withdraw = new AbortController();
@@ -83,7 +104,7 @@ export class CallbackDialer {
     let talked = false;
     const { done } = placeCall(this.services, {
       sid: job.callSid, accountId: callback.accountId, from: callback.from, to: callback.to, target: { kind: 'number', number: callback.to },
-      numberId: store.numbers.getByE164(callback.from)?.id ?? null, trunkId: null, callback: null, timeoutMs: CUSTOMER_RING_MS, record: null,
+      numberId: caller.number.id, trunkId: null, callback: null, timeoutMs: CUSTOMER_RING_MS, record: null,
       signal: withdraw.signal, bridgeWith: agentLeg,
       markup: {
         kind: 'task', run: async (customer) => {
@@ -109,6 +130,11 @@ export class CallbackDialer {
     if (job.offered || !this.#jobs.delete(job.callSid)) return;
     this.acd.router.leave(job.callSid);
     this.#failed(job.callback, "no agent took the callback within the queue's maximum wait");
+  }
+
+  #callerIdProblem(c: OpenCallback): string | null {
+    const check = checkCallerId(this.services.store.numbers, c.accountId, c.from);
+    return check.ok ? null : callerIdFailure(check.problem);
   }
 
   #failed(c: OpenCallback, error: string): void {

@@ -85,6 +85,12 @@ export class CallbackRepo {
     return row && toCallback(row);
   }
 
+  /** How many of the account's callbacks still to be made (scheduled or dialing) call from this number. */
+  countOpenFrom(accountId: number, from: string): number {
+    return this.db.prepare("SELECT COUNT(*) FROM acd_callbacks WHERE account_id = ? AND from_number = ? AND status IN ('scheduled', 'dialing')")
+      .pluck().get(accountId, from) as number;
+  }
+
   /** Cancels a callback that is still scheduled; false once it is dialing or finished. */
   cancel(sid: string): boolean {
     return this.db.prepare("UPDATE acd_callbacks SET status = 'canceled', updated_at = ? WHERE sid = ? AND status = 'scheduled'").run(this.#iso(), sid).changes === 1;

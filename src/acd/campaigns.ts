@@ -41,6 +41,12 @@ export class LeadCampaignRepo {
     return (this.db.prepare(`${SELECT} WHERE c.account_id = ? ORDER BY c.name`).all(accountId) as Row[]).map(toCampaign);
   }
 
+  /** The account's campaigns whose speed to lead calls leads back from this number. */
+  namesCallingFrom(accountId: number, callerId: string): string[] {
+    return this.db.prepare('SELECT name FROM lead_campaigns WHERE account_id = ? AND caller_id = ? AND speed_to_lead_queue_id IS NOT NULL ORDER BY name')
+      .pluck().all(accountId, callerId) as string[];
+  }
+
   delete(accountId: number, name: string): boolean {
     return this.db.prepare('DELETE FROM lead_campaigns WHERE account_id = ? AND name = ?').run(accountId, name).changes === 1;
   }

@@ -2,6 +2,7 @@ import type { OriginateTarget } from '../engine/port.js';
 import { detectFormat, formatIssues, MarkupError, parseMarkup, sipUrisOf, streamUrlsOf, targetUrlsOf } from '../markup/index.js';
 import { customerUrlProblem, type SipStaticCheck, type SipTargetPolicy, type UrlCheck } from '../net/index.js';
 import { E164 } from '../numbers/settings.js';
+import { checkCallerId } from '../numbers/caller-id.js';
 import type { Store } from '../store/index.js';
 import type { FieldErrors } from '../http/errors.js';
 import type { CallCreateInput } from '../http/schemas/call.js';
@@ -53,10 +54,10 @@ export function toPlacement(store: Store, accountId: number, body: CallCreateInp
   const errors: FieldErrors = {};
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
 
-  const number = E164.test(body.from) ? store.numbers.getByE164(body.from) : undefined;
-  if (!E164.test(body.from)) add('from', 'The from field must be a number of this account written exactly as the dashboard shows it, e.g. +14155550100.');
-  else if (!number || number.accountId !== accountId) add('from', `${body.from} is not a number of this account.`);
-  else if (!number.settings.active) add('from', `${body.from} is inactive; calls cannot be placed from it.`);
+  const caller = E164.test(body.from) ? checkCallerId(store.numbers, accountId, body.from) : null;
+  if (!caller) add('from', 'The from field must be a number of this account written exactly as the dashboard shows it, e.g. +14155550100.');
+  else if (!caller.ok) add('from', `${caller.problem}.`);
+  const number = caller?.ok ? caller.number : undefined;
 
   let trunkEndpoint: string | null = null;
   if (body.trunk_id !== undefined) {

@@ -86,10 +86,18 @@ export function numberCommands(program: Command, run: Runner): void {
       ctx.out(view(n), `${n.e164} assigned to account ${accountId}`);
     }));
 
-  number.command('release <e164>').description('return a number to the pool (its settings are reset)')
+  number.command('release <e164>').description('return a number to the pool (its settings are reset; callbacks and campaigns calling from it stop)')
     .action(withNumbers(run, (ctx, numbers, e164: string) => {
+      const held = numbers.find(e164);
+      const stops = held.accountId === null ? { callbacks: 0, campaigns: [] } : {
+        callbacks: ctx.store.scheduledCallbacks.countOpenFrom(held.accountId, held.e164),
+        campaigns: ctx.store.leadCampaigns.namesCallingFrom(held.accountId, held.e164),
+      };
       const n = numbers.release(e164);
-      ctx.out(view(n), `${n.e164} released to the pool`);
+      const lines = [`${n.e164} released to the pool`];
+      if (stops.callbacks > 0) lines.push(`stops ${stops.callbacks} scheduled callback(s) of account ${held.accountId}: each fails when due, nobody is rung`);
+      if (stops.campaigns.length > 0) lines.push(`stops speed to lead of campaign(s) ${stops.campaigns.join(', ')}: their new leads are refused (409) until they get another caller_id`);
+      ctx.out({ ...view(n), stops: { scheduled_callbacks: stops.callbacks, campaigns: stops.campaigns } }, lines);
     }));
 
   settingFlags(number.command('set <e164>').description('change number settings'))

@@ -12,14 +12,20 @@ export function emitDisposition(events: LifecycleEvents, p: CallParty & { dispos
   });
 }
 
-/** A scheduled callback became due. `callSid` is the call that scheduled it, when there was one. */
+/**
+ * A scheduled callback became due. `callSid` is the call that scheduled it, when there was one. `failed`: why the
+ * callback cannot be made at all (its caller ID is no longer the account's), or null when it is being dialled.
+ */
 export function emitCallbackDue(
   events: LifecycleEvents,
-  p: { accountId: number; callSid?: string | null; callbackSid: string; phone: string; dueAt: Date; campaign?: string | null },
+  p: { accountId: number; callSid?: string | null; callbackSid: string; phone: string; dueAt: Date; campaign?: string | null; failed?: string | null },
 ): void {
   events.emit({
     type: 'callback', accountId: p.accountId, callSid: p.callSid ?? null,
-    data: { callback_sid: p.callbackSid, phone: p.phone, due_at: p.dueAt.toISOString(), campaign: p.campaign ?? null },
+    data: {
+      callback_sid: p.callbackSid, phone: p.phone, due_at: p.dueAt.toISOString(), campaign: p.campaign ?? null,
+      status: p.failed ? 'failed' : 'dialing', reason: p.failed ?? null,
+    },
   });
 }
 

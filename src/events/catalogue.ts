@@ -53,6 +53,8 @@ export const EVENT_DATA: Record<EventType, DataFields> = {
     phone: { sample: '+15550100003', description: 'Number to call back (E.164).' },
     due_at: { sample: '2026-01-01T09:00:00.000Z', description: 'When the callback was scheduled for (ISO 8601).' },
     campaign: { sample: 'spring-promo', description: 'Campaign or queue it belongs to, or null.' },
+    status: { sample: 'dialing', description: '`dialing`: an agent of the queue is rung, then the customer; `failed`: the callback cannot be made (its caller ID is no longer a number of the account) and is not tried again.' },
+    reason: { sample: null, description: 'Why it failed (`failed`), or null.' },
   },
   'voicemail-left': {
     ...party,

@@ -1,6 +1,9 @@
 import t from 'tap';
 import { cli } from '../helpers/spawn.js';
 import { tempDir } from '../helpers/harness.js';
+import { openStore } from '../../src/store/index.js';
+import { systemClock } from '../../src/clock.js';
+import { DEFAULT_QUEUE_SETTINGS } from '../../src/acd/queues.js';
 
 t.test('number pool, assignment, settings and release through the CLI', async (t) => {
   const dir = tempDir(t);
@@ -45,4 +48,30 @@ t.test('number pool, assignment, settings and release through the CLI', async (t
   t.equal((await rb('number', 'add', '+14155550101')).code, 1, 'duplicates refused');
   t.match((await rb('number', 'add', '4155550101')).stderr, /E\.164/);
   t.match((await rb('number', 'assign', '+14155550101', '--account', '2')).stderr, /no account 2/);
+});
+
+t.test("number release says which callbacks and speed-to-lead campaigns calling from the number it stops", async (t) => {
+  const dir = tempDir(t);
+  const rb = cli(dir);
+  await rb('account', 'create', '--name', 'A');
+  await rb('number', 'add', '+14155550101', '--account', '1');
+  const store = openStore(dir, systemClock());
+  const queue = store.queues.create(1, 'QU0', { ...DEFAULT_QUEUE_SETTINGS, friendlyName: 'sales' });
+  for (const sid of ['CB1', 'CB2']) {
+    store.scheduledCallbacks.create({ sid, accountId: 1, queueId: queue.id, to: '+15550100003', from: '+14155550101', dueAt: Date.now() + 3_600_000, attributes: {}, leadSid: null });
+  }
+  store.leadCampaigns.put(1, 'spring', { queueId: queue.id, callerId: '+14155550101' });
+  store.leadCampaigns.put(1, 'collect-only', { queueId: null, callerId: '+14155550101' });
+  store.close();
+
+  const human = await rb('number', 'release', '+14155550101');
+  t.equal(human.code, 0, human.stderr);
+  t.match(human.stdout, /released to the pool/);
+  t.match(human.stdout, /stops 2 scheduled callback\(s\) of account 1: each fails when due/);
+  t.match(human.stdout, /stops speed to lead of campaign\(s\) spring: their new leads are refused/);
+  await rb('number', 'assign', '+14155550101', '--account', '1');
+  const json = JSON.parse((await rb('--json', 'number', 'release', '+14155550101')).stdout);
+  t.same(json.stops, { scheduled_callbacks: 2, campaigns: ['spring'] });
+  const idle = JSON.parse((await rb('--json', 'number', 'release', '+14155550101')).stdout);
+  t.same(idle.stops, { scheduled_callbacks: 0, campaigns: [] }, 'a pool number stops nothing');
 });

@@ -8,6 +8,7 @@ import { xml } from '../helpers/webhook-app.js';
 import { until } from '../helpers/waits.js';
 import { createSecretBox } from '../../src/crypto/secret-box.js';
 import type { EventType } from '../../src/events/lifecycle.js';
+import { NumberService } from '../../src/numbers/service.js';
 
 type MakeDriver = (t: Test) => Promise<EngineDriver>;
 const WAIT_MS = 30_000;
@@ -142,6 +143,28 @@ export function acdSuite(t: Test, make: MakeDriver): void {
     const legs = d.h.store.db.prepare('SELECT sid, to_addr, rowid FROM calls WHERE sid = ? OR parent_sid = ? ORDER BY rowid').all(done.call_sid, done.call_sid) as Array<{ to_addr: string }>;
     t.same(legs.map((l) => l.to_addr), [`agent:${a!.sid}`, CUSTOMER], 'the agent was rung before the customer');
     await until('the agent is idle', WAIT_MS, () => agent(d, a!.sid).activity === 'idle');
+  });
+
+  t.test('a callback whose number moved to another account fails when due: its event says why, nobody is rung from the old number', async (t) => {
+    const d = await make(t);
+    const s = await scene(t, d);
+    subscribe(d, s, ['callback']);
+    const { agents: [a] } = await staff(d, { friendly_name: 'callbacks', wrap_up_seconds: 0 }, ['answer'], 6_000);
+    d.party(CUSTOMER, { behavior: 'answer', hangupAfterMs: 3_000 });
+    // Due two real seconds on: time enough to move the number first.
+    const due = new Date(d.h.clock.now() + 2_000 * d.speed).toISOString();
+    const made = await v1(d, 'POST', '/v1/callbacks', { queue: 'callbacks', to: CUSTOMER, from: DID, due_at: due });
+    t.equal(made.status, 201, JSON.stringify(made.body));
+    const numbers = new NumberService(d.h.store.numbers, { allowLocalTargets: true });
+    numbers.release(DID);
+    numbers.claim(DID, d.h.account().id);
+    const [event] = await eventData(s, 'callback');
+    t.match(event, { callback_sid: made.body.sid, status: 'failed', reason: new RegExp(`${DID.replace('+', '\\+')} is not a number of this account`) });
+    const failed = (await v1(d, 'GET', `/v1/callbacks/${made.body.sid}`)).body;
+    t.match(failed, { status: 'failed', attempts: 1, call_sid: null, last_error: /is not a number of this account: the callback is not made/ }, 'failed for good, not retried');
+    t.equal(d.h.store.db.prepare('SELECT COUNT(*) FROM calls').pluck().get(), 0, 'no call placed: neither the agent nor the customer rung');
+    if (d.name === 'sandbox') t.same(d.h.engine.originated(), [], 'the engine was asked to dial nothing');
+    t.match(agent(d, a!.sid), { activity: 'idle', current_call_sid: null });
   });
 
   t.test("a callback whose customer does not answer is scheduled again 5 minutes on, the agent's time not counted as wrap-up", async (t) => {

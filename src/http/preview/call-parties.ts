@@ -5,14 +5,13 @@ import type { CallServices } from '../../calls/services.js';
 import type { OriginateTarget } from '../../engine/port.js';
 import type { PhoneNumber } from '../../store/numbers.js';
 import { calledTarget as vetCalledTarget } from '../../calls/place-request.js';
-import { E164 } from '../../numbers/settings.js';
+import { checkCallerId } from '../../numbers/caller-id.js';
 import { previewErrors } from '../errors.js';
 
 export function callerNumber(services: Pick<CallServices, 'store'>, accountId: number, from: string, param = 'from'): PhoneNumber {
-  const number = E164.test(from) ? services.store.numbers.getByE164(from) : undefined;
-  if (!number || number.accountId !== accountId) throw previewErrors.parameterInvalid(param, `${from} is not a number of this account (E.164, e.g. +14155550100).`);
-  if (!number.settings.active) throw previewErrors.parameterInvalid(param, `${from} is inactive; calls cannot be placed from it.`);
-  return number;
+  const check = checkCallerId(services.store.numbers, accountId, from);
+  if (!check.ok) throw previewErrors.parameterInvalid(param, `${check.problem}.`);
+  return check.number;
 }
 
 export async function calledTarget(services: Pick<CallServices, 'sip'>, to: string): Promise<OriginateTarget> {

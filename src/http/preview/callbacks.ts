@@ -9,6 +9,7 @@ import { errors, previewErrors } from '../errors.js';
 import { SidParams, previewErrorResponses } from '../schemas/preview.js';
 import { CallbackCreateBody, CallbackList, CallbackListQuery, CallbackResource, type CallbackCreateInput, type CallbackListInput } from '../schemas/preview-callbacks.js';
 import { fetchPage, pageRequest } from './pagination.js';
+import { callerNumber } from './call-parties.js';
 
 const tags = ['Queues and agents (preview)'];
 const security = [{ bearerAuth: [] }];
@@ -36,8 +37,7 @@ export async function callbackRoutes(app: FastifyInstance, deps: { store: Store;
     const b = req.body;
     const queue = store.queues.find(req.account.id, b.queue);
     if (!queue) throw previewErrors.parameterInvalid('queue', `No queue is named or has the sid ${JSON.stringify(b.queue)}.`);
-    const number = store.numbers.getByE164(b.from);
-    if (number?.accountId !== req.account.id) throw previewErrors.parameterInvalid('from', `${b.from} is not a number of this account.`);
+    callerNumber({ store }, req.account.id, b.from);
     const dueAt = ISO_8601.test(b.due_at) ? Date.parse(b.due_at) : NaN;
     if (Number.isNaN(dueAt)) throw previewErrors.parameterInvalid('due_at', 'The due_at parameter must be an ISO 8601 time with a time zone, such as 2026-12-01T09:30:00Z.');
     const now = clock.now();

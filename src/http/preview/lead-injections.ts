@@ -6,6 +6,7 @@ import type { LifecycleEvents } from '../../events/lifecycle.js';
 import type { Lead as LeadRecord } from '../../org/leads.js';
 import { errors, previewErrors } from '../errors.js';
 import { newSid } from '../../crypto/tokens.js';
+import { checkCallerId } from '../../numbers/caller-id.js';
 import { Lead, LeadInjectionBody, type LeadInjectionInput } from '../schemas/preview-leads.js';
 import { SidParams, previewErrorResponses } from '../schemas/preview.js';
 import type { TrustedProxies } from './client-address.js';
@@ -35,10 +36,18 @@ export function injectionAuth(deps: Deps) {
   };
 }
 
-/** A campaign with speed to lead turns the lead into a callback due now in its queue; returns the callback's sid. */
+/**
+ * A campaign with speed to lead turns the lead into a callback due now in its queue; returns the callback's sid.
+ * A campaign whose caller ID is no longer the account's refuses the lead: nobody would call it back.
+ */
 function speedToLead(store: Store, accountId: number, lead: LeadRecord): string | null {
   const campaign = store.leadCampaigns.get(accountId, lead.campaign);
   if (campaign?.queueId == null || !campaign.callerId) return null;
+  const caller = checkCallerId(store.numbers, accountId, campaign.callerId);
+  if (!caller.ok) {
+    throw previewErrors.conflict('campaign_caller_id_unusable', `Campaign ${campaign.name} calls leads back from its caller_id, but ${caller.problem}. `
+      + `The lead was not taken; set another caller_id (POST /v1/lead-campaigns/${campaign.name}) or turn speed to lead off.`);
+  }
   return store.scheduledCallbacks.create({
     sid: newSid('CB'), accountId, queueId: campaign.queueId, to: lead.phone, from: campaign.callerId, dueAt: Date.parse(lead.createdAt),
     attributes: lead.attributes, leadSid: lead.sid,
@@ -55,7 +64,7 @@ export async function leadInjectionRoutes(app: FastifyInstance, deps: Deps): Pro
       summary: 'Inject a lead (X-Injection-Token and IP allow-list; no API key)',
       security: [{ injectionToken: [] }],
       body: LeadInjectionBody,
-      response: { 202: Lead, ...previewErrorResponses(403) },
+      response: { 202: Lead, ...previewErrorResponses(403, 409) },
     },
   }, async (req, reply) => {
     const accountId = req.injectionAccountId;

@@ -133,3 +133,23 @@ t.test('speed to lead: a campaign with a queue turns each lead into a callback d
   t.equal(plain.body.callback_sid, null, 'without the setting a lead is only collected');
   t.equal((await v1('GET', '/v1/lead-campaigns/spring')).status, 404);
 });
+
+t.test("speed to lead: once the campaign's caller ID is released, new leads are refused (409) and nothing is stored", async (t) => {
+  const h = await startPreviewHarness(t);
+  const a = h.org();
+  const v1 = (method: string, path: string, body?: unknown) => h.v1(method, path, { key: a.key, ...(body === undefined ? {} : { body }) });
+  const token = h.store.orgSettings.rotateInjectionToken(a.id);
+  h.store.orgSettings.allowIp(a.id, '127.0.0.0/8');
+  await v1('POST', '/v1/queues', { friendly_name: 'sales' });
+  const numbers = new NumberService(h.store.numbers, { allowLocalTargets: true });
+  numbers.add('+15550100002', a.id, {});
+  t.equal((await v1('POST', '/v1/lead-campaigns/spring', { speed_to_lead_queue: 'sales', caller_id: '+15550100002' })).status, 200);
+
+  numbers.release('+15550100002');
+  numbers.claim('+15550100002', h.org().id);
+  const refused = await h.v1('POST', '/v1/lead-injections', { key: null, body: LEAD, headers: { 'x-injection-token': token } });
+  t.equal(refused.status, 409);
+  t.match(refused.body.error, { code: 'campaign_caller_id_unusable', message: /spring.*\+15550100002 is not a number of this account.*caller_id/ });
+  t.equal(h.store.db.prepare('SELECT COUNT(*) FROM leads').pluck().get(), 0, 'no lead stored');
+  t.equal(h.store.db.prepare('SELECT COUNT(*) FROM acd_callbacks').pluck().get(), 0, 'no callback scheduled');
+});
