@@ -8,7 +8,7 @@ import type { EnginePort } from '../engine/port.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { randomToken } from '../crypto/tokens.js';
 import { TrunkService } from '../trunks/service.js';
-import { installErrorHandling } from './error-handler.js';
+import { frameworkErrors, installErrorHandling, MAX_PATH_SEGMENT_CHARS } from './error-handler.js';
 import { validatorCompiler } from './validation.js';
 import { bearerAuth } from './auth.js';
 import { AuthThrottle } from './auth-throttle.js';
@@ -31,7 +31,7 @@ import { CallWatch } from '../calls/watch.js';
 import { SandboxEngine } from '../engine/sandbox/index.js';
 import { operatorToken } from '../operator-token.js';
 import { operatorRoutes } from './operator/simulate.js';
-import { dashboardRoutes } from './dashboard/index.js';
+import { dashboardErrorPage, dashboardRoutes } from './dashboard/index.js';
 import { createEventSystem, type EventSystem } from '../events/index.js';
 import { installPreviewRoot } from './preview/index.js';
 import { selfSignedTls } from './preview/self-signed-tls.js';
@@ -93,15 +93,18 @@ export async function createApp(deps: AppDeps): Promise<App> {
     ...listenerOptions(config.http, https, (ip) => proxies.trusts(ip)),
     genReqId: () => `req_${requestIdPrefix}${(++requestCount).toString(36)}`,
     bodyLimit: DEFAULT_BODY_LIMIT,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_SEGMENT_CHARS },
+    frameworkErrors: frameworkErrors(dashboardErrorPage),
   }) as unknown as FastifyInstance;
   installRouteLimits(http);
   http.setValidatorCompiler(validatorCompiler);
-  installErrorHandling(http);
+  installErrorHandling(http, dashboardErrorPage);
   http.addHook('onSend', async (req, reply) => {
     void reply.header('x-request-id', String(req.id));
   });
 
+  // Bodies are JSON (and form-encoded where a scope adds that parser); fastify's text/plain default is no API's.
+  http.removeContentTypeParser('text/plain');
   // An empty JSON body means "no fields" (every create/update field is optional), not a parse error.
   const jsonParser = http.getDefaultJsonParser('error', 'error');
   http.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {

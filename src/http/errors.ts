@@ -50,8 +50,9 @@ export const errors = {
     ),
   trunkRevoked: () =>
     new ApiError(409, 'trunk_revoked', 'This trunk is revoked; a revoked trunk cannot be changed.', { liveCode: true }),
-  unsupportedMediaType: (type: string) =>
-    new ApiError(415, 'unsupported_media_type', `Content-Type ${type} is not accepted; send application/json.`),
+  unsupportedMediaType: (type: string | null, accepted: readonly string[]) =>
+    new ApiError(415, 'unsupported_media_type',
+      `${type === null ? 'A request body without a Content-Type' : `Content-Type ${type}`} is not accepted here; send ${accepted.join(' or ')}.`),
   payloadTooLarge: (limitBytes: number) =>
     new ApiError(413, 'payload_too_large', `The request body is too large: this endpoint accepts at most ${limitBytes / 1024} KiB.`),
   // The next three are written straight onto the socket (listener-limits.ts, connection-cap.ts), before a
@@ -62,6 +63,11 @@ export const errors = {
   headersTooLarge: (limitBytes: number) =>
     new ApiError(431, 'headers_too_large', `The request headers are too large: at most ${limitBytes / 1024} KiB in all.`, { liveCode: true }),
   malformedRequest: () => new ApiError(400, 'malformed_request', 'The request is not valid HTTP/1.1.', { liveCode: true }),
+  // The next two are raised by the router, before a route is matched (error-handler.ts, frameworkErrors).
+  malformedPath: () =>
+    new ApiError(400, 'malformed_path', 'The request path is not valid percent-encoded UTF-8 (such as %ff); encode each byte of the UTF-8 text.', { liveCode: true }),
+  pathSegmentTooLong: (maxChars: number) =>
+    new ApiError(414, 'path_segment_too_long', `A segment of the request path is longer than ${maxChars} characters.`, { liveCode: true }),
   tooManyConnections: (cap: number) =>
     new ApiError(503, 'too_many_connections', `Too many open connections from your address (at most ${cap}); close some and retry.`, { liveCode: true }),
   internal: () => new ApiError(500, 'internal_error', 'Internal server error.'),

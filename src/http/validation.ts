@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import { errors, type FieldErrors } from './errors.js';
 import { CALLBACK_EVENTS } from './schemas/trunk.js';
 import { hostnameProblem } from '../net/hostname.js';
+import { isFormBody } from './form-bodies.js';
 
 const CALLBACK_EVENT_SET = new Set<string>(CALLBACK_EVENTS);
 
@@ -36,7 +37,7 @@ const FORMATS: Record<string, { test: (v: string) => boolean; message: string }>
   },
 };
 
-function makeAjv(coerce: boolean): Ajv {
+function makeAjv(coerce: boolean | 'array'): Ajv {
   // Bodies are validated strictly (a "true" string is not a boolean); query strings and params arrive as text.
   const ajv = new Ajv({ allErrors: true, coerceTypes: coerce, useDefaults: false, removeAdditional: false, allowUnionTypes: true, strict: false });
   addFormats(ajv);
@@ -46,11 +47,24 @@ function makeAjv(coerce: boolean): Ajv {
 
 const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
+// Form bodies are text like a query string, and a field sent once may be a list of one.
+const formAjv = makeAjv('array');
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  return ajv.compile(schema as object) as ValidateFunction;
-};
+/** A body's validator: JSON strictly typed, a form's text read as the schema's types (form-bodies.ts). */
+function bodyValidator(schema: object): ValidateFunction {
+  const json = bodyAjv.compile(schema);
+  const form = formAjv.compile(schema);
+  const validate = ((data: unknown, ctx?: object) => {
+    const chosen = isFormBody(data) ? form : json;
+    const ok = chosen(data, ctx as never);
+    validate.errors = chosen.errors;
+    return ok;
+  }) as ValidateFunction;
+  return validate;
+}
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
+  httpPart === 'body' ? bodyValidator(schema as object) : textAjv.compile(schema as object) as ValidateFunction;
 
 function fieldOf(err: ErrorObject): string {
   const parts = err.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));

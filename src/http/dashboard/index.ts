@@ -23,6 +23,9 @@ import { subscriptionRoutes } from './routes/subscriptions.js';
 // Pages may load only this site's own styles, scripts and media, and may not be framed (clickjacking).
 const CSP = "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
+/** The dashboard's error page for errors raised before its routes' own handler runs (no viewer known yet). */
+export const dashboardErrorPage = (status: number, message: string): string => errorView(status, message, null).value;
+
 /** The account holder's web UI, registered under /dashboard. Forms only: no JSON API of its own. */
 export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
   const d: Dashboard = { ...deps, users: new UserService(deps.store.users, deps.clock), numbers: new NumberService(deps.store.numbers, { allowLocalTargets: deps.config.devAllowLocalTargets }) };

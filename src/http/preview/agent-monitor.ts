@@ -5,6 +5,7 @@ import type { CallServices } from '../../calls/services.js';
 import type { CallDispatcher } from '../../calls/dispatcher.js';
 import type { CpsLimiter } from '../../calls/cps-limiter.js';
 import { errors, previewErrors } from '../errors.js';
+import { acceptFormBodies } from '../form-bodies.js';
 import { SidParams, previewErrorResponses } from '../schemas/preview.js';
 import { MonitorBody, MonitorResource, type MonitorInput } from '../schemas/preview-acd.js';
 import { callerNumber, calledTarget } from './call-parties.js';
@@ -13,6 +14,7 @@ const tags = ['Queues and agents (preview)'];
 const security = [{ bearerAuth: [] }];
 
 export async function agentMonitorRoutes(app: FastifyInstance, deps: { services: CallServices; dispatcher: CallDispatcher; cps: CpsLimiter }): Promise<void> {
+  acceptFormBodies(app);
   const { services, dispatcher, cps } = deps;
   const { store } = services;
 

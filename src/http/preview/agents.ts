@@ -5,6 +5,7 @@ import type { Agent, AgentFields } from '../../acd/agents.js';
 import type { AcdService } from '../../acd/service.js';
 import { newSid } from '../../crypto/tokens.js';
 import { errors, previewErrors } from '../errors.js';
+import { acceptFormBodies } from '../form-bodies.js';
 import { SidParams, previewErrorResponses } from '../schemas/preview.js';
 import {
   AgentCreateBody, AgentList, AgentListQuery, AgentResource, AgentUpdateBody, type AgentCreateInput, type AgentListInput, type AgentUpdateInput,
@@ -23,6 +24,7 @@ function view(a: Agent) {
 }
 
 export async function agentRoutes(app: FastifyInstance, deps: { store: Store; acd: Pick<AcdService, 'agentChanged'> }): Promise<void> {
+  acceptFormBodies(app);
   const { store, acd } = deps;
 
   function load(req: SidRequest): Agent {

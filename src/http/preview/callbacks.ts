@@ -6,6 +6,7 @@ import type { Clock } from '../../clock.js';
 import type { ScheduledCallback } from '../../acd/callbacks.js';
 import { newSid } from '../../crypto/tokens.js';
 import { errors, previewErrors } from '../errors.js';
+import { acceptFormBodies } from '../form-bodies.js';
 import { SidParams, previewErrorResponses } from '../schemas/preview.js';
 import { CallbackCreateBody, CallbackList, CallbackListQuery, CallbackResource, type CallbackCreateInput, type CallbackListInput } from '../schemas/preview-callbacks.js';
 import { fetchPage, pageRequest } from './pagination.js';
@@ -24,6 +25,7 @@ export const callbackView = (c: ScheduledCallback) => ({
 });
 
 export async function callbackRoutes(app: FastifyInstance, deps: { store: Store; clock: Clock }): Promise<void> {
+  acceptFormBodies(app);
   const { store, clock } = deps;
   const load = (req: FastifyRequest<{ Params: { sid: string } }>) => {
     const found = store.scheduledCallbacks.getForAccount(req.account.id, req.params.sid);

@@ -1,14 +1,6 @@
 // Reading /v1/conferences write bodies: form-encoded (as the spec sends them) or JSON, with `true`/`false` flags
 // either way; every bad value is a 400 naming its param.
-import type { FastifyInstance } from 'fastify';
 import { previewErrors } from '../errors.js';
-
-/** Form bodies parse to plain string maps; the last of repeated keys wins. */
-export function acceptFormBodies(app: FastifyInstance): void {
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
-}
 
 export function flag(value: boolean | string | undefined, param: string): boolean | undefined {
   if (value === undefined || typeof value === 'boolean') return value;

@@ -19,7 +19,8 @@ import {
   ParticipantList, ParticipantUpdateBody, type ConferenceUpdateInput, type ParticipantCreateInput, type ParticipantUpdateInput,
 } from '../schemas/preview-conferences.js';
 import { callerNumber, calledTarget } from './call-parties.js';
-import { acceptFormBodies, CALL_SID, CONFERENCE_SID, flag } from './conference-input.js';
+import { CALL_SID, CONFERENCE_SID, flag } from './conference-input.js';
+import { acceptFormBodies } from '../form-bodies.js';
 
 interface Deps { services: CallServices; dispatcher: CallDispatcher; cps: CpsLimiter }
 

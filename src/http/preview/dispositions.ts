@@ -5,6 +5,7 @@ import type { Disposition } from '../../acd/dispositions.js';
 import type { AcdService } from '../../acd/service.js';
 import type { Store } from '../../store/index.js';
 import { previewErrors } from '../errors.js';
+import { acceptFormBodies } from '../form-bodies.js';
 import { previewErrorResponses } from '../schemas/preview.js';
 import { DispositionCreateBody, DispositionList, DispositionListQuery, DispositionResource, type DispositionCreateInput } from '../schemas/preview-acd.js';
 
@@ -15,6 +16,7 @@ const view = (d: Disposition) =>
   ({ sid: d.sid, call_sid: d.callSid, disposition: d.disposition, notes: d.notes, agent_sid: d.agentSid, date_created: d.createdAt });
 
 export async function dispositionRoutes(app: FastifyInstance, deps: { store: Store; acd: Pick<AcdService, 'dispose'> }): Promise<void> {
+  acceptFormBodies(app);
   const { store } = deps;
 
   app.post<{ Body: DispositionCreateInput }>('/v1/dispositions', {

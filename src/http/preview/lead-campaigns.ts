@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { CallServices } from '../../calls/services.js';
 import type { LeadCampaign } from '../../acd/campaigns.js';
 import { errors, previewErrors } from '../errors.js';
+import { acceptFormBodies } from '../form-bodies.js';
 import { previewErrorResponses } from '../schemas/preview.js';
 import { Campaign, CampaignBody, CampaignParams, type CampaignInput } from '../schemas/preview-leads.js';
 import { Type } from '@sinclair/typebox';
@@ -14,6 +15,7 @@ const security = [{ bearerAuth: [] }];
 const view = (c: LeadCampaign) => ({ name: c.name, speed_to_lead_queue_sid: c.queueSid, caller_id: c.callerId, date_created: c.createdAt, date_updated: c.updatedAt });
 
 export async function leadCampaignRoutes(app: FastifyInstance, deps: { services: Pick<CallServices, 'store'> }): Promise<void> {
+  acceptFormBodies(app);
   const { store } = deps.services;
 
   app.post<{ Params: { name: string }; Body: CampaignInput }>('/v1/lead-campaigns/:name', {

@@ -5,6 +5,7 @@ import type { MediaCache } from '../../media/media-cache.js';
 import { DEFAULT_QUEUE_SETTINGS, QueueNameTakenError, type Queue, type QueueSettings } from '../../acd/queues.js';
 import { newSid } from '../../crypto/tokens.js';
 import { errors, previewErrors } from '../errors.js';
+import { acceptFormBodies } from '../form-bodies.js';
 import { PageQuery, SidParams, previewErrorResponses } from '../schemas/preview.js';
 import {
   QueueCreateBody, QueueList, QueueMembers, QueueResource, QueueUpdateBody, type QueueCreateInput, type QueueUpdateInput,
@@ -25,6 +26,7 @@ export function queueView(store: Store, q: Queue) {
 }
 
 export async function queueRoutes(app: FastifyInstance, deps: { store: Store; media: MediaCache }): Promise<void> {
+  acceptFormBodies(app);
   const { store, media } = deps;
 
   function load(req: SidRequest): Queue {
