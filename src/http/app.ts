@@ -119,7 +119,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
 
   const trunks = new TrunkService(store.trunks, engine, secrets, logger.child({ component: 'trunks' }), { allowLocalTargets: config.devAllowLocalTargets });
   const signingSecrets = new SigningSecrets(store.accounts, secrets);
-  // Number webhooks may be plain http (as on Twilio); every target is still SSRF-checked at connect time.
+  // Plain http is allowed for what markup names (action URLs, audio); stored customer URLs were held to https when
+  // written (checkCustomerUrl). Every target is still SSRF-checked at connect time.
   const outbound = createGuardedClient({ allowLoopback: config.devAllowLocalTargets, requireHttps: false });
   const eventSystem = createEventSystem({ store, clock, secrets, log: logger.child({ component: 'events' }), allowLocalTargets: config.devAllowLocalTargets });
   const events = eventSystem.events;
