@@ -42,7 +42,7 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
 
   let winner: { sid: string; leg: CallLeg } | undefined;
   const results = await Promise.all(attempts.map(async (a) => {
-    const vetted = await vetOriginateTarget(parent.services, a.target);
+    const vetted = await vetOriginateTarget(parent.services, parent.accountId, a.target);
     if (!vetted.ok) {
       parent.timeline('dial-target-refused', { call_sid: a.sid, to: addressOf(a.target), reason: vetted.reason });
       store.calls.finish(a.sid, 'failed', 'failed');

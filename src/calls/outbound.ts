@@ -59,7 +59,7 @@ export function placeCall(services: CallServices, req: PlaceCall): { call: CallR
 async function run(session: CallSession, req: PlaceCall, progress: (e: 'ringing' | 'in-progress') => void): Promise<void> {
   const { engine, store } = session.services;
   session.timeline('originate', { to: req.to, timeout_ms: req.timeoutMs });
-  const vetted = await vetOriginateTarget(session.services, req.target);
+  const vetted = await vetOriginateTarget(session.services, req.accountId, req.target);
   if (!vetted.ok) {
     session.timeline('target-refused', { to: req.to, reason: vetted.reason });
     await session.finish({ cause: 'failed', by: 'remote' });

@@ -7,6 +7,7 @@ import type { Store } from '../store/index.js';
 import type { FieldErrors } from '../http/errors.js';
 import type { CallCreateInput } from '../http/schemas/call.js';
 import type { PlaceCall } from './outbound.js';
+import { clientTargetProblem } from './sip-targets.js';
 
 const SIP_URI = /^sips?:[^\s@]+@[^\s]+$|^sips?:[^\s@]+$/;
 const CLIENT = /^client:[A-Za-z0-9_.@-]{1,128}$/;
@@ -22,15 +23,20 @@ export function targetFor(to: string, trunkEndpoint: string | null): OriginateTa
 
 /**
  * `to` as the target of a call the platform places for a customer (a conference participant, a supervisor): an
- * E.164 number, a sip: URI that the SIP target policy does not refuse, or client:<identity>; else why not.
+ * E.164 number, a sip: URI that the SIP target policy does not refuse, or client:<identity> naming one of the
+ * account's seats; else why not.
  */
-export async function calledTarget(sip: Pick<SipTargetPolicy, 'vet'>, to: string): Promise<{ ok: true; target: OriginateTarget } | { ok: false; problem: string }> {
+export async function calledTarget(
+  services: { sip: Pick<SipTargetPolicy, 'vet'>; store: Pick<Store, 'trunks'> }, accountId: number, to: string,
+): Promise<{ ok: true; target: OriginateTarget } | { ok: false; problem: string }> {
   const target = targetFor(to, null);
   if (!target) return { ok: false, problem: 'The to parameter must be an E.164 number, a sip: URI or client:<identity>.' };
   if (target.kind === 'sip') {
-    const vet = await sip.vet(target.uri);
+    const vet = await services.sip.vet(target.uri);
     if (!vet.ok && !vet.unresolvable) return { ok: false, problem: `The SIP destination ${target.uri} is refused: ${vet.reason}.` };
   }
+  const client = target.kind === 'client' ? clientTargetProblem(services.store, accountId, target.identity) : null;
+  if (client) return { ok: false, problem: `${client}.` };
   return { ok: true, target };
 }
 
@@ -71,6 +77,9 @@ export function toPlacement(store: Store, accountId: number, body: CallCreateInp
   else if (target.kind === 'sip') {
     const sip = checks.sip(target.uri);
     if (!sip.ok) add('to', `The SIP destination ${target.uri} is refused: ${sip.reason}.`);
+  } else if (target.kind === 'client') {
+    const client = clientTargetProblem(store, accountId, target.identity);
+    if (client) add('to', `${client}.`);
   }
 
   for (const field of ['url', 'status_callback'] as const) {

@@ -5,9 +5,11 @@ import type { EngineDriver } from './driver.js';
 import { final, scene, CALLER, DID } from './flows.js';
 import { xml } from '../helpers/webhook-app.js';
 import { until } from '../helpers/waits.js';
+import { NumberService } from '../../src/numbers/service.js';
 
 type MakeDriver = (t: Test) => Promise<EngineDriver>;
 const PARTY = '+15550005555';
+const A_NUMBER = '+15550002000';
 const JOIN_MS = 20_000;
 
 /** A preview API request, form-encoded as the spec sends it, over HTTPS through the trusted proxy. */
@@ -69,5 +71,41 @@ export function conferenceSuite(t: Test, make: MakeDriver): void {
     await until('the conference ended', 10_000, () => d.h.store.conferences.get(sid)?.status === 'completed');
     t.equal(d.h.store.conferences.get(sid)?.endReason, 'participant-with-end-conference-on-exit-left');
     t.equal((await final(d, added.body.call_sid)).status, 'completed', 'the other participant was hung up');
+  });
+
+  t.test("account B cannot ring account A's registered seat: participant add, POST /api/calls and <Dial><Client> are refused", async (t) => {
+    const d = await make(t);
+    const s = await scene(t, d);
+    const a = d.h.account();
+    new NumberService(d.h.store.numbers, { allowLocalTargets: true }).add(A_NUMBER, a.id, {});
+    const created = await d.h.request('POST', '/api/partner/trunks', { key: a.key, body: { transport: 'udp' } });
+    await d.h.app.trunks.settled();
+    const seat = created.body as { endpoint_name: string; connection: { username: string; password: string } };
+    await d.agentSeat({ endpointName: seat.endpoint_name, ...seat.connection }, { behavior: 'answer', hangupAfterMs: 1_000 * d.speed });
+    const target = `client:${seat.endpoint_name}`;
+
+    const added = await v1(d, 'POST', '/v1/conferences/Spy/participants', { from: DID, to: target });
+    t.equal(added.status, 400, JSON.stringify(added.body));
+    t.match(added.body.error, { param: 'to', message: `${target} is not a seat of this account.` });
+    t.equal(d.h.store.conferences.openByName(s.accountId, 'Spy'), undefined, 'no conference created');
+    const api = await d.h.request('POST', '/api/calls', { body: { from: DID, to: target, markup: '<Response><Hangup/></Response>' } });
+    t.equal(api.status, 422);
+    t.same(api.body.errors.to, [`${target} is not a seat of this account.`]);
+
+    s.app.on('/voice', xml(`<Dial timeout="5"><Client>${seat.endpoint_name}</Client></Dial><Hangup/>`));
+    const call = await d.inbound(CALLER, DID);
+    await call.ended;
+    const parent = await s.finalCall();
+    const refused = d.h.store.calls.timeline(parent.sid).find((e) => e.kind === 'dial-target-refused');
+    t.match(refused?.detail, { to: target, reason: `${target} is not a seat of this account` }, "the markup's dial is refused before the engine");
+    const rung = d.h.store.db.prepare("SELECT COUNT(*) FROM calls WHERE to_addr = ? AND status <> 'failed'").pluck().get(target);
+    t.equal(rung, 0, "nothing of account B's reached the seat");
+
+    // The seat was there to be rung: its own account reaches it.
+    const own = await d.h.request('POST', '/api/calls', { key: a.key, body: { from: A_NUMBER, to: target, markup: '<Response><Pause length="1"/><Hangup/></Response>', timeout: 20 } });
+    t.equal(own.status, 201, JSON.stringify(own.body));
+    const ownCall = await final(d, own.body.sid);
+    t.ok(ownCall.answeredAt, "account A's own call to its seat was answered");
+    if (d.name === 'sandbox') t.equal(d.h.engine.partyCalls(target).length, 1, 'the seat was rung once, by its own account');
   });
 }

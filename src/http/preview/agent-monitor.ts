@@ -31,7 +31,7 @@ export async function agentMonitorRoutes(app: FastifyInstance, deps: { services:
     const onCall = agent.activity === 'busy' && agent.currentCallSid ? store.calls.get(agent.currentCallSid) : undefined;
     if (!onCall) throw previewErrors.conflict('agent_not_on_call', `${agent.friendlyName} is not talking on a call (${agent.activity}); a supervisor joins a busy agent's call.`);
     const number = callerNumber(services, req.account.id, b.from ?? onCall.to);
-    const target = await calledTarget(services, b.to);
+    const target = await calledTarget(services, req.account.id, b.to);
     const slot = cps.take(req.account.id, req.account.cpsCap);
     if (!slot.ok) throw errors.callsPerSecondExceeded(req.account.cpsCap, slot.retryAfterSeconds, slot.resetAt);
     const placed = services.acd.monitor(agent, { target, to: b.to, from: number.e164, numberId: number.id, mode });

@@ -1,6 +1,6 @@
 // The two ends of a call the preview API places for a customer (a conference participant, a supervisor): `from`
 // must be an active number of the account; `to` an E.164 number, a sip: URI (under the SIP target policy) or
-// client:<identity>. Each problem is the 400 of the field it concerns.
+// client:<identity> naming a seat of the account. Each problem is the 400 of the field it concerns.
 import type { CallServices } from '../../calls/services.js';
 import type { OriginateTarget } from '../../engine/port.js';
 import type { PhoneNumber } from '../../store/numbers.js';
@@ -14,8 +14,8 @@ export function callerNumber(services: Pick<CallServices, 'store'>, accountId: n
   return check.number;
 }
 
-export async function calledTarget(services: Pick<CallServices, 'sip'>, to: string): Promise<OriginateTarget> {
-  const vetted = await vetCalledTarget(services.sip, to);
+export async function calledTarget(services: Pick<CallServices, 'sip' | 'store'>, accountId: number, to: string): Promise<OriginateTarget> {
+  const vetted = await vetCalledTarget(services, accountId, to);
   if (!vetted.ok) throw previewErrors.parameterInvalid('to', vetted.problem);
   return vetted.target;
 }

@@ -140,7 +140,7 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
       beep: beepOf(b.beep),
     };
     const number = callerNumber(services, req.account.id, b.from);
-    const target = await calledTarget(services, b.to);
+    const target = await calledTarget(services, req.account.id, b.to);
     if (b.status_callback !== undefined) {
       const check = checkCustomerUrl(b.status_callback, services.urls);
       if (!check.ok) throw previewErrors.parameterInvalid('status_callback', customerUrlProblem('status_callback', check));

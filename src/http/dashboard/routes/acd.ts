@@ -141,7 +141,7 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
     const mode = form.mode as MonitorMode;
     const refuse = (field: string, message: string, status = 422) => agentPage(req, reply, a, { supervise: new FormRender(form, { [field]: [message] }) }, status);
     if (!['monitor', 'whisper', 'barge'].includes(mode)) return refuse('mode', 'Choose listen, whisper or barge.');
-    const vetted = await calledTarget(d.callServices.sip, (form.to ?? '').trim());
+    const vetted = await calledTarget(d.callServices, a.accountId, (form.to ?? '').trim());
     if (!vetted.ok) return refuse('to', vetted.problem);
     const onCall = a.activity === 'busy' && a.currentCallSid ? store.calls.get(a.currentCallSid) : undefined;
     const number = onCall ? store.numbers.getByE164(onCall.to) : undefined;
