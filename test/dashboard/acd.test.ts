@@ -69,3 +69,19 @@ t.test('a disposition from the console ends the wrap-up and is stored with the a
   t.match(h.store.agents.getForAccount(a.id, agent.sid), { activity: 'idle', currentCallSid: null });
   t.match(h.store.dispositions.forCall(a.id, callSid), [{ disposition: 'sale', notes: 'two seats', agentSid: agent.sid }]);
 });
+
+t.test("trunk access switched off: no seat passwords, no agents on trunks (403, as the trunk pages and API)", async (t) => {
+  const { h, a, c, trunk } = await setup(t);
+  const wss = await trunk('wss');
+  const made = await c.submit('/dashboard/queues', '/dashboard/agents', { friendly_name: 'Sam', trunk_id: String(wss.id), queue: '' });
+  const agentPath = made.location!.replace(/\?.*/, '');
+  h.store.accounts.update(a.id, { trunking: false });
+  const creds = await c.submit(agentPath, `${agentPath}/seat`);
+  t.equal(creds.status, 403);
+  t.notMatch(creds.text, /password/i, 'no credential');
+  t.match(JSON.parse(creds.text), { error: /Trunk access is not enabled/ });
+  const another = await c.submit('/dashboard/queues', '/dashboard/agents', { friendly_name: 'Alex', trunk_id: String(wss.id), queue: '' });
+  t.equal(another.status, 403);
+  t.match(another.text, /Trunk access is not enabled/);
+  t.equal(h.store.db.prepare('SELECT COUNT(*) FROM acd_agents').pluck().get(), 1, 'no agent created');
+});

@@ -1,6 +1,7 @@
 // /v1/agents: the people the ACD offers calls to: their seat, queues, status (theirs) and activity (the platform's).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Store } from '../../store/index.js';
+import type { Account } from '../../store/accounts.js';
 import type { Agent, AgentFields } from '../../acd/agents.js';
 import type { AcdService } from '../../acd/service.js';
 import { newSid } from '../../crypto/tokens.js';
@@ -33,9 +34,10 @@ export async function agentRoutes(app: FastifyInstance, deps: { store: Store; ac
     return agent;
   }
 
-  /** The seat must be one of the account's trunks that can still register (not revoked). */
-  function seat(accountId: number, trunkId: number): number {
-    const trunk = store.trunks.getForAccount(accountId, trunkId);
+  /** The seat must be one of the account's trunks that can still register (not revoked), under trunk access (as the trunk API). */
+  function seat(account: Account, trunkId: number): number {
+    if (!account.trunking) throw errors.trunkingDisabled();
+    const trunk = store.trunks.getForAccount(account.id, trunkId);
     if (!trunk || trunk.status === 'revoked') throw previewErrors.parameterInvalid('trunk_id', `The trunk_id ${trunkId} is not a trunk or seat of this account that can register.`);
     return trunk.id;
   }
@@ -49,11 +51,11 @@ export async function agentRoutes(app: FastifyInstance, deps: { store: Store; ac
   }
 
   app.post<{ Body: AgentCreateInput }>('/v1/agents', {
-    schema: { tags, security, summary: 'Create an agent (offline until it chooses available)', body: AgentCreateBody, response: { 201: AgentResource, ...previewErrorResponses() } },
+    schema: { tags, security, summary: 'Create an agent (offline until it chooses available)', body: AgentCreateBody, response: { 201: AgentResource, ...previewErrorResponses(403) } },
   }, async (req, reply) => {
     const b = req.body;
     const fields: AgentFields = {
-      friendlyName: b.friendly_name.trim(), trunkId: seat(req.account.id, b.trunk_id), queueIds: queueIds(req.account.id, b.queues ?? []),
+      friendlyName: b.friendly_name.trim(), trunkId: seat(req.account, b.trunk_id), queueIds: queueIds(req.account.id, b.queues ?? []),
       status: 'offline', breakReason: null,
     };
     return reply.status(201).send(view(store.agents.create(req.account.id, newSid('AG'), fields)));
@@ -74,14 +76,14 @@ export async function agentRoutes(app: FastifyInstance, deps: { store: Store; ac
   }, async (req) => view(load(req)));
 
   app.post<{ Params: { sid: string }; Body: AgentUpdateInput }>('/v1/agents/:sid', {
-    schema: { tags, security, summary: "Update an agent; status is the agent's choice (offline, available, break)", params: SidParams, body: AgentUpdateBody, response: { 200: AgentResource, ...previewErrorResponses(404) } },
+    schema: { tags, security, summary: "Update an agent; status is the agent's choice (offline, available, break)", params: SidParams, body: AgentUpdateBody, response: { 200: AgentResource, ...previewErrorResponses(403, 404) } },
   }, async (req) => {
     const agent = load(req);
     const b = req.body;
     const status = b.status ?? agent.status;
     const fields: AgentFields = {
       friendlyName: b.friendly_name?.trim() ?? agent.friendlyName,
-      trunkId: b.trunk_id === undefined ? agent.trunkId : seat(req.account.id, b.trunk_id),
+      trunkId: b.trunk_id === undefined ? agent.trunkId : seat(req.account, b.trunk_id),
       queueIds: b.queues === undefined ? agent.queueSids.map((sid) => store.queues.find(req.account.id, sid)!.id) : queueIds(req.account.id, b.queues),
       status,
       // A reason belongs to a break: choosing another status clears it.

@@ -165,3 +165,18 @@ t.test('callbacks: scheduled with a queue and an account number, validated, list
   t.equal(again.status, 409, 'canceled once');
   t.match(again.body.error, { code: 'callback_not_scheduled' });
 });
+
+t.test('agents need trunk access, as the trunk API: without it, 403 trunking_disabled on create and on a new seat', async (t) => {
+  const { h, a, v1 } = await setup(t);
+  const seat = (await h.request('POST', '/api/partner/trunks', { key: a.key, body: { transport: 'wss' } })).body as { id: number };
+  const agent = (await v1('POST', '/v1/agents', { friendly_name: 'Sam', trunk_id: seat.id })).body as { sid: string };
+  h.store.accounts.update(a.id, { trunking: false });
+  const created = await v1('POST', '/v1/agents', { friendly_name: 'Alex', trunk_id: seat.id });
+  t.equal(created.status, 403);
+  t.match(created.body.error, { code: 'trunking_disabled', type: 'authentication_error', message: /Trunk access is not enabled/ });
+  const moved = await v1('POST', `/v1/agents/${agent.sid}`, { trunk_id: seat.id });
+  t.equal(moved.status, 403);
+  t.match(moved.body.error, { code: 'trunking_disabled' });
+  t.equal((await v1('GET', '/v1/agents')).body.data.length, 1, 'no agent created');
+  t.equal((await h.request('GET', '/api/partner/trunks', { key: a.key })).status, 403, 'the same answer as the trunk API');
+});

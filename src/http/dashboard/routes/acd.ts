@@ -13,11 +13,13 @@ import { connectionFor, iceServersFor } from '../../../trunks/connection.js';
 import { calledTarget } from '../../../calls/place-request.js';
 import { isOneLineName } from '../../../acd/names.js';
 import type { MonitorMode } from '../../../acd/service.js';
+import { errors as apiErrors } from '../../errors.js';
 
 const nameProblem = (name: string) => (isOneLineName(name) ? null : 'Enter a name of 1 to 64 characters on one line.');
 /** The softphone loads JsSIP from jsDelivr and talks to the SIP server's wss listener (another origin). */
 const CONSOLE_CSP = "default-src 'self'; script-src 'self' https://cdn.jsdelivr.net; connect-src 'self' wss: https://cdn.jsdelivr.net; media-src 'self' blob: mediastream:; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 type AgentRequest = FastifyRequest<{ Params: { sid: string } }>;
+const trunkingOff = apiErrors.trunkingDisabled();
 
 export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
   const { store } = d;
@@ -56,6 +58,8 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
   app.post('/agents', async (req, reply) => {
     const v = viewerOf(req);
     const form = formOf(req);
+    // Seats are trunks: without trunk access, the same 403 as the trunk pages and API.
+    if (!v.account.trunking) return queuesPage(req, reply, { agent: new FormRender(form, { trunk_id: [trunkingOff.message] }) }, 403);
     const name = (form.friendly_name ?? '').trim();
     const seat = /^\d{1,15}$/.test(form.trunk_id ?? '') ? store.trunks.getForAccount(v.account.id, Number(form.trunk_id)) : undefined;
     const queue = form.queue ? store.queues.find(v.account.id, form.queue) : undefined;
@@ -155,6 +159,7 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
   app.post<{ Params: { sid: string } }>('/agents/:sid/seat', async (req, reply) => {
     const a = load(req, reply);
     if (!a) return reply;
+    if (!viewerOf(req).account.trunking) return reply.status(403).type('application/json').send({ error: trunkingOff.message });
     const seat = store.trunks.getForAccount(a.accountId, a.trunkId);
     if (!seat || seat.transport !== 'wss' || seat.status === 'revoked') return reply.status(409).type('application/json').send({ error: 'the agent has no usable wss seat' });
     const c = connectionFor(seat, d.trunks.password(seat), d.config.sip);
