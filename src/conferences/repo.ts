@@ -170,6 +170,12 @@ export class ConferenceRepo {
     return (this.db.prepare(sql).all(conferenceSid) as ParticipantRow[]).map(toParticipant);
   }
 
+  /** Open conferences created before `before` (ISO time) that have no participant connecting or in them. */
+  emptySince(before: string): string[] {
+    return this.db.prepare(`SELECT sid FROM conferences c WHERE status <> 'completed' AND created_at < ?
+      AND NOT EXISTS (SELECT 1 FROM conference_participants p WHERE p.conference_sid = c.sid AND p.status <> 'completed')`).pluck().all(before) as string[];
+  }
+
   /** Participants bridged into the room now (control legs are never participants). */
   countInProgress(conferenceSid: string): number {
     return (this.db.prepare("SELECT COUNT(*) AS n FROM conference_participants WHERE conference_sid = ? AND status = 'in-progress'").get(conferenceSid) as { n: number }).n;

@@ -5,6 +5,7 @@ import type { CallLeg, ConferenceMember, LocalMedia } from '../engine/port.js';
 import type { CallServices } from '../calls/services.js';
 import type { CallSession } from '../calls/session.js';
 import type { MediaLease } from '../media/media-cache.js';
+import type { TimerHandle } from '../clock.js';
 import { leaseMedia, localMedia } from '../calls/media-lease.js';
 import { newSid } from '../crypto/tokens.js';
 import { makePrivate } from '../private-files.js';
@@ -37,7 +38,15 @@ export type JoinOutcome = { status: 'completed' | 'full' | 'failed' | 'ended'; c
 /** Twilio's reasons, as the conference-end callback and the resource give them. */
 export type EndReason = 'conference-ended-via-api' | 'participant-with-end-conference-on-exit-left' | 'last-participant-left'
   /** Ringbase's own: the control plane running the room died and crash reconciliation closed it. */
-  | 'platform-restart';
+  | 'platform-restart'
+  /** Ringbase's own: nobody was connecting to or in the conference for its wait window after it was created. */
+  | 'no-participant-within-wait';
+
+/**
+ * How long a conference may exist with no participant connecting or in it before it ends by itself. Every way in
+ * adds its participant at once, so only a failure between creating the room and adding someone leaves it empty.
+ */
+export const EMPTY_CONFERENCE_WAIT_MS = 60_000;
 
 interface LiveMember {
   callSid: string; session: CallSession; leg: CallLeg; member: ConferenceMember; waiting: boolean; holdLease: MediaLease | null;
@@ -49,6 +58,7 @@ interface LiveRoom { members: Map<string, LiveMember>; ringing: Map<string, Abor
 
 export class ConferenceService {
   readonly #rooms = new Map<string, LiveRoom>();
+  readonly #emptyChecks = new Set<TimerHandle>();
 
   constructor(
     private readonly services: Pick<CallServices, 'store' | 'clock'>,
@@ -65,10 +75,33 @@ export class ConferenceService {
       statusCallback: opts.statusCallback?.url ?? null, statusCallbackMethod: opts.statusCallback?.method ?? 'POST',
       statusCallbackEvents: opts.statusCallback?.events ?? [],
     });
+    if (created) this.#checkEmptyLater();
     if (!created && opts.statusCallback && this.#repo.adoptStatusCallback(conference.sid, opts.statusCallback.url, opts.statusCallback.method)) {
       return this.#repo.get(conference.sid)!;
     }
     return conference;
+  }
+
+  /** Ends what earlier runs left empty (a process that died between creating a room and adding to it). */
+  start(): void { void this.#endEmpty(); }
+
+  stop(): void {
+    for (const handle of this.#emptyChecks) this.services.clock.clearTimeout(handle);
+    this.#emptyChecks.clear();
+  }
+
+  #checkEmptyLater(): void {
+    const handle = this.services.clock.setTimeout(() => {
+      this.#emptyChecks.delete(handle);
+      void this.#endEmpty();
+    }, EMPTY_CONFERENCE_WAIT_MS + 1);
+    this.#emptyChecks.add(handle);
+  }
+
+  /** Every open conference that has had nobody connecting or in it for its wait window ends (conference-end callback). */
+  async #endEmpty(): Promise<void> {
+    const before = new Date(this.services.clock.now() - EMPTY_CONFERENCE_WAIT_MS).toISOString();
+    for (const sid of this.#repo.emptySince(before)) await this.end(sid, 'no-participant-within-wait');
   }
 
   /** <Dial><Conference>: the caller is in the conference until it leaves, is removed, or the conference ends. */

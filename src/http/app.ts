@@ -154,6 +154,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Before any call is taken: what a dead predecessor left open is finished first.
   const instance = await startInstance(callServices);
   callServices.acd.start();
+  callServices.conferences.start();
   const calls = new CallDispatcher(callServices);
   calls.setTrunkHandler(handleTrunkCall);
   engine.onIncomingCall((incoming) => void calls.handle(incoming));
@@ -188,6 +189,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       await trunks.settled();
       // The instance goes first: callbacks of reconciled calls still need the outbound client.
       callServices.acd.stop();
+      callServices.conferences.stop();
       released ??= instance.stop().then(() => callbacks.stop()).then(() => Promise.all([outbound.close(), eventSystem.close(), simulator !== engine ? simulator.stop() : undefined])).then(() => undefined);
       await released;
     },

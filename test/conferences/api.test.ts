@@ -148,3 +148,19 @@ t.test('bad input: every refusal has its status, code and param; nothing is dial
   t.equal(engine.originated().length, dialled, 'no refused request dialled anything');
   t.equal((await s.call('GET', `/v1/conferences/${a.confSid}`)).body.status, 'in-progress', 'the conference is untouched');
 });
+
+t.test('a participant add refused with 429 (calls per second) creates no conference; refusals come before anything is made', async (t) => {
+  const s = await conferenceScene(t);
+  s.h.store.accounts.update(s.account.id, { cpsCap: 1 });
+  const engine = s.h.engine as unknown as SandboxEngine;
+  const first = await s.call('POST', '/v1/conferences/One/participants', { form: { from: FROM, to: A } });
+  t.equal(first.status, 201);
+  const refused = await s.call('POST', '/v1/conferences/Two/participants', { form: { from: FROM, to: B, status_callback: 'https://app.example.com/two' } });
+  t.equal(refused.status, 429, JSON.stringify(refused.body));
+  t.equal(s.h.store.conferences.openByName(s.account.id, 'Two'), undefined, 'no conference named Two');
+  t.same((await s.call('GET', '/v1/conferences?friendly_name=Two')).body.conferences, [], 'none listed');
+  const again = await s.call('POST', `/v1/conferences/${first.body.conference_sid}/participants`, { form: { from: FROM, to: C, status_callback: 'https://app.example.com/one' } });
+  t.equal(again.status, 429);
+  t.equal(s.h.store.conferences.get(first.body.conference_sid)!.statusCallback, null, 'a refused add changes nothing on an existing conference');
+  t.equal(engine.originated().length, 1, 'only the admitted add dialled');
+});

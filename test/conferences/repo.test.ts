@@ -3,6 +3,7 @@ import { FakeClock } from '../../src/clock.js';
 import { openStore } from '../../src/store/index.js';
 import type { NewConference } from '../../src/conferences/repo.js';
 import { tempDir } from '../helpers/harness.js';
+import { ConferenceService, EMPTY_CONFERENCE_WAIT_MS } from '../../src/conferences/service.js';
 
 function setup(t: Parameters<typeof tempDir>[0]) {
   const clock = new FakeClock();
@@ -68,4 +69,33 @@ t.test('participants: forward-only status, counted only while in progress, flags
   t.same(repo.participants(conference.sid).map((p) => p.callSid), ['CA1', 'CA2']);
   t.equal(repo.nextSequence(conference.sid), 1);
   t.equal(repo.nextSequence(conference.sid), 2);
+});
+
+t.test('a conference nobody connects to or joins within its wait window ends by itself; one with a participant does not', async (t) => {
+  const { clock, store, account } = setup(t);
+  const sent: Array<Record<string, string>> = [];
+  const service = new ConferenceService({ store, clock }, { enqueue: (c) => sent.push(c.fields) }, { file: '/dev/null' } as never);
+  t.teardown(() => service.stop());
+  const cb = { url: 'https://app.example.com/conf', method: 'POST' as const, events: ['end'] };
+  const empty = service.openByName(account.id, 'left-empty', { maxParticipants: 250, record: false, statusCallback: cb });
+  const used = service.openByName(account.id, 'in-use', { maxParticipants: 250, record: false });
+  store.conferences.addParticipant({
+    conferenceSid: used.sid, callSid: `CA${'1'.repeat(32)}`, accountId: account.id, muted: false, startConferenceOnEnter: true, endConferenceOnExit: false, statusCallback: null,
+  });
+  await clock.advance(EMPTY_CONFERENCE_WAIT_MS - 1_000);
+  t.equal(store.conferences.get(empty.sid)!.status, 'init', 'still open inside the window');
+  await clock.advance(1_001);
+  t.match(store.conferences.get(empty.sid), { status: 'completed', endReason: 'no-participant-within-wait' });
+  t.match(sent, [{ StatusCallbackEvent: 'conference-end', ConferenceSid: empty.sid, Reason: /no-participant-within-wait/ }], 'its conference-end callback says why');
+  t.equal(store.conferences.get(used.sid)!.status, 'init', 'a conference with a participant connecting goes on');
+
+  // A process that died between creating a room and adding to it: the next start ends it.
+  const leftover = store.conferences.openOrCreate({
+    sid: `CF${'9'.repeat(32)}`, accountId: account.id, friendlyName: 'leftover', record: false, maxParticipants: 250, statusCallback: null, statusCallbackMethod: 'POST', statusCallbackEvents: [],
+  }).conference;
+  await clock.advance(EMPTY_CONFERENCE_WAIT_MS + 1);
+  const next = new ConferenceService({ store, clock }, { enqueue: () => undefined }, { file: '/dev/null' } as never);
+  next.start();
+  await clock.advance(0);
+  t.match(store.conferences.get(leftover.sid), { status: 'completed', endReason: 'no-participant-within-wait' });
 });

@@ -145,17 +145,20 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
       const check = checkCustomerUrl(b.status_callback, services.urls);
       if (!check.ok) throw previewErrors.parameterInvalid('status_callback', customerUrlProblem('status_callback', check));
     }
+    // Every refusal comes before anything is created or changed: a refused add leaves no conference behind.
     const ref = req.params.sid;
-    const conf = CONFERENCE_SID.test(ref)
-      ? load(req.account, ref)
-      : conferences.openByName(req.account.id, ref, { maxParticipants: 250, record: false, ...(b.status_callback ? { statusCallback: { url: b.status_callback, method: 'POST', events: [] } } : {}) });
-    open(conf);
-    if (b.status_callback) repo.adoptStatusCallback(conf.sid, b.status_callback, 'POST');
-    if (repo.participants(conf.sid, { openOnly: true }).length >= conf.maxParticipants) {
-      throw previewErrors.conflict('conference_full', `Conference ${conf.sid} already has its maximum of ${conf.maxParticipants} participants.`);
+    const existing = CONFERENCE_SID.test(ref) ? load(req.account, ref) : repo.openByName(req.account.id, ref);
+    if (existing) {
+      open(existing);
+      if (repo.participants(existing.sid, { openOnly: true }).length >= existing.maxParticipants) {
+        throw previewErrors.conflict('conference_full', `Conference ${existing.sid} already has its maximum of ${existing.maxParticipants} participants.`);
+      }
     }
     const slot = cps.take(req.account.id, req.account.cpsCap);
     if (!slot.ok) throw errors.callsPerSecondExceeded(req.account.cpsCap, slot.retryAfterSeconds, slot.resetAt);
+    const conf = existing
+      ?? conferences.openByName(req.account.id, ref, { maxParticipants: 250, record: false, ...(b.status_callback ? { statusCallback: { url: b.status_callback, method: 'POST', events: [] } } : {}) });
+    if (b.status_callback) repo.adoptStatusCallback(conf.sid, b.status_callback, 'POST');
 
     const callSid = newSid('CA');
     const cancel = new AbortController();

@@ -11,7 +11,7 @@ export const Conference = Type.Object({
   status: Type.String({ enum: ['init', 'in-progress', 'completed'] }),
   participant_count: Type.Integer({ description: 'Participants bridged into the room now.' }),
   record: Type.Boolean(),
-  end_reason: Type.Union([Type.String(), Type.Null()], { description: 'conference-ended-via-api, participant-with-end-conference-on-exit-left, last-participant-left or platform-restart (the control plane running it died).' }),
+  end_reason: Type.Union([Type.String(), Type.Null()], { description: 'conference-ended-via-api, participant-with-end-conference-on-exit-left, last-participant-left, platform-restart (the control plane running it died) or no-participant-within-wait (nobody connecting or in it for 60 s after it was created).' }),
   date_created: Type.String({ format: 'date-time' }),
   date_updated: Type.String({ format: 'date-time' }),
 });
