@@ -21,6 +21,8 @@ export interface RealPlacedCall extends PlacedCall {
   /** What the caller heard, decoded (8 kHz samples). */
   samples(): Float32Array;
   answered: Promise<boolean>;
+  /** The caller's RTP socket: what it hears, and what the test makes it say (`sendAudio`). */
+  rtp: RtpRecorder;
   /** Resolves true once the caller hears audio above silence. */
   audible: Promise<boolean>;
   sipp: SippRun;
@@ -131,7 +133,7 @@ export function realDrivers(root: Test, bins: EngineBinaries): (t: Test, env?: (
         });
       }
       return {
-        ended, sipp, answered, audible, hears: audible,
+        ended, sipp, answered, audible, hears: audible, rtp,
         heard: () => null,
         hangup: () => { void hangUpCaller(sipp, localPort); },
         audio: () => ({ peak: rtp.peak(), packets: rtp.packets(), firstAudibleAt: rtp.firstAudibleAt() }),

@@ -105,10 +105,19 @@ export function pcapPayload(file: string): Buffer {
   return Buffer.concat(pcapRtp(file).filter((p) => p.pt === 8).map((p) => p.payload));
 }
 
+/** Nearest μ-law byte for each A-law byte: a party that answered PCMU sends what the test queued (A-law) as μ-law. */
+const ULAW_BY_LEVEL = Array.from({ length: 256 }, (_, b) => b).sort((a, b) => ulaw(a) - ulaw(b));
+const ALAW_TO_ULAW = Buffer.from(Array.from({ length: 256 }, (_, a) => {
+  const x = alaw(a);
+  return ULAW_BY_LEVEL.reduce((best, u) => (Math.abs(ulaw(u) - x) < Math.abs(ulaw(best) - x) ? u : best), ULAW_BY_LEVEL[0]!);
+}));
+
+export type G711 = 'PCMA' | 'PCMU';
+
 const AUDIBLE = 0.02;
 const MAX_KEPT_SAMPLES = 8000 * 120;
 
-function listen(socket: Socket): RtpRecorder {
+function listen(socket: Socket, codec: G711): RtpRecorder {
   let peak = 0;
   let count = 0;
   let first: number | null = null;
@@ -159,7 +168,8 @@ function listen(socket: Socket): RtpRecorder {
           const at = (speech.frame++ * 160) % (speech.payload.length - 160);
           frame = speech.payload.subarray(at, at + 160);
         }
-        send(8, false, clockTs(), frame);
+        if (codec === 'PCMU') send(0, false, clockTs(), Buffer.from(Uint8Array.from(frame, (b) => ALAW_TO_ULAW[b]!)));
+        else send(8, false, clockTs(), frame);
       }
       await new Promise((r) => setTimeout(r, Math.max(0, started + i * 20 - Date.now())));
     }
@@ -226,15 +236,15 @@ function listen(socket: Socket): RtpRecorder {
   };
 }
 
-/** RTP wants an even port: take OS-assigned ports until one is. */
-export async function rtpRecorder(): Promise<RtpRecorder> {
+/** RTP wants an even port: take OS-assigned ports until one is. `codec` is what it sends (it hears either). */
+export async function rtpRecorder(codec: G711 = 'PCMA'): Promise<RtpRecorder> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const socket = createSocket('udp4');
     await new Promise<void>((resolve, reject) => {
       socket.once('error', reject);
       socket.bind(0, '127.0.0.1', () => { socket.off('error', reject); resolve(); });
     });
-    if (socket.address().port % 2 === 0) return listen(socket);
+    if (socket.address().port % 2 === 0) return listen(socket, codec);
     socket.close();
   }
   throw new Error('no even UDP port for the RTP recorder');

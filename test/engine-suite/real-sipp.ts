@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CallerPlan, PartyPlan } from './driver.js';
 import { killOnExit } from '../helpers/engines.js';
+import type { G711 } from './real-rtp.js';
 
 const DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sipp');
 export const PCAP_DIR = process.env.SIPP_PCAP_DIR ?? '/usr/share/sip-tester';
@@ -208,6 +209,20 @@ export async function runParty(localPort: number, plan: PartyPlan, scratch: stri
   const ring: Record<string, string> = ringMs === undefined ? {} : { ring_ms: String(ringMs) };
   const file = scenario(name, scratch, { ...keys, ...ring, hangup_ms: String(plan.hangupAfterMs ?? WAIT_FOR_BYE_MS) });
   return run(['-sf', file, '-m', String(calls), '-i', '127.0.0.1', '-p', String(localPort), '-mi', '127.0.0.1', '-mp', String(await mediaPort()),
+    '-nostdin', '-timeout', '200s'], 210_000);
+}
+
+/**
+ * An answering party whose audio is a test's RTP socket (`rtpPort`, e.g. an RtpRecorder) instead of sipp's pcap: the
+ * test sends it a tone and measures what it hears. It rings `ringMs`, answers with `codec`, and waits for the BYE.
+ */
+export async function runRtpParty(localPort: number, rtpPort: number, scratch: string, o: { ringMs?: number; codec?: G711 } = {}): Promise<SippRun> {
+  const pt = o.codec === 'PCMU' ? '0' : '8';
+  const file = scenario('uas.xml', scratch, { ring_ms: String(o.ringMs ?? 500), hangup_ms: String(WAIT_FOR_BYE_MS) }, (xml) => xml
+    .replace('m=audio [media_port] RTP/AVP 8 101', `m=audio ${rtpPort} RTP/AVP ${pt} 101`)
+    .replace('a=rtpmap:8 PCMA/8000', `a=rtpmap:${pt} ${o.codec ?? 'PCMA'}/8000`)
+    .replace(/<nop>\s*<action><exec play_pcap_audio="[^"]*"\/><\/action>\s*<\/nop>/, ''));
+  return run(['-sf', file, '-m', '1', '-i', '127.0.0.1', '-p', String(localPort), '-mi', '127.0.0.1', '-mp', String(await mediaPort()),
     '-nostdin', '-timeout', '200s'], 210_000);
 }
 

@@ -5,6 +5,7 @@
 import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
 import type { AttemptFailure, OriginateRequest, OriginateResult, OriginateTarget } from '../port.js';
+import { answeredCodecInForce } from './answered-codec.js';
 import { causeOfSipStatus } from './causes.js';
 import { gatewayUri, routeFor, type CarrierDirectory } from './carriers.js';
 import { bye } from './dialogs.js';
@@ -143,7 +144,7 @@ export async function originate(req: OriginateRequest, deps: OriginateDeps): Pro
       await ep?.destroy().catch(() => undefined);
       return failed(withdrawn === 'abort' ? 'canceled' : 'no-answer');
     }
-    const media = ep ? await answerEarlyOffer(ep, answer as Srf.Dialog) : await answerLateOffer(deps.srf, ms, answer as unknown as UnackedAnswer);
+    const media = ep ? await answerEarlyOffer(ep, answer as Srf.Dialog, deps.log) : await answerLateOffer(deps.srf, ms, answer as unknown as UnackedAnswer);
     const leg = new DrachtioLeg(deps.newId(), req.callerId, route.to, media.ep, media.dialog, deps.log);
     deps.track(leg);
     return { answered: true, leg };
@@ -160,10 +161,14 @@ export async function originate(req: OriginateRequest, deps: OriginateDeps): Pro
   }
 }
 
-/** FreeSWITCH takes the far end's answer to its offer; a far end whose media cannot be set up is hung up. */
-async function answerEarlyOffer(ep: Endpoint, dialog: Srf.Dialog): Promise<{ ep: Endpoint; dialog: Srf.Dialog }> {
+/**
+ * FreeSWITCH takes the far end's answer to its offer, and the leg is handed over once FreeSWITCH reads with the
+ * answered codec (answered-codec.ts); a far end whose media cannot be set up is hung up.
+ */
+async function answerEarlyOffer(ep: Endpoint, dialog: Srf.Dialog, log: Logger): Promise<{ ep: Endpoint; dialog: Srf.Dialog }> {
   try {
     await ep.modify(dialog.remote.sdp);
+    await answeredCodecInForce(ep, dialog.remote.sdp, log);
   } catch (err) {
     await bye(dialog);
     throw err;
