@@ -5,6 +5,7 @@ import { openStore } from './store/index.js';
 import { createSecretBox } from './crypto/secret-box.js';
 import { createEngine } from './engine/factory.js';
 import { createApp } from './http/app.js';
+import { jssipBundle } from './http/dashboard/jssip.js';
 import { prettyDestination } from './log-pretty.js';
 import { readyLine } from './ready-line.js';
 
@@ -37,6 +38,8 @@ async function main(): Promise<void> {
     logger.warn('RINGBASE_DEV_ALLOW_LOCAL_TARGETS=1: customer URLs may point at loopback; never use this in production');
   }
   app.trunks.provisionOnStart();
+  // Built now, not when the first agent opens the console: a broken install is said at start.
+  jssipBundle().catch((err: unknown) => logger.error({ err }, 'JsSIP could not be built: browser agents cannot connect until it is'));
   await app.http.listen({ host: config.host, port: config.port });
   const https = Boolean(config.tls.certFile || config.tls.selfSigned);
   process.stdout.write(`${readyLine(config, app.http.server.address() as { port: number }, https)}\n`);

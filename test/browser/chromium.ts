@@ -1,7 +1,8 @@
 // Debian's Chromium driven by playwright-core; tests skip with one line when it is not installed.
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Test } from 'tap';
 import { ROOT } from '../helpers/spawn.js';
 import type { Harness } from '../helpers/harness.js';
 import { PASSWORD } from '../dashboard/client.js';
@@ -11,13 +12,50 @@ export const CHROMIUM = '/usr/bin/chromium';
 export const SKIP = existsSync(CHROMIUM) ? false : `${CHROMIUM} not found: browser tests skipped (apt-get install chromium)`;
 export const SCREENSHOTS = path.join(ROOT, 'test', 'artifacts', 'screenshots');
 
-export async function launch(t: { teardown(fn: () => unknown): void }): Promise<Browser> {
+/** What a browser test reports to: failures of its pages' off-loopback requests, and the browser's closing. */
+export type BrowserTest = Pick<Test, 'teardown' | 'fail'>;
+
+export async function launch(t: BrowserTest): Promise<Browser> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run',
       '--disable-component-update', '--disable-sync'],
   });
   t.teardown(() => browser.close());
+  return withoutInternet(t, browser);
+}
+
+const LOOPBACK_HOST = /^(127(\.\d{1,3}){3}|localhost|\[::1\])$/;
+const offLoopback = (url: URL): boolean => /^(https?|wss?):$/.test(url.protocol) && !LOOPBACK_HOST.test(url.hostname);
+const guarded = new WeakSet<BrowserContext>();
+
+/** Refuses (and fails the test for) every request and WebSocket a page of `context` opens to anything off loopback. */
+async function refuseOffLoopback(t: BrowserTest, context: BrowserContext): Promise<void> {
+  if (guarded.has(context)) return;
+  guarded.add(context);
+  const refuse = (url: string) => t.fail(`a page asked for ${url}: off loopback, unreachable on a network without the Internet`);
+  await context.route(offLoopback, (route) => { refuse(route.request().url()); return route.abort('internetdisconnected'); });
+  await context.routeWebSocket(offLoopback, (ws) => { refuse(ws.url()); return ws.close(); });
+}
+
+/**
+ * Every page of `browser` runs as on a site without the Internet (where many contact centres run): anything a page
+ * asks for off loopback is refused and fails the test, naming it. Tests make their pages with browser.newPage and
+ * browser.newContext, so those two are what is wrapped: no test can forget the guard.
+ */
+export function withoutInternet(t: BrowserTest, browser: Browser): Browser {
+  const newContext = browser.newContext.bind(browser);
+  const newPage = browser.newPage.bind(browser);
+  browser.newContext = async (options) => {
+    const context = await newContext(options);
+    await refuseOffLoopback(t, context);
+    return context;
+  };
+  browser.newPage = async (options) => {
+    const page = await newPage(options);
+    await refuseOffLoopback(t, page.context());
+    return page;
+  };
   return browser;
 }
 

@@ -78,6 +78,8 @@ t.test('API keys, trunks and settings in Chromium', { skip: SKIP }, async (t) =>
     t.match(snippet, 'YOUR_SIP_PASSWORD');
     t.match(snippet, api.ice_servers[0].urls[0], 'ICE servers');
     t.notMatch(snippet, api.password, 'the snippet never carries the password');
+    t.match(snippet, /import JsSIP from "http:\/\/127\.0\.0\.1:\d+\/dashboard\/assets\/jssip\.js";/, 'JsSIP from the platform itself (RINGBASE_PUBLIC_URL)');
+    t.notMatch(snippet, /cdn|jsdelivr/i, 'not from a CDN');
     await page.click('button:has-text("Reveal password")');
     t.equal((await page.locator('#sip-password').textContent())?.trim(), api.password, 'revealed on demand');
     await screenshot(page, 'trunk-connection');

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { build } from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { CHROMIUM } from './chromium.js';
+import { CHROMIUM, withoutInternet, type BrowserTest } from './chromium.js';
 import { ROOT } from '../helpers/spawn.js';
 
 export interface AgentOptions { pageUrl: string; wsUrl: string; uri: string; password: string }
@@ -33,7 +33,7 @@ function pageBundle(): Promise<string> {
   return bundle;
 }
 
-export async function launchForWebrtc(t: { teardown(fn: () => unknown): void }): Promise<Browser> {
+export async function launchForWebrtc(t: BrowserTest): Promise<Browser> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
@@ -44,30 +44,18 @@ export async function launchForWebrtc(t: { teardown(fn: () => unknown): void }):
       '--ignore-certificate-errors'],
   });
   t.teardown(() => browser.close());
-  return browser;
-}
-
-let esm: Promise<string> | null = null;
-
-/** JsSIP as the ES module a CDN's +esm endpoint serves (what the dashboard snippet imports), bundled once. */
-export function jssipModule(): Promise<string> {
-  esm ??= build({ entryPoints: ['jssip'], absWorkingDir: ROOT, bundle: true, write: false, format: 'esm', platform: 'browser', logLevel: 'silent' })
-    .then((r) => r.outputFiles[0]!.text);
-  return esm;
+  return withoutInternet(t, browser);
 }
 
 /**
- * A page running `snippet` as a customer pastes it, with its CDN import of JsSIP answered locally (no network
- * here). Resolves with the page and the module URLs it asked for; `hearElement` measures what it plays.
+ * A page running `snippet` as a customer pastes it into their own site. Resolves with the page and the scripts it
+ * fetched (the snippet's import of JsSIP); `hearElement` measures what it plays.
  */
 export async function openSnippetPage(browser: Browser, pageUrl: string, snippet: string): Promise<{ agent: WebrtcAgent; imported: string[] }> {
   const page = await browser.newPage();
   const agent = new WebrtcAgent(page);
   const imported: string[] = [];
-  await page.route(/^https:\/\/cdn\.jsdelivr\.net\/npm\/jssip@/, async (route) => {
-    imported.push(route.request().url());
-    await route.fulfill({ contentType: 'text/javascript', headers: { 'Access-Control-Allow-Origin': '*' }, body: await jssipModule() });
-  });
+  page.on('requestfinished', (r) => { if (r.resourceType() === 'script') imported.push(r.url()); });
   await page.goto(pageUrl);
   await page.addScriptTag({ content: await pageBundle() });
   await page.evaluate((html) => { document.body.innerHTML = ''; document.body.insertAdjacentHTML('beforeend', html); }, snippet.replace(/<script[\s\S]*<\/script>/, ''));

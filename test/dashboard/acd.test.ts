@@ -1,7 +1,10 @@
 // Queues and agents in the dashboard without a browser: forms that create queues and agents (with their errors in
 // words), an agent's console (status buttons, the softphone only on a wss seat, its credentials only by a
 // CSRF-checked POST), and a wrap-up disposition set from the console ending the wrap-up; another account's agent is 404.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
+import { ROOT } from '../helpers/spawn.js';
 import { startHarness } from '../helpers/harness.js';
 import { accountWithUser, DashboardClient, PASSWORD } from './client.js';
 
@@ -30,7 +33,10 @@ t.test('queues and agents: created from forms, errors in words, the console per 
   t.match(agentPath, /^\/dashboard\/agents\/AG[0-9a-f]{32}$/);
   const console = await c.get(agentPath);
   t.match(console.text, /id="softphone"/, 'a wss seat gets the softphone');
-  t.match(console.headers.get('content-security-policy'), /script-src 'self' https:\/\/cdn\.jsdelivr\.net/);
+  const csp = console.headers.get('content-security-policy') ?? '';
+  t.match(csp, "script-src 'self';", 'scripts from this site only: JsSIP is served here, not from a CDN');
+  t.match(csp, "connect-src 'self' wss://sip.test.example:8443;", "connections here and to the seat's wss origin only");
+  t.notMatch(csp, /https:|wss:(?!\/\/sip\.test\.example:8443)/, 'no other origin, no scheme wildcard');
   t.notMatch(console.text, /password/i, 'no credential in the page');
   t.equal((await c.post(`${agentPath}/seat`, {})).status, 403, 'the credentials need the form token');
   const creds = await c.submit(agentPath, `${agentPath}/seat`);
@@ -47,6 +53,22 @@ t.test('queues and agents: created from forms, errors in words, the console per 
   await o.signIn('other@example.com', PASSWORD);
   t.equal((await o.get(agentPath)).status, 404, "another account's agent does not exist for it");
   t.ok(other.id !== a.id);
+});
+
+t.test('JsSIP is served by the platform: one ES module, any origin may import it, with its licences', async (t) => {
+  const h = await startHarness(t);
+  const softphone = await fetch(`${h.url}/dashboard/assets/softphone.js`).then((r) => r.text());
+  t.match(softphone, "import JsSIP from './jssip.js';", 'the softphone imports it from beside itself');
+  const res = await fetch(`${h.url}/dashboard/assets/jssip.js`, { headers: { origin: 'https://agents.example.com' } });
+  t.equal(res.status, 200);
+  t.match(res.headers.get('content-type'), /^text\/javascript/);
+  t.equal(res.headers.get('access-control-allow-origin'), '*', "customers' own agent pages import it across origins");
+  const js = await res.text();
+  const installed = JSON.parse(readFileSync(path.join(ROOT, 'node_modules', 'jssip', 'package.json'), 'utf8')).version as string;
+  t.match(js, `/*! jssip@${installed}\n`, 'built from the installed package, its licence at the top');
+  t.match(js, /Permission is hereby granted/, 'the MIT licence text');
+  t.match(js, /export default [\w$]+\(\);\s*$/, 'an ES module whose default export is JsSIP');
+  t.notMatch(js, /https:\/\/cdn\./, 'nothing more to fetch');
 });
 
 t.test('a disposition from the console ends the wrap-up and is stored with the agent', async (t) => {

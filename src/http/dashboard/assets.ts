@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { SOFTPHONE_JS } from './softphone.js';
+import { jssipBundle } from './jssip.js';
 
 // Inline rather than files on disk: the compiled server in dist/ would not find .css/.js next to it.
 const CSS = `
@@ -165,4 +166,8 @@ export function assetRoutes(app: FastifyInstance): void {
   app.get('/assets/app.css', async (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', cache).send(CSS));
   app.get('/assets/app.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', cache).send(JS));
   app.get('/assets/softphone.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', cache).send(SOFTPHONE_JS));
+  // Any origin may import it: customers' own agent pages (the trunk page's snippet) load it as a module, which the
+  // browser fetches in CORS mode. It is the public library, the same for everyone, and carries no credential.
+  app.get('/assets/jssip.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', cache)
+    .header('access-control-allow-origin', '*').send(await jssipBundle()));
 }

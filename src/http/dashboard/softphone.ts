@@ -1,11 +1,9 @@
-// The agent console's softphone (an ES module served at /dashboard/assets/softphone.js): JsSIP, from jsDelivr like
-// the trunk page's snippet, registers the agent's wss seat with credentials fetched from the console (never in the
-// page's HTML); it rings on an offered call, answers and hangs up from the page's buttons, and shows a level meter
-// of what the agent hears. Its state is on #softphone's data-state for people and tests alike.
-import { JSSIP_VERSION } from './views/trunk.js';
-
+// The agent console's softphone (an ES module served at /dashboard/assets/softphone.js): JsSIP, served beside it by
+// Ringbase (./jssip.js: no Internet needed), registers the agent's wss seat with credentials fetched from the
+// console (never in the page's HTML); it rings on an offered call, answers and hangs up from the page's buttons,
+// and shows a level meter of what the agent hears. Its state is on #softphone's data-state for people and tests.
 export const SOFTPHONE_JS = `
-import JsSIP from 'https://cdn.jsdelivr.net/npm/jssip@${JSSIP_VERSION}/+esm';
+import JsSIP from './jssip.js';
 const box = document.getElementById('softphone');
 const say = (state, text) => { box.dataset.state = state; document.getElementById('phone-state').textContent = text; };
 const buttons = { connect: 'phone-connect', answer: 'phone-answer', hangup: 'phone-hangup' };

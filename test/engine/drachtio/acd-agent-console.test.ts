@@ -2,6 +2,8 @@
 // (JsSIP on the agent's wss seat), goes available; a sipp caller who keeps talking enters <Enqueue>; the console
 // rings with the screen pop (caller, queue), the agent answers and hears the caller (the console's own level meter,
 // fed by the received audio), hangs up, and sets the disposition in the wrap-up form, which ends the wrap-up.
+// As on a site without the Internet: the file runs in a loopback-only namespace, and any request the page makes
+// off loopback fails the test (JsSIP comes from the platform itself).
 import { loopbackNetnsUnavailable } from '../../helpers/loopback-netns.js';
 import t from 'tap';
 import { enginesOrSkip } from '../../helpers/engines.js';
@@ -10,8 +12,8 @@ import { final, CALLER, DID } from '../../engine-suite/flows.js';
 import { startWebhookApp, xml } from '../../helpers/webhook-app.js';
 import { accountWithUser } from '../../dashboard/client.js';
 import { NumberService } from '../../../src/numbers/service.js';
-import { SKIP as NO_CHROMIUM, signIn } from '../../browser/chromium.js';
-import { jssipModule, launchForWebrtc } from '../../browser/webrtc-agent.js';
+import { SKIP as NO_CHROMIUM, screenshot, signIn } from '../../browser/chromium.js';
+import { launchForWebrtc } from '../../browser/webrtc-agent.js';
 
 const bins = enginesOrSkip(t);
 const unavailable = NO_CHROMIUM || loopbackNetnsUnavailable;
@@ -21,7 +23,10 @@ if (bins && !unavailable) {
   const make = realDrivers(t, bins);
 
   t.test('an agent takes a queued call in the dashboard console and sets its disposition', async (t) => {
-    const d = await make(t);
+    // The platform's SIP host is the harness's loopback listener: the seat's wss URL, the only wss origin the
+    // console's CSP lets it connect to, is where drachtio listens. There is no STUN server here: its name does not
+    // resolve, so the browser stops gathering at once (on 127.0.0.1 it would wait out STUN's retries).
+    const d = await make(t, () => ({ RINGBASE_SIP_HOST: '127.0.0.1', RINGBASE_TURN_HOST: 'stun.test.example' }));
     const a = await accountWithUser(d.h, 'agent@example.com');
     const hook = await startWebhookApp(t);
     new NumberService(d.h.store.numbers, { allowLocalTargets: true }).add(DID, a.id, { webhook_url: `${hook.url}/voice` });
@@ -38,16 +43,11 @@ if (bins && !unavailable) {
 
     const browser = await launchForWebrtc(t);
     const page = await browser.newPage();
-    // No network here: jsDelivr's JsSIP is answered locally, and the seat's public wss URL is the harness's listener.
-    await page.route(/^https:\/\/cdn\.jsdelivr\.net\/npm\/jssip@/, async (route) =>
-      route.fulfill({ contentType: 'text/javascript', headers: { 'Access-Control-Allow-Origin': '*' }, body: await jssipModule() }));
-    await page.route(/\/dashboard\/agents\/AG[0-9a-f]+\/seat$/, async (route) => {
-      const answer = await route.fetch();
-      const seatJson = { ...(await answer.json()), wss_url: `wss://127.0.0.1:${d.engines.drachtio.wssPort}` };
-      await route.fulfill({ response: answer, json: seatJson });
-    });
     await signIn(page, d.h, 'agent@example.com');
-    await page.goto(`${d.h.url}/dashboard/agents/${agent.sid}`);
+    const opened = await page.goto(`${d.h.url}/dashboard/agents/${agent.sid}`);
+    const csp = opened!.headers()['content-security-policy'];
+    t.match(csp, `script-src 'self';`, 'the console runs only the platform\'s own scripts');
+    t.match(csp, `connect-src 'self' wss://127.0.0.1:${d.engines.drachtio.wssPort};`, 'and connects only to its seat\'s wss origin');
     await page.click('#phone-connect');
     await page.waitForSelector('#softphone[data-state="registered"]', { timeout: 15_000 });
     t.ok(d.engine.registrations(seat.endpoint_name).length > 0, 'the softphone registered the seat');
@@ -64,6 +64,13 @@ if (bins && !unavailable) {
     await page.waitForSelector('#softphone[data-state="in-call"]', { timeout: 10_000 });
     await page.waitForFunction(() => Number(document.getElementById('softphone')!.dataset.peak ?? 0) > 0.05, undefined, { timeout: 10_000 });
     t.pass(`the agent hears the caller (peak ${await page.getAttribute('#softphone', 'data-peak')})`);
+    // On a call, on a desk and on a phone: the page fits, and test/artifacts/screenshots shows it.
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      t.ok(overflow <= 1, `the console on a call fits ${width} px (overflow ${overflow} px)`);
+      await screenshot(page, `agent-console-in-call-${width}`);
+    }
 
     await page.click('#phone-hangup');
     await call.ended;

@@ -10,6 +10,7 @@ import { trunksDisabledView, trunksView } from '../views/trunks.js';
 import { trunkView } from '../views/trunk.js';
 import { trunkFormView } from '../views/trunk-form.js';
 import { errorView } from '../views/auth.js';
+import { JSSIP_ASSET_PATH } from '../jssip.js';
 
 type IdReq = FastifyRequest<{ Params: { id: string } }>;
 
@@ -31,7 +32,8 @@ export function trunkRoutes(app: FastifyInstance, d: Dashboard): void {
   const detail = (req: FastifyRequest, reply: FastifyReply, t: Trunk, revealed: boolean) => {
     const c = connectionFor(t, d.trunks.password(t), d.config.sip);
     const ice = iceServersFor(t, d.config.turn, d.config.sip.host, d.clock.now());
-    return sendPage(reply, trunkView(viewerOf(req), t, c, ice, { revealed, notice: queryOf(req).done }));
+    const jssipUrl = `${d.callServices.publicBaseUrl.replace(/\/+$/, '')}${JSSIP_ASSET_PATH}`;
+    return sendPage(reply, trunkView(viewerOf(req), t, c, ice, { revealed, jssipUrl, notice: queryOf(req).done }));
   };
 
   app.get('/trunks', async (req, reply) => {

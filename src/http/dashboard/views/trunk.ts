@@ -7,17 +7,18 @@ import { statusBadge } from './trunks.js';
 import { when } from '../format.js';
 
 const PASSWORD_PLACEHOLDER = 'YOUR_SIP_PASSWORD';
-/** The JsSIP release the platform's seats are tested with (test/engine/drachtio/webrtc-seat.test.ts). */
-export const JSSIP_VERSION = '3.13.8';
 
-/** A minimal agent page for a wss trunk; the password stays a placeholder so copying never leaks it. */
-export function jssipSnippet(c: Connection, ice: IceServer[]): string {
+/**
+ * A minimal agent page for a wss trunk; the password stays a placeholder so copying never leaks it. It imports
+ * JsSIP from `jssipUrl` (this platform's own copy), so it works on a network without the Internet.
+ */
+export function jssipSnippet(c: Connection, ice: IceServer[], jssipUrl: string): string {
   const iceJson = JSON.stringify(ice, null, 2).replace(/\n/g, '\n  ');
   return `<!-- Serve from your own site, to signed-in agents only: the SIP password is a long-lived credential. -->
 <audio id="remote" autoplay></audio>
 <script type="module">
-  // JsSIP publishes CommonJS only; jsDelivr's +esm endpoint serves it as an ES module.
-  import JsSIP from 'https://cdn.jsdelivr.net/npm/jssip@${JSSIP_VERSION}/+esm';
+  // JsSIP as an ES module, served by Ringbase (or copy the file to your own site).
+  import JsSIP from ${JSON.stringify(jssipUrl)};
   // TURN credentials expire: fetch fresh ones on your server from GET /api/partner/trunks/{id}/connection.
   const pcConfig = { iceServers: ${iceJson} };
   const media = { mediaConstraints: { audio: true, video: false }, pcConfig };
@@ -40,7 +41,7 @@ export function jssipSnippet(c: Connection, ice: IceServer[]): string {
 </script>`;
 }
 
-export function trunkView(v: Viewer, t: Trunk, c: Connection, ice: IceServer[], opts: { revealed: boolean; notice?: string }): Html {
+export function trunkView(v: Viewer, t: Trunk, c: Connection, ice: IceServer[], opts: { revealed: boolean; jssipUrl: string; notice?: string }): Html {
   const live = t.status !== 'revoked';
   return page({ title: `Trunk ${t.id}${t.label ? `: ${t.label}` : ''}`, viewer: v, section: 'trunks', notice: opts.notice }, html`
     <dl class="facts">
@@ -64,7 +65,7 @@ export function trunkView(v: Viewer, t: Trunk, c: Connection, ice: IceServer[], 
     ${t.transport === 'wss' ? html`<h2>JsSIP agent page</h2>
       <p>A starting point for a browser agent seat. Replace <code>${PASSWORD_PLACEHOLDER}</code> with the password above when you
         serve the page to a signed-in agent.</p>
-      ${copyable('jssip-snippet', jssipSnippet(c, ice), 'Copy snippet')}` : ''}
+      ${copyable('jssip-snippet', jssipSnippet(c, ice, opts.jssipUrl), 'Copy snippet')}` : ''}
     ${live ? html`<h2>Change</h2><div class="actions"><a href="/dashboard/trunks/${t.id}/edit">Edit settings</a>
       ${actionButton(`/dashboard/trunks/${t.id}/revoke`, 'Revoke trunk', v.csrf, { danger: true, confirm: 'Revoke this trunk? Its logins stop working and no action undoes it.' })}</div>`
       : html`<p>This trunk is revoked; it is kept as history and cannot be changed.</p>`}`);
