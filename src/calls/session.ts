@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import path from 'node:path';
 import { ensurePrivateDir, makePrivate } from '../private-files.js';
+import { wavFileAudio, writeWav } from '../media/wav.js';
 import type { CallLeg, CallRecording, HangupInfo, IncomingCall, RecordingTracks } from '../engine/port.js';
 import type { CallRecord, CallStatus } from '../store/calls.js';
 import type { RecordingRecord, RecordingSource } from '../store/recordings.js';
@@ -8,6 +9,7 @@ import { newSid } from '../crypto/tokens.js';
 import type { CallServices } from './services.js';
 import { sendRecordingCallback } from './recording-callback.js';
 
+/** `record` is the row as last written by this session (it is replaced when the recording is finalized). */
 export interface ActiveRecording { record: RecordingRecord; control: CallRecording; immutable: boolean }
 
 type FinalHook = (call: CallRecord) => Promise<void> | void;
@@ -26,6 +28,8 @@ export class CallSession {
   #finished: Promise<CallRecord> | undefined;
   readonly #finalHooks: FinalHook[] = [];
   readonly #answerHooks: Array<() => Promise<void>> = [];
+  /** Each recording is finalized once (an API stop and the call's end can race): recording sid → its outcome. */
+  readonly #stops = new Map<string, Promise<RecordingRecord>>();
 
   constructor(
     readonly services: CallServices,
@@ -106,12 +110,33 @@ export class CallSession {
     return active;
   }
 
-  async stopRecording(active: ActiveRecording): Promise<RecordingRecord> {
-    const { durationMs } = await active.control.stop();
+  /**
+   * Stops and finalizes a recording, once: later calls get the same result. Its duration is the audio the file
+   * holds (what the WAV serves), its `completed_at` the time it stopped. A recording that caught no audio is
+   * `absent` with duration 0 and an empty WAV (FreeSWITCH deletes a file it wrote nothing to).
+   */
+  stopRecording(active: ActiveRecording): Promise<RecordingRecord> {
+    const { sid } = active.record;
+    let stopping = this.#stops.get(sid);
+    if (!stopping) {
+      stopping = this.#finalizeRecording(active);
+      this.#stops.set(sid, stopping);
+      // An engine that refused the stop may take it again.
+      stopping.catch(() => this.#stops.delete(sid));
+    }
+    return stopping;
+  }
+
+  async #finalizeRecording(active: ActiveRecording): Promise<RecordingRecord> {
+    await active.control.stop();
+    const { file } = active.record;
+    const durationMs = wavFileAudio(file)?.durationMs ?? 0;
+    if (durationMs === 0) writeWav(file, { sampleRate: 8000, channels: Array.from({ length: active.control.channels }, () => new Float32Array(0)) });
     // The engine wrote it (FreeSWITCH with its own umask): private from here on.
-    makePrivate(active.record.file);
-    const done = this.services.store.recordings.complete(active.record.sid, durationMs);
-    this.timeline('recording-completed', { recording_sid: done.sid, duration_ms: durationMs });
+    makePrivate(file);
+    const done = this.services.store.recordings.complete(active.record.sid, durationMs, durationMs > 0 ? 'completed' : 'absent');
+    active.record = done;
+    this.timeline('recording-completed', { recording_sid: done.sid, status: done.status, duration_ms: durationMs });
     await sendRecordingCallback(this, done);
     return done;
   }
@@ -131,9 +156,7 @@ export class CallSession {
 
   async #finalize(info: HangupInfo): Promise<CallRecord> {
     for (const active of this.recordings) {
-      if (active.record.status !== 'completed') {
-        await this.stopRecording(active).catch((err: unknown) => this.log.warn({ err }, 'recording could not be finalized'));
-      }
+      await this.stopRecording(active).catch((err: unknown) => this.log.warn({ err }, 'recording could not be finalized'));
     }
     const status = this.#statusFor(info);
     const cause = this.#finalCause ?? info.cause;

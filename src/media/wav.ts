@@ -1,6 +1,6 @@
 // Minimal RIFF/WAVE PCM 16-bit codec: enough for sandbox recordings and transcoded media to be real, playable files, and for
 // tests (and later the recordings API) to inspect them without an audio library.
-import { writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../private-files.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -94,4 +94,45 @@ export async function readWav(file: string): Promise<WavAudio> {
 
 export async function readWavInfo(file: string): Promise<WavInfo> {
   return wavInfo(await readWav(file));
+}
+
+/** Where a WAV file's audio lies, read from its first bytes: what the header says, not what the file holds. */
+export interface WavLayout { byteRate: number; channels: number; dataAt: number; declaredDataBytes: number }
+
+/** The layout from a file's first bytes (the fmt and data chunk headers), or null when they are not a WAV's. */
+export function wavLayout(head: Buffer): WavLayout | null {
+  if (head.length < 12 || head.toString('ascii', 0, 4) !== 'RIFF' || head.toString('ascii', 8, 12) !== 'WAVE') return null;
+  let fmt: { byteRate: number; channels: number } | null = null;
+  for (let at = 12; at + 8 <= head.length;) {
+    const id = head.toString('ascii', at, at + 4);
+    const size = head.readUInt32LE(at + 4);
+    if (id === 'fmt ' && at + 24 <= head.length) fmt = { channels: head.readUInt16LE(at + 10), byteRate: head.readUInt32LE(at + 16) };
+    if (id === 'data') return fmt && fmt.byteRate > 0 ? { ...fmt, dataAt: at + 8, declaredDataBytes: size } : null;
+    at += 8 + size + (size % 2);
+  }
+  return null;
+}
+
+/**
+ * How much audio a WAV file holds (its bytes after the data chunk's header; a header written before the last
+ * samples may say less), read from the header and the file's size alone: a call recording can last hours. Null
+ * when the file is missing or not a WAV.
+ */
+export function wavFileAudio(file: string): { durationMs: number; channels: number } | null {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const head = Buffer.alloc(Math.min(size, 4096));
+    readSync(fd, head, 0, head.length, 0);
+    const layout = wavLayout(head);
+    if (!layout) return null;
+    return { durationMs: Math.round((Math.max(0, size - layout.dataAt) / layout.byteRate) * 1000), channels: layout.channels };
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -2,7 +2,8 @@ import type { Db } from './db.js';
 import type { Clock } from '../clock.js';
 
 export type RecordingSource = 'call' | 'record-verb' | 'voicemail' | 'dial' | 'conference';
-export type RecordingStatus = 'in-progress' | 'paused' | 'completed' | 'failed';
+/** `absent`: stopped with no audio caught (duration 0, an empty WAV). */
+export type RecordingStatus = 'in-progress' | 'paused' | 'completed' | 'absent' | 'failed';
 
 export interface RecordingRecord {
   sid: string;
@@ -67,8 +68,10 @@ export class RecordingRepo {
     this.db.prepare('UPDATE recordings SET status = ? WHERE sid = ?').run(status, sid);
   }
 
-  complete(sid: string, durationMs: number): RecordingRecord {
-    this.db.prepare("UPDATE recordings SET status = 'completed', duration_ms = ?, completed_at = ? WHERE sid = ?").run(durationMs, this.#now(), sid);
+  /** Finishes a recording once: one already finished keeps its status, duration and `completed_at`. */
+  complete(sid: string, durationMs: number, status: 'completed' | 'absent' = 'completed'): RecordingRecord {
+    this.db.prepare("UPDATE recordings SET status = ?, duration_ms = ?, completed_at = ? WHERE sid = ? AND status IN ('in-progress', 'paused')")
+      .run(status, durationMs, this.#now(), sid);
     return this.get(sid)!;
   }
 

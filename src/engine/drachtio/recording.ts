@@ -1,5 +1,6 @@
 // A recording of the whole call (policy, API, Dial record=...), controllable while the call lasts. It is a
-// FreeSWITCH media bug (uuid_record) on the leg's channel: pause masks the audio, stop closes the file.
+// FreeSWITCH media bug (uuid_record) on the leg's channel: pause suspends the bug (the file skips the paused time),
+// stop closes the file.
 import type { CallRecording, CallRecordingOptions } from '../port.js';
 import { quietly, type MediaContext } from './media-context.js';
 
@@ -32,32 +33,36 @@ class FsCallRecording implements CallRecording {
 
   constructor(private readonly ctx: RecordingHost, readonly file: string, readonly channels: 1 | 2) {}
 
+  // Pause, not mask: a masked recording keeps writing (silence), so its file would hold the paused time too.
   async pause(): Promise<void> {
     if (this.#activeSince === null || this.#stopped) return;
     this.#accumulated += Date.now() - this.#activeSince;
     this.#activeSince = null;
-    await this.#command('mask');
+    if (!this.ctx.isEnded) await this.#command('pause');
   }
 
   async resume(): Promise<void> {
     if (this.#activeSince !== null || this.#stopped) return;
     this.#activeSince = Date.now();
-    await this.#command('unmask');
+    if (!this.ctx.isEnded) await this.#command('resume');
   }
 
-  /** Idempotent. After a hang-up FreeSWITCH closes the file itself; stop then just waits for that. */
+  /**
+   * Idempotent; the file is closed once it resolves. After a hang-up the channel usually still exists (the leg
+   * stops its recordings before it releases the channel), and stopping it there closes the file now; on a channel
+   * FreeSWITCH already ended, the file was closed by that end and the command just fails.
+   */
   stop(): Promise<{ durationMs: number }> {
     this.#stopped ??= (async () => {
       if (this.#activeSince !== null) this.#accumulated += Date.now() - this.#activeSince;
       this.#activeSince = null;
-      if (!this.ctx.isEnded) await this.#command('stop');
+      if (this.ctx.ep.connected) await this.#command('stop');
       return { durationMs: this.#accumulated };
     })();
     return this.#stopped;
   }
 
-  async #command(cmd: 'mask' | 'unmask' | 'stop'): Promise<void> {
-    if (this.ctx.isEnded) return;
+  async #command(cmd: 'pause' | 'resume' | 'stop'): Promise<void> {
     await quietly(this.ctx, `uuid_record ${cmd}`, () => this.ctx.ep.api('uuid_record', `${this.ctx.ep.uuid} ${cmd} ${this.file}`));
   }
 }

@@ -75,7 +75,7 @@ export async function recordingRoutes(app: FastifyInstance, deps: { services: Ca
     if (!record || record.callSid !== req.params.callSid) throw errors.notFound('Recording');
     const session = liveSession(req);
     const active: ActiveRecording | undefined = session.recordings.find((r) => r.record.sid === record.sid);
-    if (!active || record.status === 'completed' || record.status === 'failed') throw errors.recordingFinished();
+    if (!active || (record.status !== 'in-progress' && record.status !== 'paused')) throw errors.recordingFinished();
     const { status } = req.body;
     if (active.immutable && status !== 'in-progress') throw errors.recordingImmutable();
     if (status === 'stopped') return view(await engineCommand(() => session.stopRecording(active)));
@@ -96,7 +96,8 @@ export async function recordingRoutes(app: FastifyInstance, deps: { services: Ca
     const record = store.recordings.getForAccount(req.account.id, wav ? req.params.recordingSid.slice(0, -4) : req.params.recordingSid);
     if (!record) throw errors.notFound('Recording');
     if (!wav) return view(record);
-    if (record.status !== 'completed') throw errors.recordingNotReady();
+    // An absent recording serves its empty WAV (duration 0), like any finished one.
+    if (record.status === 'in-progress' || record.status === 'paused') throw errors.recordingNotReady();
     let size: number;
     try {
       size = statSync(record.file).size;
