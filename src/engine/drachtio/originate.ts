@@ -59,6 +59,9 @@ function routeOf(target: OriginateTarget, deps: OriginateDeps): Route | null {
   }
 }
 
+/** An INVITE client transaction's timeout (RFC 3261 timer B, 64·T1): how long a CANCELed attempt waits for its 487. */
+export const INVITE_TRANSACTION_MS = 32_000;
+
 const failed = (cause: AttemptFailure, sipStatus?: number): OriginateResult =>
   ({ answered: false, cause, ...(sipStatus === undefined ? {} : { sipStatus }) });
 
@@ -79,19 +82,28 @@ export async function originate(req: OriginateRequest, deps: OriginateDeps): Pro
   let stopWaiting!: () => void;
   const unheard = new Promise<'unheard'>((resolve) => { stopWaiting = () => resolve('unheard'); });
   const cancel = () => { try { inviteReq?.cancel(() => undefined); } catch { /* already final */ } };
+  let owed487: NodeJS.Timeout | undefined;
   const withdraw = (why: 'timeout' | 'abort') => {
-    if (withdrawn) return;
-    withdrawn = why;
-    cancel();
-    // Nothing heard yet: the INVITE transaction would run to its 32 s timeout. Give up now; a late answer is hung up.
-    if (!heard) stopWaiting();
+    if (!withdrawn) {
+      withdrawn = why;
+      cancel();
+    }
+    // Nothing heard yet (no CANCEL allowed, and the INVITE transaction would run to its 32 s timeout), or the ring
+    // limit reached: give up now. A late answer is hung up.
+    if (!heard || why === 'timeout') stopWaiting();
+    // Heard and withdrawn before the ring limit: the far end owes the INVITE a 487. One that answers the CANCEL but
+    // never sends it would hold the attempt and its FreeSWITCH channel for good (drachtio-server keeps the INVITE
+    // transaction): the wait ends at that transaction's own timeout, or at the ring limit if that comes first.
+    else owed487 ??= setTimeout(stopWaiting, INVITE_TRANSACTION_MS);
   };
-  // The dial timeout counts from here, so a media server slow to give an endpoint cannot hold the attempt past it.
+  // The dial timeout (the ring limit) counts from here, so a media server slow to give an endpoint cannot hold the
+  // attempt past it. It also runs on after a CANCEL, bounding the wait for the 487.
   const timer = setTimeout(() => withdraw('timeout'), req.timeoutMs);
   const onAbort = () => withdraw('abort');
   req.signal?.addEventListener('abort', onAbort, { once: true });
   const settle = () => {
     clearTimeout(timer);
+    clearTimeout(owed487);
     req.signal?.removeEventListener('abort', onAbort);
   };
 
