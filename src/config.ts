@@ -12,6 +12,8 @@ export interface Config {
   port: number;
   dataDir: string;
   publicBaseUrl: string | null;
+  /** A token for Prometheus: with it (or the operator token) /metrics adds the per-account series. */
+  metricsToken: string | null;
   logLevel: string;
   sip: { host: string; udpPort: number; tcpPort: number; tlsPort: number; wssPort: number; wssPath: string };
   turn: { host: string | null; stunPort: number; turnPort: number; turnsPort: number; secret: string | null; ttlSeconds: number };
@@ -137,6 +139,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     port: int(env, 'PORT', d.port),
     dataDir: path.resolve(str(env, 'RINGBASE_DATA_DIR', d.dataDir)),
     publicBaseUrl: str(env, 'RINGBASE_PUBLIC_URL', d.publicBaseUrl),
+    metricsToken: str(env, 'RINGBASE_METRICS_TOKEN', d.metricsToken),
     logLevel: str(env, 'LOG_LEVEL', d.logLevel),
     sip: {
       host: str(env, 'RINGBASE_SIP_HOST', d.sip.host),
@@ -199,6 +202,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     ...overrides,
   };
+  // A guessable token would open every account's queue figures; the throttle alone does not make a short one safe.
+  if (c.metricsToken !== null && !/^[\x21-\x7e]{32,256}$/.test(c.metricsToken)) {
+    throw new ConfigError('RINGBASE_METRICS_TOKEN must be 32 to 256 printable characters without spaces (e.g. openssl rand -hex 32)');
+  }
   if ((c.tls.certFile === null) !== (c.tls.keyFile === null)) {
     throw new ConfigError('RINGBASE_TLS_CERT and RINGBASE_TLS_KEY must be set together');
   }

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config.js';
@@ -12,7 +12,7 @@ import { frameworkErrors, installErrorHandling, MAX_PATH_SEGMENT_CHARS } from '.
 import { validatorCompiler } from './validation.js';
 import { bearerAuth } from './auth.js';
 import { AuthThrottle } from './auth-throttle.js';
-import { installMetrics } from './metrics.js';
+import { installMetrics, metricsRoute } from './metrics.js';
 import { installOpenApi } from './openapi.js';
 import { installHealth } from './health.js';
 import { trunkRoutes } from './live/trunks.js';
@@ -113,8 +113,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
 
   await installOpenApi(http);
-  const registry = installMetrics(http);
-  installMediaServerMetrics(registry, engine);
+  const metrics = installMetrics(http);
+  installMediaServerMetrics(metrics.open, engine);
   installHealth(http, store, engine);
 
   const trunks = new TrunkService(store.trunks, engine, secrets, logger.child({ component: 'trunks' }), { allowLocalTargets: config.devAllowLocalTargets });
@@ -148,7 +148,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }),
   } satisfies Omit<CallServices, 'acd'> as unknown as CallServices;
   callServices.acd = new AcdService(callServices);
-  installAcdMetrics(registry, store, callServices.acd.stats, () => clock.now());
+  installAcdMetrics(metrics, store, callServices.acd.stats, () => clock.now());
   // Rendered speech shares the fetched media's cache (one byte bound, one eviction order).
   callServices.prompts = engine.usePromptCache?.(callServices.media) ?? null;
   // Before any call is taken: what a dead predecessor left open is finished first.
@@ -176,6 +176,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     await live.register(async (scope) => recordingRoutes(scope, { services: callServices }));
   });
   const token = operatorToken(config.dataDir, true)!;
+  const tokenChecks = { throttle: authThrottle, clientIp: (req: FastifyRequest) => proxies.clientIp(req) };
+  metricsRoute(http, metrics, { ...tokenChecks, operatorToken: token, metricsToken: config.metricsToken });
   await http.register(async (scope) => operatorRoutes(scope, { token, simulator, watch: callServices.watch, engine }));
   await installPreviewRoot(http, { config, store, clock, secrets, eventSystem, callServices, dispatcher: calls, cps, authenticate });
   await http.register(async (scope) => dashboardRoutes(scope, { config, store, clock, trunks, signingSecrets, callServices, simulator, secrets, eventSystem }), { prefix: '/dashboard' });

@@ -16,7 +16,7 @@ declare module 'fastify' {
  * The key in an Authorization header: null when none is given (no header, a blank one, or the scheme alone,
  * as `Bearer ` arrives once Node has trimmed the value), undefined when the header is not `Bearer <key>`.
  */
-function bearerToken(header: string | undefined): string | null | undefined {
+export function bearerToken(header: string | undefined): string | null | undefined {
   if (header === undefined || /^\s*(bearer\s*)?$/i.test(header)) return null;
   return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
 }

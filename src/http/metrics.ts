@@ -1,8 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { checkOperatorToken, type TokenCheckDeps } from './operator-auth.js';
 
-/** Prometheus metrics on a registry owned by this app instance (no process-global state). */
-export function installMetrics(app: FastifyInstance): Registry {
+/** The two registries: `open` holds what anyone may read (process, HTTP, platform-wide totals); `perAccount` names accounts' resources. */
+export interface MetricsRegistries { open: Registry; perAccount: Registry }
+
+/** Prometheus metrics on registries owned by this app instance (no process-global state). */
+export function installMetrics(app: FastifyInstance): MetricsRegistries {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -18,9 +22,19 @@ export function installMetrics(app: FastifyInstance): Registry {
     requests.inc({ method: req.method, route, status: String(reply.statusCode) });
     latency.observe({ method: req.method, route }, reply.elapsedTime / 1000);
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
-    void reply.header('content-type', registry.contentType);
+  return { open: registry, perAccount: new Registry() };
+}
+
+/**
+ * GET /metrics: the open registry only (nothing names an account's queues or agents); with the operator token or
+ * the metrics token, the per-account series too. Any other bearer token reads the open registry and counts as a
+ * failed attempt in the auth throttle (429 past its limit), so the tokens cannot be guessed at speed.
+ */
+export function metricsRoute(app: FastifyInstance, registries: MetricsRegistries, deps: TokenCheckDeps & { operatorToken: string; metricsToken: string | null }): void {
+  app.get('/metrics', { schema: { hide: true } }, async (req, reply) => {
+    const full = checkOperatorToken(req, [deps.operatorToken, deps.metricsToken], deps) === 'ok';
+    const registry = full ? Registry.merge([registries.open, registries.perAccount]) : registries.open;
+    void reply.header('content-type', registry.contentType).header('cache-control', 'no-store');
     return registry.metrics();
   });
-  return registry;
 }
