@@ -2,7 +2,7 @@
 // words), an agent's console (status buttons, the softphone only on a wss seat, its credentials only by a
 // CSRF-checked POST), and a wrap-up disposition set from the console ending the wrap-up; another account's agent is 404.
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import { join } from 'node:path';
 import t from 'tap';
 import { ROOT } from '../helpers/spawn.js';
 import { startHarness } from '../helpers/harness.js';
@@ -64,7 +64,7 @@ t.test('JsSIP is served by the platform: one ES module, any origin may import it
   t.match(res.headers.get('content-type'), /^text\/javascript/);
   t.equal(res.headers.get('access-control-allow-origin'), '*', "customers' own agent pages import it across origins");
   const js = await res.text();
-  const installed = JSON.parse(readFileSync(path.join(ROOT, 'node_modules', 'jssip', 'package.json'), 'utf8')).version as string;
+  const installed = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'jssip', 'package.json'), 'utf8')).version as string;
   t.match(js, `/*! jssip@${installed}\n`, 'built from the installed package, its licence at the top');
   t.match(js, /Permission is hereby granted/, 'the MIT licence text');
   t.match(js, /export default [\w$]+\(\);\s*$/, 'an ES module whose default export is JsSIP');
