@@ -23,6 +23,15 @@ export function checkStreamUrl(raw: string, rule: CustomerUrlRule): UrlCheck {
   return check;
 }
 
+/**
+ * What a stream's upgrade request signs: the whole URL the platform opens, scheme, host (with its port unless the
+ * scheme's default), path and query, as the receiver rebuilds it from its scheme, the Host header and the request
+ * target. As Twilio's X-Twilio-Signature for WebSocket requests does, so no two stream URLs share a signature.
+ */
+export function signedStreamUrl(url: URL): string {
+  return `${url.protocol}//${url.host}${url.pathname}${url.search}`;
+}
+
 export interface GuardedSocketOptions {
   allowLoopback: boolean;
   lookup?: Resolver;

@@ -6,7 +6,7 @@ import type { AudioTapMode, AudioTrack } from '../engine/port.js';
 import { redactUrl } from '../log-redaction.js';
 import type { StreamNoun } from '../markup/index.js';
 import { SIGNATURE_HEADER } from '../net/index.js';
-import { checkStreamUrl } from '../net/stream-url.js';
+import { checkStreamUrl, signedStreamUrl } from '../net/stream-url.js';
 import type { CallSession } from '../calls/session.js';
 import { isStreamError, MediaStream, type StreamEnd } from './media-stream.js';
 import { openPeer } from './peer.js';
@@ -40,8 +40,9 @@ export async function startStream(session: CallSession, req: StreamRequest): Pro
   if (!check.ok) return refuse(`refused (${check.code}): ${check.reason}`);
   const leg = await session.answer();
   if (leg.isEnded) return { ok: false, reason: 'the call ended' };
-  // Signed like every request to a customer URL; a GET signs "<t>.<query string>" (docs/webhook-signatures.md).
-  const signature = session.services.http.signatureFor(session.accountId, check.url.search.slice(1));
+  // Signed with the account's secret over "<t>.<the whole URL>" (docs/media-streams.md#security): a signature
+  // opens only the URL it was made for.
+  const signature = session.services.http.signatureFor(session.accountId, signedStreamUrl(check.url));
   const peer = await openPeer(check.url, { allowLoopback: session.services.urls.allowLocalTargets, headers: { [SIGNATURE_HEADER]: signature } });
   if (!peer.ok) return refuse(peer.reason);
   let tap;

@@ -42,10 +42,13 @@ t.test('<Connect><Stream>: start, 50 frames a second of the caller, echo heard, 
   const elapsed = Date.now() - startedAt;
   t.ok(elapsed > 800 && elapsed < 1400, `50 frames in ${elapsed} ms`);
 
-  // The upgrade is signed like a GET to a customer URL: "<t>.<query string>" with the account's signing secret.
+  // The upgrade signs the whole URL, "<t>.<scheme>://<host><path>?<query>", with the account's signing secret.
   t.equal(c.request.url, '/agent?token=abc');
   const secret = new SigningSecrets(h.store.accounts, createSecretBox(h.masterKey)).get(accountId);
-  t.match(verify(secret, 'token=abc', c.request.headers['x-service-signature'], Math.floor(Date.now() / 1000)), { ok: true }, 'the upgrade request is signed');
+  const signature = c.request.headers['x-service-signature'];
+  const now = Math.floor(Date.now() / 1000);
+  t.match(verify(secret, `ws://${c.request.headers.host}${c.request.url}`, signature, now), { ok: true }, 'signed: the URL as the receiver sees it (its scheme, Host, request target)');
+  t.match(verify(secret, 'token=abc', signature, now), { ok: false, reason: 'mismatch' }, 'not the query string alone');
   const [connected, start] = c.messages;
   t.same(connected, { event: 'connected', protocol: 'Call', version: '1.0.0' });
   const callSid = (h.store.db.prepare('SELECT sid FROM calls ORDER BY rowid DESC LIMIT 1').get() as { sid: string }).sid;
@@ -161,4 +164,22 @@ t.test('a call runs at most four forks at once', async (t) => {
   t.equal(peer.connections.length, 4);
   const errors = timelineOf(h).filter((e) => e.kind === 'stream-error');
   t.match(errors, [{ detail: { name: 'f4', reason: /at most 4 forked streams/ } }]);
+});
+
+t.test('two streams of one call, same query, other paths: each signature holds for its own URL only', async (t) => {
+  const { h, app, accountId } = await setup(t);
+  const peer = await startPeer(t);
+  app.on('/voice', xml(`<Start><Stream url="${peer.url}/one?token=abc"/></Start><Start><Stream url="${peer.url}/two?token=abc"/></Start><Pause length="2"/>`));
+  h.engine.simulateInbound({ from: '+15557770001', to: DID });
+  const conns = [await peer.nextConnection(), await peer.nextConnection()];
+  const secret = new SigningSecrets(h.store.accounts, createSecretBox(h.masterKey)).get(accountId);
+  const now = Math.floor(Date.now() / 1000);
+  const urls = conns.map((c) => `ws://${c.request.headers.host}${c.request.url}`).sort();
+  t.same(urls.map((u) => new URL(u).pathname), ['/one', '/two']);
+  const [a, b] = [...conns].sort((x, y) => String(x.request.url).localeCompare(String(y.request.url))).map((c) => c.request.headers['x-service-signature']);
+  t.not(a, b, 'different signatures');
+  t.match(verify(secret, urls[0]!, a, now), { ok: true });
+  t.match(verify(secret, urls[1]!, b, now), { ok: true });
+  t.match(verify(secret, urls[1]!, a, now), { ok: false, reason: 'mismatch' }, "one stream's signature does not open the other path");
+  t.match(verify(secret, urls[0]!.replace(/^ws:/, 'wss:'), a, now), { ok: false, reason: 'mismatch' }, 'the scheme is signed');
 });
