@@ -10,7 +10,7 @@ import { emitCallbackDue } from '../events/acd.js';
 import { checkCallerId } from '../numbers/caller-id.js';
 import type { OpenCallback } from './callbacks.js';
 import type { Offer } from './routing.js';
-import type { AcdService } from './service.js';
+import type { AcdService, Talking } from './service.js';
 
 export const CALLBACK_MAX_ATTEMPTS = 3;
 export const CALLBACK_RETRY_MS = 5 * 60_000;
@@ -19,7 +19,7 @@ export const CUSTOMER_RING_MS = 30_000;
 const CLAIM_BATCH = 50;
 const callerIdFailure = (problem: string) => `${problem}: the callback is not made (its caller ID must be an active number of the account when it dials)`;
 
-interface Job { callback: OpenCallback; callSid: string; noAgent: TimerHandle | null; offered: boolean }
+interface Job { callback: OpenCallback; callSid: string; noAgent: TimerHandle | null; offered: boolean; talking: Talking | null }
 
 export class CallbackDialer {
   readonly #jobs = new Map<string, Job>();
@@ -32,6 +32,9 @@ export class CallbackDialer {
 
   /** Whether the queued customer call is a callback this process dials and no agent is being rung for it. */
   waiting(callSid: string): boolean { return this.#jobs.get(callSid)?.offered === false; }
+
+  /** The agent and the customer of a callback talking now (a supervisor may join them), if this process carries it. */
+  talking(callSid: string): Talking | undefined { return this.#jobs.get(callSid)?.talking ?? undefined; }
 
   /** The queues with a callback waiting for an agent (tried again on every sweep, like callers). */
   waitingQueues(): number[] {
@@ -54,7 +57,7 @@ export class CallbackDialer {
       emitCallbackDue(events, { accountId: c.accountId, callbackSid: c.sid, phone: c.to, dueAt: new Date(c.dueAt), campaign: c.queueName, failed: problem });
     }).filter((c) => !unplaceable.has(c.sid));
     for (const callback of claimed) {
-      const job: Job = { callback, callSid: newSid('CA'), noAgent: null, offered: false };
+      const job: Job = { callback, callSid: newSid('CA'), noAgent: null, offered: false, talking: null };
       store.scheduledCallbacks.attempt(callback.sid, job.callSid, null);
       this.#jobs.set(job.callSid, job);
       this.acd.router.enqueue(job.callSid, callback.queueId);
@@ -111,7 +114,9 @@ export class CallbackDialer {
           talked = true;
           customer.timeline('callback-bridged', { callback_sid: callback.sid, agent_sid: offer.agentSid, agent_call_sid: ring.childSid });
           const member = await customer.leg!.joinConference(this.room(job.callSid), { muted: false });
+          if (agentMember) job.talking = { customer, agentLeg, agentMember };
           await Promise.race([member.left, agentLeg.ended]);
+          job.talking = null;
           await customer.hangup('hangup');
         },
       },

@@ -33,6 +33,12 @@ export type MonitorMode = 'monitor' | 'whisper' | 'barge';
 
 export interface MonitorRequest { target: OriginateTarget; to: string; from: string; numberId: number | null; mode: MonitorMode }
 
+/** An agent talking with a customer in the room of the customer's call: what a supervisor joins. */
+export interface Talking { customer: CallSession; agentLeg: CallLeg; agentMember: ConferenceMember }
+
+/** The account's number on an agent's call: the one the customer called, or the one a callback calls from. */
+export const accountNumberOn = (call: Pick<CallRecord, 'direction' | 'from' | 'to'>): string => (call.direction === 'inbound' ? call.to : call.from);
+
 /** How long a supervisor's phone rings. */
 export const SUPERVISOR_RING_MS = 30_000;
 
@@ -94,26 +100,33 @@ export class AcdService {
    * the supervisor's call, or null when the agent is not talking on a call this process carries.
    */
   monitor(agent: Agent, req: MonitorRequest): { call: CallRecord; done: Promise<void> } | null {
-    const w = agent.activity === 'busy' && agent.currentCallSid ? this.#waiters.get(agent.currentCallSid) : undefined;
-    const talking = w?.agent?.member ? { leg: w.agent.leg, member: w.agent.member } : undefined;
-    if (!w || !talking) return null;
-    const room = acdRoom(w.session.sid);
+    const talking = agent.activity === 'busy' && agent.currentCallSid ? this.#talking(agent.currentCallSid) : undefined;
+    if (!talking) return null;
+    const { customer, agentLeg, agentMember } = talking;
+    const room = acdRoom(customer.sid);
     const placed = placeCall(this.services, {
       accountId: agent.accountId, from: req.from, to: req.to, target: req.target, numberId: req.numberId, trunkId: null, callback: null, record: null,
-      timeoutMs: SUPERVISOR_RING_MS, bridgeWith: talking.leg,
+      timeoutMs: SUPERVISOR_RING_MS, bridgeWith: agentLeg,
       markup: {
         kind: 'task', run: async (supervisor) => {
-          supervisor.timeline('supervisor-joined', { agent_sid: agent.sid, call_sid: w.session.sid, mode: req.mode });
+          supervisor.timeline('supervisor-joined', { agent_sid: agent.sid, call_sid: customer.sid, mode: req.mode });
           const member = await supervisor.leg!.joinConference(room, { muted: req.mode === 'monitor' });
-          if (req.mode === 'whisper') await member.coach(talking.member);
-          await Promise.race([member.left, talking.leg.ended]);
+          if (req.mode === 'whisper') await member.coach(agentMember);
+          await Promise.race([member.left, agentLeg.ended]);
           await member.leave().catch(() => undefined);
           await supervisor.hangup('monitored-call-ended');
         },
       },
     });
-    w.session.timeline('supervisor-called', { agent_sid: agent.sid, call_sid: placed.call.sid, mode: req.mode });
+    customer.timeline('supervisor-called', { agent_sid: agent.sid, call_sid: placed.call.sid, mode: req.mode });
     return placed;
+  }
+
+  /** The agent and customer talking on this call, whether the customer called in (a waiter) or was called back. */
+  #talking(callSid: string): Talking | undefined {
+    const w = this.#waiters.get(callSid);
+    if (w?.agent?.member) return { customer: w.session, agentLeg: w.agent.leg, agentMember: w.agent.member };
+    return this.#callbacks.talking(callSid);
   }
 
   /** An agent's status or queues changed (API, dashboard) or its wrap-up ended: its queues may have callers for it. */

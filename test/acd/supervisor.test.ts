@@ -12,6 +12,7 @@ import { UserService } from '../../src/users/service.js';
 import { DashboardClient, PASSWORD } from '../dashboard/client.js';
 
 const SUPERVISOR = '+15550007777';
+const CUSTOMER = '+15550006666';
 
 for (const [mode, agentHears, callerHears] of [['monitor', false, false], ['whisper', true, false], ['barge', true, true]] as const) {
   t.test(`${mode}: the supervisor hears both; the agent ${agentHears ? 'hears' : 'does not hear'} it, the caller ${callerHears ? 'hears' : 'does not hear'} it`, async (t) => {
@@ -83,11 +84,47 @@ t.test('the agent console calls a supervisor into a busy agent\'s call; bad inpu
   const refused = await c.submit(path, `${path}/monitor`, { to: 'not a phone', mode: 'whisper' });
   t.equal(refused.status, 422);
   t.match(refused.text, /E\.164 number, a sip: URI or client:/);
+  const tracked: Array<Promise<unknown>> = [];
+  const track = d.h.app.calls.track.bind(d.h.app.calls);
+  d.h.app.calls.track = (job) => { tracked.push(job); return track(job); };
   const placed = await c.submit(path, `${path}/monitor`, { to: SUPERVISOR, mode: 'whisper' });
   t.equal(placed.location, `${path}?done=supervisor-called`);
+  t.equal(tracked.length, 1, "the supervisor's call flow is tracked by the dispatcher: shutdown and settled() wait for it");
   const room = acdRoom((await v1('GET', `/v1/agents/${agent.sid}`)).body.current_call_sid);
   await until('the supervisor in the room', 10_000, () => d.h.engine.rooms.roster(room).length === 3);
   const [caller, agentLine, supervisor] = d.h.engine.rooms.roster(room) as [string, string, string];
   t.ok(d.h.engine.rooms.hears(room, agentLine, supervisor) && !d.h.engine.rooms.hears(room, caller, supervisor), 'whispering');
   await call.ended;
+});
+
+t.test("a scheduled callback's call is supervised as any agent call, from the callback's number by default", async (t) => {
+  const d = await sandboxDriver(t);
+  const s = await scene(t, d);
+  const v1 = (method: string, path: string, body?: Record<string, unknown>) => d.h.request(method, path, { ...(body ? { body } : {}), headers: { 'x-forwarded-proto': 'https' } });
+  await v1('POST', '/v1/queues', { friendly_name: 'callbacks', wrap_up_seconds: 0 });
+  const seat = await makeTrunk(d, { transport: 'udp' });
+  await d.agentSeat(seat, { behavior: 'answer', hangupAfterMs: 60_000 });
+  const agent = (await v1('POST', '/v1/agents', { friendly_name: 'Sam', trunk_id: seat.id, queues: ['callbacks'] })).body;
+  await v1('POST', `/v1/agents/${agent.sid}`, { status: 'available' });
+  d.party(CUSTOMER, { behavior: 'answer', hangupAfterMs: 60_000 });
+  d.party(SUPERVISOR, { behavior: 'answer' });
+  const made = await v1('POST', '/v1/callbacks', { queue: 'callbacks', to: CUSTOMER, from: DID, due_at: new Date(d.h.clock.now()).toISOString() });
+  t.equal(made.status, 201, JSON.stringify(made.body));
+  await until('the agent is busy', 10_000, async () => (await v1('GET', `/v1/agents/${agent.sid}`)).body.activity === 'busy');
+  const callSid = (await v1('GET', `/v1/agents/${agent.sid}`)).body.current_call_sid as string;
+  const room = acdRoom(callSid);
+  const rooms = d.h.engine.rooms;
+  await until('the agent and the customer in the room', 10_000, () => rooms.roster(room).length === 2);
+
+  const placed = await v1('POST', `/v1/agents/${agent.sid}/monitor`, { to: SUPERVISOR });
+  t.equal(placed.status, 201, JSON.stringify(placed.body));
+  t.match(placed.body, { agent_sid: agent.sid, monitored_call_sid: callSid, mode: 'monitor' });
+  await until('the supervisor in the room', 10_000, () => rooms.roster(room).length === 3);
+  const [first, second, supervisor] = rooms.roster(room) as [string, string, string];
+  t.ok(rooms.hears(room, supervisor, first) && rooms.hears(room, supervisor, second), 'the supervisor hears the agent and the customer');
+  t.ok(!rooms.hears(room, first, supervisor) && !rooms.hears(room, second, supervisor), 'and is heard by neither (monitor)');
+  t.equal(d.h.store.calls.get(placed.body.call_sid)!.from, DID, "called from the callback's number");
+  t.ok(d.h.store.calls.timeline(callSid).some((e) => e.kind === 'supervisor-called'), "on the customer call's timeline");
+  await until('the callback completed', 20_000, () => d.h.store.scheduledCallbacks.get(made.body.sid)!.status === 'completed', 50);
+  t.equal((await final(d, placed.body.call_sid)).status, 'completed', "the supervisor's call ended with the agent's");
 });

@@ -31,3 +31,30 @@ t.test('a set-password link never reaches the request log with its token', async
   t.notOk(logs.includes(setPasswordToken), 'the token appears in no log line');
   t.notOk(logs.includes(account.key), 'nor the API key');
 });
+
+t.test('redactUrl judges values too: a credential nested in another parameter, or shaped like one of ours, is hidden', async (t) => {
+  const token = 'Qm9vX3Rva2VuLXRoYXQtaXMtbG9uZy1lbm91Z2gtdG8taGlkZQ';
+  const cases: Array<[string, string]> = [
+    [`/dashboard/sign-in?next=/dashboard/set-password?token=${token}`, '/dashboard/sign-in?next=[redacted]'],
+    [`/dashboard/sign-in?next=${encodeURIComponent(`/dashboard/set-password?token=${token}`)}`, '/dashboard/sign-in?next=[redacted]'],
+    [`/x?next=${encodeURIComponent(`/a?b=1&api_key=zz`)}&page=2`, '/x?next=[redacted]&page=2'],
+    [`/x?q=${token}`, '/x?q=[redacted]'],
+    ['/x?q=sk_live_abc', '/x?q=[redacted]'],
+    ['/x?state=op_abcdefghijklmnopqrstu', '/x?state=[redacted]'],
+    [`/v1/calls?call_sid=CA${'0123456789abcdef'.repeat(2)}&page_size=10`, `/v1/calls?call_sid=CA${'0123456789abcdef'.repeat(2)}&page_size=10`],
+    ['/x?next=/dashboard/calls?page=2', '/x?next=/dashboard/calls?page=2'],
+    ['/x?cursor=cur_MTIz&status=completed', '/x?cursor=cur_MTIz&status=completed'],
+  ];
+  for (const [url, want] of cases) t.equal(redactUrl(url), want, url);
+});
+
+t.test('a set-password link nested in another page\'s next= never reaches the log', async (t) => {
+  const h = await startHarness(t);
+  const account = h.account();
+  const { setPasswordToken } = new UserService(h.store.users, h.clock).create(account.id, 'nested@example.com');
+  await h.request('GET', `/dashboard/sign-in?next=/dashboard/set-password?token=${setPasswordToken}`, { headers: { accept: 'text/html' } });
+  await h.request('GET', `/dashboard/sign-in?next=${encodeURIComponent(`/dashboard/set-password?token=${setPasswordToken}`)}`, { headers: { accept: 'text/html' } });
+  const logs = h.logs.join('');
+  t.match(logs, /"url":"\/dashboard\/sign-in\?next=\[redacted\]"/, 'the request is logged');
+  t.notOk(logs.includes(setPasswordToken), 'the token appears in no log line');
+});

@@ -6,6 +6,7 @@ import type { Account } from '../../store/accounts.js';
 import type { TrunkService } from '../../trunks/service.js';
 import type { SigningSecrets } from '../../accounts/signing-secret.js';
 import type { CallServices } from '../../calls/services.js';
+import type { CallDispatcher } from '../../calls/dispatcher.js';
 import type { SandboxEngine } from '../../engine/sandbox/index.js';
 import type { NumberService } from '../../numbers/service.js';
 import type { UserService } from '../../users/service.js';
@@ -21,6 +22,8 @@ export interface DashboardDeps {
   trunks: TrunkService;
   signingSecrets: SigningSecrets;
   callServices: CallServices;
+  /** Every call flow a page starts is tracked here, so a shutdown waits for it. */
+  dispatcher: CallDispatcher;
   simulator: SandboxEngine;
   secrets: SecretBox;
   eventSystem: EventSystem;

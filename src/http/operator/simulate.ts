@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { constantTimeEqual } from '../../crypto/tokens.js';
+import { checkOperatorToken, type TokenCheckDeps } from '../operator-auth.js';
 import { ApiError } from '../errors.js';
 import type { SandboxEngine } from '../../engine/sandbox/index.js';
 import type { CallWatch } from '../../calls/watch.js';
@@ -15,11 +15,17 @@ const Body = Type.Object({
   max_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 900 })),
 });
 
-/** Operator-only routes, authenticated with the token in the data dir (see src/operator-token.ts). */
-export async function operatorRoutes(app: FastifyInstance, deps: { token: string; simulator: SandboxEngine; watch: CallWatch; engine: EnginePort }): Promise<void> {
+const invalidToken = () => new ApiError(401, 'operator_token_invalid', 'Operator routes need the token from <data dir>/operator.token.');
+
+/**
+ * Operator-only routes, authenticated with the token in the data dir (see src/operator-token.ts); wrong tokens are
+ * throttled per address like API keys.
+ */
+export async function operatorRoutes(
+  app: FastifyInstance, deps: TokenCheckDeps & { token: string; simulator: SandboxEngine; watch: CallWatch; engine: EnginePort },
+): Promise<void> {
   app.addHook('onRequest', async (req) => {
-    const given = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
-    if (!constantTimeEqual(given, deps.token)) throw new ApiError(401, 'operator_token_invalid', 'Operator routes need the token from <data dir>/operator.token.');
+    if (checkOperatorToken(req, [deps.token], deps) !== 'ok') throw invalidToken();
   });
 
   mediaServerRoutes(app, deps.engine);

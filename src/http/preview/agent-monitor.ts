@@ -9,6 +9,7 @@ import { acceptFormBodies } from '../form-bodies.js';
 import { SidParams, previewErrorResponses } from '../schemas/preview.js';
 import { MonitorBody, MonitorResource, type MonitorInput } from '../schemas/preview-acd.js';
 import { callerNumber, calledTarget } from './call-parties.js';
+import { accountNumberOn } from '../../acd/service.js';
 
 const tags = ['Queues and agents (preview)'];
 const security = [{ bearerAuth: [] }];
@@ -30,7 +31,7 @@ export async function agentMonitorRoutes(app: FastifyInstance, deps: { services:
     const mode = b.mode ?? 'monitor';
     const onCall = agent.activity === 'busy' && agent.currentCallSid ? store.calls.get(agent.currentCallSid) : undefined;
     if (!onCall) throw previewErrors.conflict('agent_not_on_call', `${agent.friendlyName} is not talking on a call (${agent.activity}); a supervisor joins a busy agent's call.`);
-    const number = callerNumber(services, req.account.id, b.from ?? onCall.to);
+    const number = callerNumber(services, req.account.id, b.from ?? accountNumberOn(onCall));
     const target = await calledTarget(services, req.account.id, b.to);
     const slot = cps.take(req.account.id, req.account.cpsCap);
     if (!slot.ok) throw errors.callsPerSecondExceeded(req.account.cpsCap, slot.retryAfterSeconds, slot.resetAt);

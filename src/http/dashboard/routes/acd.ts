@@ -12,7 +12,7 @@ import { newSid } from '../../../crypto/tokens.js';
 import { connectionFor, iceServersFor } from '../../../trunks/connection.js';
 import { calledTarget } from '../../../calls/place-request.js';
 import { isOneLineName } from '../../../acd/names.js';
-import type { MonitorMode } from '../../../acd/service.js';
+import { accountNumberOn, type MonitorMode } from '../../../acd/service.js';
 import { errors as apiErrors } from '../../errors.js';
 
 const nameProblem = (name: string) => (isOneLineName(name) ? null : 'Enter a name of 1 to 64 characters on one line.');
@@ -156,10 +156,12 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
     const vetted = await calledTarget(d.callServices, a.accountId, (form.to ?? '').trim());
     if (!vetted.ok) return refuse('to', vetted.problem);
     const onCall = a.activity === 'busy' && a.currentCallSid ? store.calls.get(a.currentCallSid) : undefined;
-    const number = onCall ? store.numbers.getByE164(onCall.to) : undefined;
+    const number = onCall ? store.numbers.getByE164(accountNumberOn(onCall)) : undefined;
     const placed = onCall && number?.accountId === a.accountId
       ? acd.monitor(a, { target: vetted.target, to: form.to!.trim(), from: number.e164, numberId: number.id, mode }) : null;
     if (!placed) return refuse('to', 'The agent is not on a call this server carries any more.', 409);
+    // Tracked like every call flow, so a shutdown drains the supervisor's call too.
+    void d.dispatcher.track(placed.done);
     return reply.redirect(`/dashboard/agents/${a.sid}?done=supervisor-called`, 303);
   });
 
