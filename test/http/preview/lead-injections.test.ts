@@ -97,14 +97,21 @@ t.test('self-signed TLS: generated once (key 0600); a spoofed X-Forwarded-For fr
   t.equal(list.status, 200);
 });
 
-t.test('speed to lead: a campaign with a queue turns each lead into a callback due now, carrying its attributes', async (t) => {
+/** An account that injects leads from loopback, with a queue `sales` and the number +15550100002. */
+async function leadScene(t: Parameters<typeof startPreviewHarness>[0]) {
   const h = await startPreviewHarness(t);
   const a = h.org();
   const v1 = (method: string, path: string, body?: unknown) => h.v1(method, path, { key: a.key, ...(body === undefined ? {} : { body }) });
   const token = h.store.orgSettings.rotateInjectionToken(a.id);
   h.store.orgSettings.allowIp(a.id, '127.0.0.0/8');
   await v1('POST', '/v1/queues', { friendly_name: 'sales' });
-  new NumberService(h.store.numbers, { allowLocalTargets: true }).add('+15550100002', a.id, {});
+  const numbers = new NumberService(h.store.numbers, { allowLocalTargets: true });
+  numbers.add('+15550100002', a.id, {});
+  return { h, v1, token, numbers };
+}
+
+t.test('speed to lead: a campaign with a queue turns each lead into a callback due now, carrying its attributes', async (t) => {
+  const { h, v1, token } = await leadScene(t);
 
   const refused = [
     [{ speed_to_lead_queue: 'nope', caller_id: '+15550100002' }, 'speed_to_lead_queue'],
@@ -135,14 +142,7 @@ t.test('speed to lead: a campaign with a queue turns each lead into a callback d
 });
 
 t.test("speed to lead: once the campaign's caller ID is released, new leads are refused (409) and nothing is stored", async (t) => {
-  const h = await startPreviewHarness(t);
-  const a = h.org();
-  const v1 = (method: string, path: string, body?: unknown) => h.v1(method, path, { key: a.key, ...(body === undefined ? {} : { body }) });
-  const token = h.store.orgSettings.rotateInjectionToken(a.id);
-  h.store.orgSettings.allowIp(a.id, '127.0.0.0/8');
-  await v1('POST', '/v1/queues', { friendly_name: 'sales' });
-  const numbers = new NumberService(h.store.numbers, { allowLocalTargets: true });
-  numbers.add('+15550100002', a.id, {});
+  const { h, v1, token, numbers } = await leadScene(t);
   t.equal((await v1('POST', '/v1/lead-campaigns/spring', { speed_to_lead_queue: 'sales', caller_id: '+15550100002' })).status, 200);
 
   numbers.release('+15550100002');
