@@ -113,6 +113,14 @@ export function wavLayout(head: Buffer): WavLayout | null {
   return null;
 }
 
+/** An open WAV file's size, first bytes and layout (its header only). */
+export function readWavHead(fd: number): { size: number; head: Buffer; layout: WavLayout | null } {
+  const size = fstatSync(fd).size;
+  const head = Buffer.alloc(Math.min(size, 4096));
+  readSync(fd, head, 0, head.length, 0);
+  return { size, head, layout: wavLayout(head) };
+}
+
 /**
  * How much audio a WAV file holds (its bytes after the data chunk's header; a header written before the last
  * samples may say less), read from the header and the file's size alone: a call recording can last hours. Null
@@ -126,10 +134,7 @@ export function wavFileAudio(file: string): { durationMs: number; channels: numb
     return null;
   }
   try {
-    const size = fstatSync(fd).size;
-    const head = Buffer.alloc(Math.min(size, 4096));
-    readSync(fd, head, 0, head.length, 0);
-    const layout = wavLayout(head);
+    const { size, layout } = readWavHead(fd);
     if (!layout) return null;
     return { durationMs: Math.round((Math.max(0, size - layout.dataAt) / layout.byteRate) * 1000), channels: layout.channels };
   } finally {

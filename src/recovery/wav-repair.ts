@@ -1,5 +1,5 @@
-import { openSync, readSync, writeSync, closeSync, fstatSync } from 'node:fs';
-import { wavLayout } from '../media/wav.js';
+import { openSync, writeSync, closeSync } from 'node:fs';
+import { readWavHead } from '../media/wav.js';
 
 export interface RepairedWav { durationMs: number; repaired: boolean }
 
@@ -15,10 +15,7 @@ export function repairWavHeader(file: string): RepairedWav | null {
     return null;
   }
   try {
-    const size = fstatSync(fd).size;
-    const head = Buffer.alloc(Math.min(size, 4096));
-    readSync(fd, head, 0, head.length, 0);
-    const layout = wavLayout(head);
+    const { size, head, layout } = readWavHead(fd);
     const dataBytes = layout ? size - layout.dataAt : 0;
     if (!layout || dataBytes <= 0) return null;
     const repaired = layout.declaredDataBytes !== dataBytes || head.readUInt32LE(4) !== size - 8;

@@ -2,7 +2,7 @@
 // the WAV lasts the time recorded with pauses left out and the resource's duration is what it holds; a recording
 // that caught no audio is `absent` (duration 0, an empty WAV served); `completed_at` is the stop, kept through the
 // call's end. A fake clock makes the times exact.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { startHarness, type Harness } from '../../helpers/harness.js';
 import { scene, DID, CALLER } from '../../engine-suite/flows.js';
 import { xml } from '../../helpers/webhook-app.js';
@@ -11,7 +11,7 @@ import { FakeClock } from '../../../src/clock.js';
 import { decodeWav } from '../../../src/media/wav.js';
 import type { EngineDriver } from '../../engine-suite/driver.js';
 
-async function liveCall(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
+async function liveCall(t: Test) {
   const h = await startHarness(t, { fakeClock: true, env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
   const clock = h.clock as FakeClock;
   const s = await scene(t, { h } as unknown as EngineDriver);
