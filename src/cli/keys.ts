@@ -1,4 +1,5 @@
 import { keyNameProblem } from '../store/api-keys.js';
+import { trimName } from '../names/index.js';
 import type { Command } from 'commander';
 import { CliError, parseId, type Runner } from './context.js';
 import type { ApiKeySummary } from '../store/api-keys.js';
@@ -19,7 +20,7 @@ export function keyCommands(program: Command, run: Runner): void {
       if (!ctx.store.accounts.get(accountId)) throw new CliError(`no account ${accountId}`);
       const problem = opts.name === undefined ? null : keyNameProblem(opts.name);
       if (problem) throw new CliError(`--name: ${problem}`);
-      const { key: clear, summary } = ctx.store.apiKeys.create(accountId, opts.name?.trim() ?? null);
+      const { key: clear, summary } = ctx.store.apiKeys.create(accountId, opts.name === undefined ? null : trimName(opts.name));
       ctx.out({ key: clear, id: summary.id }, [clear, '(shown once: store it now; only its hash is kept)']);
     }));
 

@@ -6,42 +6,66 @@ import { errors, type FieldErrors } from './errors.js';
 import { CALLBACK_EVENTS } from './schemas/trunk.js';
 import { hostnameProblem } from '../net/hostname.js';
 import { isFormBody } from './form-bodies.js';
+import { nameProblem, textProblem, trimName } from '../names/index.js';
+import { readRfc3339 } from '../rfc3339.js';
 
 const CALLBACK_EVENT_SET = new Set<string>(CALLBACK_EVENTS);
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
 
-const FORMATS: Record<string, { test: (v: string) => boolean; message: string }> = {
-  'http-url': {
-    test: (v) => {
-      try {
-        const u = new URL(v);
-        return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
-      } catch {
-        return false;
-      }
-    },
-    message: 'must be a valid http or https URL',
-  },
-  'single-line': { test: (v) => !/[\r\n\u2028\u2029]/.test(v), message: 'must not contain line breaks' },
-  'callback-events': {
-    test: (v) => v.trim() !== '' && v.trim().split(/\s+/).every((e) => CALLBACK_EVENT_SET.has(e)),
-    message: `must be a space-separated list of: ${CALLBACK_EVENTS.join(', ')}`,
-  },
+/** A format's rule: why a value is not of the format (the end of "The x field ..."), or null when it is. */
+type FormatRule = (v: string) => string | null;
+const fixed = (test: (v: string) => boolean, message: string): FormatRule => (v) => (test(v) ? null : message);
+
+const FORMATS: Record<string, FormatRule> = {
+  'http-url': fixed((v) => {
+    try {
+      const u = new URL(v);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+    } catch {
+      return false;
+    }
+  }, 'must be a valid http or https URL'),
+  'single-line': fixed((v) => !/[\r\n\u2028\u2029]/.test(v), 'must not contain line breaks'),
+  'callback-events': fixed(
+    (v) => v.trim() !== '' && v.trim().split(/\s+/).every((e) => CALLBACK_EVENT_SET.has(e)),
+    `must be a space-separated list of: ${CALLBACK_EVENTS.join(', ')}`,
+  ),
   // The one host name rule (src/net/hostname.ts). Any IP: the domain is only shown, never connected to. An IPv6
   // address in brackets, as it sits in a SIP URI.
-  'sip-host': {
-    test: (v) => isIP(v) !== 6 && hostnameProblem(v, 'any') === null,
-    message: 'must be a host name or IP address: two or more labels of letters, digits or "-" such as sip.example.com; IPv6 in brackets',
-  },
+  'sip-host': fixed(
+    (v) => isIP(v) !== 6 && hostnameProblem(v, 'any') === null,
+    'must be a host name or IP address: two or more labels of letters, digits or "-" such as sip.example.com; IPv6 in brackets',
+  ),
+  // The one name rule and its free-text sibling (src/names); the schema's maxLength carries each field's limit.
+  name: (v) => nameProblem(v, Infinity),
+  text: (v) => textProblem(v, Infinity),
+  // Replaces ajv-formats' date-time, which takes a space for the T, and V8's reading, which takes 2026-11-31.
+  'date-time': (v) => { const r = readRfc3339(v); return r.ok ? null : r.problem; },
 };
+
+/**
+ * `x-trim`: a name is stored without the spaces around it (src/names trimName), so the validator trims it in place
+ * for every route at once. Kept in the OpenAPI document as an extension keyword.
+ */
+function addTrimKeyword(ajv: Ajv): void {
+  ajv.addKeyword({
+    keyword: 'x-trim', type: 'string', schemaType: 'boolean', modifying: true, errors: false,
+    validate: (on: boolean, data: string, _schema: unknown, cxt?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }) => {
+      if (on && cxt) cxt.parentData[cxt.parentDataProperty] = trimName(data);
+      return true;
+    },
+  });
+}
 
 function makeAjv(coerce: boolean | 'array'): Ajv {
   // Bodies are validated strictly (a "true" string is not a boolean); query strings and params arrive as text.
-  const ajv = new Ajv({ allErrors: true, coerceTypes: coerce, useDefaults: false, removeAdditional: false, allowUnionTypes: true, strict: false });
+  // verbose: a format error carries the value, so its message can say what is wrong with it.
+  const ajv = new Ajv({ allErrors: true, coerceTypes: coerce, useDefaults: false, removeAdditional: false, allowUnionTypes: true, strict: false, verbose: true });
   addFormats(ajv);
-  for (const [name, f] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: f.test });
+  for (const [name, rule] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: (v: string) => rule(v) === null });
+  addTrimKeyword(ajv);
   return ajv;
 }
 
@@ -87,8 +111,8 @@ function describe(err: ErrorObject, field: string): string | null {
     case 'maximum': return `The ${field} field must not be greater than ${String(p.limit)}.`;
     case 'enum': return `The ${field} field must be one of: ${(p.allowedValues as unknown[]).join(', ')}.`;
     case 'format': {
-      const f = FORMATS[String(p.format)];
-      return `The ${field} field ${f ? f.message : `must be a valid ${String(p.format)}`}.`;
+      const rule = FORMATS[String(p.format)];
+      return `The ${field} field ${(rule && typeof err.data === 'string' ? rule(err.data) : null) ?? `must be a valid ${String(p.format)}`}.`;
     }
     case 'pattern': return `The ${field} field format is invalid.`;
     case 'additionalProperties': return null;

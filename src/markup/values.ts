@@ -3,6 +3,8 @@
  * pair it with a human description of what was expected (see fields.ts).
  */
 
+import { isName, NAME_LIMITS } from '../names/index.js';
+
 export const MAX_URL_LENGTH = 2048;
 
 const CONTROL_OR_SPACE = /[\u0000-\u0020\u007f-\u009f]/;
@@ -46,11 +48,6 @@ export function isSipUri(value: string): boolean {
   return value.length <= 512 && SIP_URI.test(value);
 }
 
-/** A conference's friendly name: 1–128 printable characters (no control characters), not only spaces. */
-export function isConferenceName(value: string): boolean {
-  return value.length >= 1 && value.length <= 128 && value.trim() !== '' && !/[\u0000-\u001f\u007f-\u009f]/.test(value);
-}
-
 export function isCallSid(value: string): boolean {
   return /^CA[0-9a-f]{32}$/.test(value);
 }
@@ -92,6 +89,12 @@ export function isCredential(value: string): boolean {
   return value.length >= 1 && value.length <= 128 && !/[\u0000-\u001f\u007f]/.test(value);
 }
 
+/** Conference and queue names follow the platform's one name rule (src/names), as the API's do. */
+export const isConferenceName = (value: string): boolean => isName(value, NAME_LIMITS.conference);
+export const isQueueName = (value: string): boolean => isName(value, NAME_LIMITS.queue);
+export const isStreamName = (value: string): boolean => isName(value, NAME_LIMITS.stream);
+const NAME_RULE = (max: number) => `1-${max} characters of visible text on one line, without control, bidirectional or invisible characters, / or \\`;
+
 /** Shared wording so that the same kind of value is described identically in every message. */
 export const EXPECT = {
   httpUrl: 'an absolute http(s) URL',
@@ -100,8 +103,9 @@ export const EXPECT = {
   sipUri: 'a sip: or sips: URI',
   client: 'a client identity (1-128 letters, digits, "_", ".", "@" or "-")',
   sendDigits: 'up to 32 of 0-9, *, #, w and W',
-  conferenceName: 'a conference name (1-128 printable characters)',
-  queueName: 'a queue name (1-64 characters on one line)',
+  conferenceName: `a conference name (${NAME_RULE(NAME_LIMITS.conference)})`,
+  queueName: `a queue name (${NAME_RULE(NAME_LIMITS.queue)})`,
+  streamName: `a stream name (${NAME_RULE(NAME_LIMITS.stream)})`,
   callSid: 'a call sid (CA followed by 32 hex digits)',
   conferenceEvents: 'space-separated conference events: start, end, join, leave, mute, hold',
   conferenceEventArray: 'an array of distinct conference events: start, end, join, leave, mute, hold',

@@ -1,6 +1,7 @@
 // A phone number's settings (the spec's "Phone number settings" table), their defaults and their validation.
 // Validation returns messages keyed by field so the dashboard can show each next to its input.
 import { checkCustomerUrl, customerUrlProblem, type CustomerUrlRule } from '../net/customer-url.js';
+import { NAME_LIMITS, nameProblem } from '../names/index.js';
 
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
@@ -90,6 +91,12 @@ function checkUrl(c: Collector, field: string, v: unknown, nullable: boolean): v
   if (!check.ok) c.add(field, customerUrlProblem(field, check));
 }
 
+/** The one name rule (src/names), said as this file's messages are: a sentence without the field's name. */
+function checkName(c: Collector, field: string, v: unknown, maxChars: number): void {
+  const problem = typeof v === 'string' ? nameProblem(v, maxChars) : 'must be text';
+  if (problem) c.add(field, `${problem.charAt(0).toUpperCase()}${problem.slice(1)}.`);
+}
+
 function checkE164(c: Collector, field: string, v: unknown): void {
   if (typeof v !== 'string' || !E164.test(v)) c.add(field, 'Must be an E.164 number such as +14155550100.');
 }
@@ -129,8 +136,7 @@ function checkIvrAction(c: Collector, field: string, v: unknown): void {
     case 'voicemail': case 'hangup': case 'replay': return;
     case 'forward': return checkE164(c, `${field}.number`, v.number);
     case 'queue':
-      if (typeof v.queue !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(v.queue)) c.add(`${field}.queue`, 'Queue names are 1 to 64 letters, digits, - or _.');
-      return;
+      return checkName(c, `${field}.queue`, v.queue, NAME_LIMITS.queue);
     default: c.add(`${field}.action`, 'Must be one of: forward, voicemail, queue, hangup, replay.');
   }
 }
@@ -162,9 +168,7 @@ const CHECKS: Record<keyof NumberSettings, (c: Collector, v: unknown) => void> =
   webhook_url: (c, v) => checkUrl(c, 'webhook_url', v, true),
   response_format: (c, v) => { if (v !== 'xml' && v !== 'json') c.add('response_format', 'Must be xml or json.'); },
   hangup_url: (c, v) => checkUrl(c, 'hangup_url', v, true),
-  client_ref: (c, v) => {
-    if (v !== null && (typeof v !== 'string' || v.length > 64 || /[\r\n]/.test(v))) c.add('client_ref', 'Up to 64 characters, no line breaks.');
-  },
+  client_ref: (c, v) => { if (v !== null) checkName(c, 'client_ref', v, NAME_LIMITS.numberReference); },
   active: (c, v) => { if (typeof v !== 'boolean') c.add('active', 'Must be true or false.'); },
   schedule: checkSchedule,
   after_hours: checkAfterHours,

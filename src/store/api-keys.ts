@@ -2,14 +2,15 @@ import type { Db } from './db.js';
 import type { Clock } from '../clock.js';
 import { randomToken, sha256Hex } from '../crypto/tokens.js';
 import { ReadCache } from './read-cache.js';
+import { NAME_LIMITS, nameProblem } from '../names/index.js';
 
 export const API_KEY_PREFIX = 'sk_live_';
 
-/** Why `name` cannot name a key, or null: 1-64 characters on one line. */
+/** Why `name` cannot name a key, or null: the one name rule (src/names), up to 64 characters. */
 export function keyNameProblem(name: string): string | null {
   if (name.trim() === '') return 'Give the key a name, e.g. the server that will use it.';
-  if (name.length > 64 || /[\r\n]/.test(name)) return 'Use at most 64 characters on one line.';
-  return null;
+  const problem = nameProblem(name, NAME_LIMITS.apiKey);
+  return problem ? `The name ${problem}.` : null;
 }
 
 export interface ApiKeySummary {

@@ -3,30 +3,9 @@
 // the preview envelope on /v1, the live bodies on /api and an HTML page on the dashboard, never fastify's own JSON.
 // Also: the ACD's /v1 writes take form-encoded bodies (docs/acd.md), read against the same schemas as JSON.
 import t from 'tap';
-import { request as httpRequest } from 'node:http';
+import { rawRequest as raw } from '../helpers/raw-request.js';
 import { startPreviewHarness } from './preview/helpers.js';
 import { accountWithUser, DashboardClient, PASSWORD } from '../dashboard/client.js';
-
-interface Answer { status: number; type: string; requestId: string | undefined; text: string; body: any }
-
-/** A request sent byte for byte as given (fetch would normalise the path and refuse some of these). */
-function raw(base: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
-  const u = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: u.hostname, port: u.port, method, path, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown;
-        try { parsed = JSON.parse(text); } catch { parsed = undefined; }
-        resolve({ status: res.statusCode!, type: String(res.headers['content-type'] ?? ''), requestId: res.headers['x-request-id'] as string | undefined, text, body: parsed });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 const OVERSIZED = JSON.stringify({ friendly_name: 'x'.repeat(70 * 1024) });
 const LONG_SEGMENT = 'a'.repeat(4000);

@@ -55,7 +55,7 @@ export async function agentRoutes(app: FastifyInstance, deps: { store: Store; ac
   }, async (req, reply) => {
     const b = req.body;
     const fields: AgentFields = {
-      friendlyName: b.friendly_name.trim(), trunkId: seat(req.account, b.trunk_id), queueIds: queueIds(req.account.id, b.queues ?? []),
+      friendlyName: b.friendly_name, trunkId: seat(req.account, b.trunk_id), queueIds: queueIds(req.account.id, b.queues ?? []),
       status: 'offline', breakReason: null,
     };
     return reply.status(201).send(view(store.agents.create(req.account.id, newSid('AG'), fields)));
@@ -82,7 +82,7 @@ export async function agentRoutes(app: FastifyInstance, deps: { store: Store; ac
     const b = req.body;
     const status = b.status ?? agent.status;
     const fields: AgentFields = {
-      friendlyName: b.friendly_name?.trim() ?? agent.friendlyName,
+      friendlyName: b.friendly_name ?? agent.friendlyName,
       trunkId: b.trunk_id === undefined ? agent.trunkId : seat(req.account, b.trunk_id),
       queueIds: b.queues === undefined ? agent.queueSids.map((sid) => store.queues.find(req.account.id, sid)!.id) : queueIds(req.account.id, b.queues),
       status,

@@ -10,6 +10,7 @@ import { acceptFormBodies } from '../form-bodies.js';
 import { SidParams, previewErrorResponses } from '../schemas/preview.js';
 import { CallbackCreateBody, CallbackList, CallbackListQuery, CallbackResource, type CallbackCreateInput, type CallbackListInput } from '../schemas/preview-callbacks.js';
 import { fetchPage, pageRequest } from './pagination.js';
+import { readRfc3339 } from '../../rfc3339.js';
 import { callerNumber } from './call-parties.js';
 
 const tags = ['Queues and agents (preview)'];
@@ -17,7 +18,6 @@ const security = [{ bearerAuth: [] }];
 const MAX_AHEAD_MS = 90 * 24 * 3600_000;
 /** A due time this close to now counts as "now": the client's clock and ours differ a little. */
 const PAST_GRACE_MS = 5_000;
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
 export const callbackView = (c: ScheduledCallback) => ({
   sid: c.sid, queue_sid: c.queueSid, to: c.to, from: c.from, due_at: new Date(c.dueAt).toISOString(), attributes: c.attributes, status: c.status,
@@ -40,8 +40,10 @@ export async function callbackRoutes(app: FastifyInstance, deps: { store: Store;
     const queue = store.queues.find(req.account.id, b.queue);
     if (!queue) throw previewErrors.parameterInvalid('queue', `No queue is named or has the sid ${JSON.stringify(b.queue)}.`);
     callerNumber({ store }, req.account.id, b.from);
-    const dueAt = ISO_8601.test(b.due_at) ? Date.parse(b.due_at) : NaN;
-    if (Number.isNaN(dueAt)) throw previewErrors.parameterInvalid('due_at', 'The due_at parameter must be an ISO 8601 time with a time zone, such as 2026-12-01T09:30:00Z.');
+    // The schema's date-time format has refused anything but a real RFC 3339 time.
+    const due = readRfc3339(b.due_at);
+    if (!due.ok) throw previewErrors.parameterInvalid('due_at', `The due_at parameter ${due.problem}.`);
+    const dueAt = due.ms;
     const now = clock.now();
     if (dueAt < now - PAST_GRACE_MS) throw previewErrors.parameterInvalid('due_at', 'The due_at parameter is in the past.');
     if (dueAt > now + MAX_AHEAD_MS) throw previewErrors.parameterInvalid('due_at', 'The due_at parameter is more than 90 days ahead.');

@@ -13,6 +13,8 @@ import { newSid } from '../../crypto/tokens.js';
 import { checkCustomerUrl, customerUrlProblem } from '../../net/customer-url.js';
 import { errors, previewErrors } from '../errors.js';
 import { previewErrorResponses } from '../schemas/preview.js';
+import { Name } from '../schemas/common.js';
+import { NAME_LIMITS } from '../../names/index.js';
 import { PREVIEW_PAGE_DEFAULT } from '../schemas/preview.js';
 import {
   Conference as ConferenceSchema, ConferenceList, ConferenceListQuery, ConferenceUpdateBody, Participant as ParticipantSchema, ParticipantCreateBody,
@@ -26,8 +28,9 @@ interface Deps { services: CallServices; dispatcher: CallDispatcher; cps: CpsLim
 
 const tags = ['Conferences (preview)'];
 const security = [{ bearerAuth: [] }];
-const ConfParams = Type.Object({ sid: Type.String({ description: 'The conference sid, or its friendly name (the open conference of that name).' }) });
-const PartParams = Type.Object({ sid: Type.String(), callSid: Type.String() });
+const ConferenceRef = Name(NAME_LIMITS.conference, 'The conference sid, or its friendly name (the open conference of that name).');
+const ConfParams = Type.Object({ sid: ConferenceRef });
+const PartParams = Type.Object({ sid: ConferenceRef, callSid: Type.String() });
 const CURSOR = 'cur_';
 /** How long an added participant's phone may ring. */
 const RING_TIMEOUT_MS = 60_000;
@@ -193,7 +196,12 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
     const coaching = flag(b.coaching, 'coaching');
     if (muted !== undefined) changes.muted = muted;
     if (hold !== undefined) changes.hold = hold;
-    if (b.hold_url !== undefined) changes.holdUrl = b.hold_url;
+    if (b.hold_url !== undefined) {
+      // Checked when written, as every stored URL is; fetched when a hold starts.
+      const check = services.media.check(b.hold_url);
+      if (!check.ok) throw previewErrors.parameterInvalid('hold_url', `The hold_url cannot be used (${check.code}): ${check.reason}.`);
+      changes.holdUrl = b.hold_url;
+    }
     if (coaching !== undefined) changes.coaching = coaching;
     if (b.call_sid_to_coach !== undefined) changes.callSidToCoach = b.call_sid_to_coach;
     if (Object.keys(changes).length === 0) throw previewErrors.parameterMissing('muted', 'Give at least one of muted, hold, hold_url, coaching, call_sid_to_coach.');

@@ -37,12 +37,12 @@ export async function queueRoutes(app: FastifyInstance, deps: { store: Store; me
 
   /** The stored settings after `body` changes `base`; wait_url under the media policy (it is played to callers). */
   function settings(base: QueueSettings, body: QueueUpdateInput): QueueSettings {
-    if (body.wait_url) {
+    if (body.wait_url !== undefined && body.wait_url !== null) {
       const check = media.check(body.wait_url);
       if (!check.ok) throw previewErrors.parameterInvalid('wait_url', `The wait_url cannot be used (${check.code}): ${check.reason}.`);
     }
     return {
-      friendlyName: body.friendly_name?.trim() ?? base.friendlyName,
+      friendlyName: body.friendly_name ?? base.friendlyName,
       maxWaitSeconds: body.max_wait_seconds ?? base.maxWaitSeconds,
       ringTimeoutSeconds: body.ring_timeout_seconds ?? base.ringTimeoutSeconds,
       wrapUpSeconds: body.wrap_up_seconds ?? base.wrapUpSeconds,

@@ -11,6 +11,12 @@ export const StringEnum = <T extends string>(values: readonly T[], opts: { descr
 export const HttpUrl = (description: string) => Type.String({ format: 'http-url', maxLength: 2048, description });
 export const SingleLine = (maxLength: number, description: string) =>
   Type.String({ format: 'single-line', maxLength, description });
+/** A name under the one name rule (src/names; docs/security.md, "Names"), trimmed as it is read. */
+export const Name = (maxLength: number, description: string) =>
+  Type.String({ minLength: 1, maxLength, format: 'name', 'x-trim': true, description: `${description} 1 to ${maxLength} characters of visible text on one line: no control, bidirectional or invisible characters, no / or \\, not only dots; spaces around it are dropped.` });
+/** Free text (notes): line breaks allowed, no other control, bidirectional or invisible characters. */
+export const Text = (maxLength: number, description: string) =>
+  Type.String({ maxLength, format: 'text', description: `${description} Up to ${maxLength} characters; line breaks allowed, no other control, bidirectional or invisible characters.` });
 
 export const LiveError = Type.Object({ error: Type.String(), code: Type.Optional(Type.String()) }, { $id: 'LiveError' });
 export const LiveValidationError = Type.Object(

@@ -1,6 +1,7 @@
 // /v1/queues and /v1/agents: the ACD's bodies and resources (docs/acd.md).
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, StringEnum } from './common.js';
+import { Name, Nullable, StringEnum, Text } from './common.js';
+import { NAME_LIMITS, TEXT_LIMITS } from '../../names/index.js';
 import { Page } from './preview.js';
 import { DEFAULT_QUEUE_SETTINGS as D } from '../../acd/queues.js';
 
@@ -12,7 +13,6 @@ export const QUEUE_LIMITS = {
   max_no_answer: { minimum: 1, maximum: 20, default: D.maxNoAnswer },
 } as const;
 
-const Name = (what: string) => Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\r\\n]*\\S[^\\r\\n]*$', description: `${what}: 1 to 64 characters on one line.` });
 const limited = (name: keyof typeof QUEUE_LIMITS, description: string) => {
   const { minimum, maximum, default: byDefault } = QUEUE_LIMITS[name];
   return Type.Integer({ minimum, maximum, description: `${description} Default ${byDefault}.` });
@@ -27,12 +27,12 @@ const queueSettings = {
 };
 
 export const QueueCreateBody = Type.Composite([
-  Type.Object({ friendly_name: Name('Unique in the account; markup names the queue by it') }),
+  Type.Object({ friendly_name: Name(NAME_LIMITS.queue, 'Unique in the account; markup names the queue by it.') }),
   Type.Partial(Type.Object(queueSettings)),
 ], { additionalProperties: false });
 export type QueueCreateInput = Static<typeof QueueCreateBody>;
 
-export const QueueUpdateBody = Type.Partial(Type.Object({ friendly_name: Name('Unique in the account'), ...queueSettings }), { additionalProperties: false });
+export const QueueUpdateBody = Type.Partial(Type.Object({ friendly_name: Name(NAME_LIMITS.queue, 'Unique in the account.'), ...queueSettings }), { additionalProperties: false });
 export type QueueUpdateInput = Static<typeof QueueUpdateBody>;
 
 export const QueueResource = Type.Object({
@@ -58,21 +58,21 @@ export const QueueMembers = Page(Type.Object({
 }));
 
 const AgentStatusSchema = StringEnum(['offline', 'available', 'break'] as const, { description: "The agent's choice: offline, available or break." });
-const QueueRefs = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 50, uniqueItems: true, description: 'Queues the agent serves, by name or sid.' });
+const QueueRefs = Type.Array(Name(NAME_LIMITS.queue, 'A queue, by name or sid.'), { maxItems: 50, uniqueItems: true, description: 'Queues the agent serves, by name or sid.' });
 
 export const AgentCreateBody = Type.Object({
-  friendly_name: Name("The agent's name"),
+  friendly_name: Name(NAME_LIMITS.agent, "The agent's name."),
   trunk_id: Type.Integer({ minimum: 1, description: "The agent's seat: a wss seat or SIP trunk of the account (its calls ring there)." }),
   queues: Type.Optional(QueueRefs),
 }, { additionalProperties: false });
 export type AgentCreateInput = Static<typeof AgentCreateBody>;
 
 export const AgentUpdateBody = Type.Partial(Type.Object({
-  friendly_name: Name("The agent's name"),
+  friendly_name: Name(NAME_LIMITS.agent, "The agent's name."),
   trunk_id: Type.Integer({ minimum: 1 }),
   queues: QueueRefs,
   status: AgentStatusSchema,
-  break_reason: Nullable(Type.String({ maxLength: 200, description: 'Why the agent is on break (shown to supervisors); cleared when the status is not break.' })),
+  break_reason: Nullable(Text(TEXT_LIMITS.breakReason, 'Why the agent is on break (shown to supervisors); cleared when the status is not break.')),
 }), { additionalProperties: false });
 export type AgentUpdateInput = Static<typeof AgentUpdateBody>;
 
@@ -91,7 +91,7 @@ export const AgentResource = Type.Object({
 export const AgentList = Page(AgentResource);
 
 export const AgentListQuery = Type.Object({
-  queue: Type.Optional(Type.String({ maxLength: 64, description: 'Only agents serving this queue (name or sid).' })),
+  queue: Type.Optional(Name(NAME_LIMITS.queue, 'Only agents serving this queue (name or sid).')),
   status: Type.Optional(AgentStatusSchema),
   page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
   cursor: Type.Optional(Type.String({ maxLength: 200 })),
@@ -100,8 +100,8 @@ export type AgentListInput = Static<typeof AgentListQuery>;
 
 export const DispositionCreateBody = Type.Object({
   call_sid: Type.String({ minLength: 34, maxLength: 34, pattern: '^CA[0-9a-f]{32}$', description: 'The call: the caller\'s call (an agent\'s current_call_sid) or any call of the account.' }),
-  disposition: Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\r\\n]*\\S[^\\r\\n]*$', description: 'The outcome code, e.g. sale, no-interest: 1 to 64 characters on one line.' }),
-  notes: Type.Optional(Nullable(Type.String({ maxLength: 1000, description: 'Free text, up to 1,000 characters.' }))),
+  disposition: Name(NAME_LIMITS.disposition, 'The outcome code, e.g. sale, no-interest.'),
+  notes: Type.Optional(Nullable(Text(TEXT_LIMITS.dispositionNotes, 'Free text.'))),
 }, { additionalProperties: false });
 export type DispositionCreateInput = Static<typeof DispositionCreateBody>;
 

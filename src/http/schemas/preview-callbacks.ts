@@ -1,6 +1,8 @@
 // /v1/callbacks: scheduled callbacks (docs/acd.md).
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, StringEnum } from './common.js';
+import { Name, Nullable, StringEnum } from './common.js';
+import { NAME_LIMITS } from '../../names/index.js';
+import { RFC3339_EXAMPLE } from '../../rfc3339.js';
 import { Page } from './preview.js';
 import { Attributes, E164 } from './preview-leads.js';
 
@@ -9,10 +11,10 @@ const CallbackStatus = StringEnum(['scheduled', 'dialing', 'completed', 'failed'
 });
 
 export const CallbackCreateBody = Type.Object({
-  queue: Type.String({ minLength: 1, maxLength: 64, description: 'The queue whose agents take the callback (name or sid).' }),
+  queue: Name(NAME_LIMITS.queue, 'The queue whose agents take the callback (name or sid).'),
   to: Type.String({ pattern: E164, description: 'The customer to call back (E.164).' }),
   from: Type.String({ pattern: E164, description: 'Caller ID: a number of the account (E.164).' }),
-  due_at: Type.String({ maxLength: 40, description: 'When to call back: ISO 8601 with a time zone, not in the past, at most 90 days ahead.' }),
+  due_at: Type.String({ format: 'date-time', maxLength: 40, description: `When to call back: RFC 3339 with seconds and a time zone (${RFC3339_EXAMPLE}), not in the past, at most 90 days ahead.` }),
   attributes: Type.Optional(Attributes),
 }, { additionalProperties: false });
 export type CallbackCreateInput = Static<typeof CallbackCreateBody>;

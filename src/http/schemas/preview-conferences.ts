@@ -2,6 +2,8 @@
 // either way, so body fields are declared loosely here and read by conference-input.ts, which names the bad param.
 import { Type } from '@sinclair/typebox';
 import { PREVIEW_PAGE_MAX } from './preview.js';
+import { Name } from './common.js';
+import { NAME_LIMITS } from '../../names/index.js';
 
 const Flag = (description: string) => Type.Optional(Type.Union([Type.Boolean(), Type.String()], { description: `${description} true or false.` }));
 
@@ -43,7 +45,7 @@ export const ParticipantList = Type.Object({ participants: Type.Array(Participan
 
 export const ConferenceListQuery = Type.Object({
   status: Type.Optional(Type.String({ enum: ['init', 'in-progress', 'completed'] })),
-  friendly_name: Type.Optional(Type.String({ maxLength: 128 })),
+  friendly_name: Type.Optional(Name(NAME_LIMITS.conference, 'Exact match.')),
   page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: PREVIEW_PAGE_MAX, description: `Default 50, maximum ${PREVIEW_PAGE_MAX}.` })),
   cursor: Type.Optional(Type.String({ maxLength: 200, description: 'The meta.next_cursor of the previous page.' })),
 }, { additionalProperties: false });
@@ -66,7 +68,7 @@ export const ParticipantCreateBody = Type.Object({
 export const ParticipantUpdateBody = Type.Object({
   muted: Flag('Not heard by the room while muted.'),
   hold: Flag('On hold: not heard, hears the hold audio instead of the room.'),
-  hold_url: Type.Optional(Type.String({ description: 'Audio (WAV or MP3) played in a loop while on hold; silence when absent.' })),
+  hold_url: Type.Optional(Type.String({ maxLength: 2048, description: 'Audio (WAV or MP3) played in a loop while on hold; silence when absent. Checked under the media policy when written.' })),
   coaching: Flag('Heard only by call_sid_to_coach.'),
   call_sid_to_coach: Type.Optional(Type.String({ description: 'The participant this one coaches (required with coaching=true).' })),
 }, { additionalProperties: false });

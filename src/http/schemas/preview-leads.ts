@@ -1,15 +1,18 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Name, Text } from './common.js';
+import { NAME_LIMITS, TEXT_LIMITS } from '../../names/index.js';
 
 export const E164 = '^\\+[1-9][0-9]{1,14}$';
 
 /** Free-form string attributes a lead or a callback carries to the agent's screen and the events. */
-export const Attributes = Type.Record(Type.String(), Type.String({ maxLength: 1024 }), {
-  maxProperties: 50, propertyNames: { maxLength: 64 }, description: 'Up to 50 string values (keys up to 64, values up to 1024 characters).',
+export const Attributes = Type.Record(Type.String(), Text(TEXT_LIMITS.attributeValue, 'A value.'), {
+  maxProperties: 50, propertyNames: { minLength: 1, maxLength: NAME_LIMITS.attributeKey, format: 'name' },
+  description: `Up to 50 string values; keys are names of up to ${NAME_LIMITS.attributeKey} characters, values text of up to ${TEXT_LIMITS.attributeValue}.`,
 });
 
 export const LeadInjectionBody = Type.Object({
   phone: Type.String({ pattern: E164, description: 'E.164, e.g. +15550100003.' }),
-  campaign: Type.String({ minLength: 1, maxLength: 255, format: 'single-line', description: 'Campaign the lead belongs to.' }),
+  campaign: Name(NAME_LIMITS.campaign, 'Campaign the lead belongs to.'),
   attributes: Type.Optional(Attributes),
 }, { additionalProperties: false });
 export type LeadInjectionInput = Static<typeof LeadInjectionBody>;
@@ -25,7 +28,7 @@ export const Lead = Type.Object({
 });
 
 export const CampaignBody = Type.Object({
-  speed_to_lead_queue: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], {
+  speed_to_lead_queue: Type.Optional(Type.Union([Name(NAME_LIMITS.queue, 'A queue, by name or sid.'), Type.Null()], {
     description: 'The queue (name or sid) whose agents call each new lead of the campaign back at once; null turns speed to lead off.',
   })),
   caller_id: Type.Optional(Type.Union([Type.String({ pattern: E164 }), Type.Null()], { description: 'The number of the account the lead sees calling (required with a queue).' })),
@@ -40,4 +43,4 @@ export const Campaign = Type.Object({
   date_updated: Type.String({ format: 'date-time' }),
 });
 
-export const CampaignParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 255 }) });
+export const CampaignParams = Type.Object({ name: Name(NAME_LIMITS.campaign, 'The campaign.') });

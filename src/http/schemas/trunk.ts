@@ -1,13 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { HttpUrl, Nullable, SingleLine } from './common.js';
+import { HttpUrl, Name, Nullable, SingleLine } from './common.js';
+import { NAME_LIMITS } from '../../names/index.js';
 
 export const CALLBACK_EVENTS = ['initiated', 'ringing', 'in-progress', 'completed'] as const;
 const Method = Type.Union([Type.Literal('POST'), Type.Literal('GET')]);
 const methodSchema = { type: 'string', enum: ['POST', 'GET'] } as const;
 
 const settingProps = {
-  label: Nullable(SingleLine(255, 'Up to 255 characters, no line breaks.')),
-  client_ref: Nullable(SingleLine(255, "Caller's own reference. Up to 255 characters, no line breaks.")),
+  label: Nullable(Name(NAME_LIMITS.trunkLabel, 'The trunk\'s label; null for none.')),
+  client_ref: Nullable(Name(NAME_LIMITS.trunkReference, "Caller's own reference; null for none.")),
   sip_domain: Nullable(Type.String({ format: 'sip-host', description: 'Host name or IP address shown in connection details.' })),
   voice_webhook_url: Nullable(HttpUrl('https URL: each call arriving over the trunk is sent here; the XML returned is run.')),
   voice_webhook_method: Type.Unsafe<'POST' | 'GET'>({ ...methodSchema, description: 'POST (default) or GET.' }),

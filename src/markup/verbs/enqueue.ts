@@ -1,5 +1,4 @@
-import { EXPECT, isUrlReference } from '../values.js';
-import { isOneLineName } from '../../acd/names.js';
+import { EXPECT, isQueueName, isUrlReference } from '../values.js';
 import { compact, leafVerb } from './define.js';
 
 const URL_REF = { check: isUrlReference, expect: EXPECT.urlRef };
@@ -7,7 +6,7 @@ const URL_REF = { check: isUrlReference, expect: EXPECT.urlRef };
 /** Twilio's <Enqueue>: the caller waits in the named ACD queue until an agent takes the call (docs/acd.md). */
 export const enqueue = leafVerb('Enqueue', 'enqueue', (f) => compact({
   verb: 'enqueue' as const,
-  queue: f.content('queue', { check: isOneLineName, expect: EXPECT.queueName }),
+  queue: f.content('queue', { check: isQueueName, expect: EXPECT.queueName }),
   waitUrl: f.string('waitUrl', URL_REF),
   action: f.string('action', URL_REF),
   method: f.method(),

@@ -5,7 +5,7 @@ import type { XmlElement } from '../element.js';
 import type { IssueList } from '../errors.js';
 import { type Fields, isPlainObject, jsonPath, show, xmlFields } from '../fields.js';
 import type { ConnectVerb, StartVerb, StopVerb, StreamNoun, StreamParameter, StreamTrack } from '../types.js';
-import { EXPECT, isUrlReference, MAX_URL_LENGTH } from '../values.js';
+import { EXPECT, isStreamName, isUrlReference, MAX_URL_LENGTH } from '../values.js';
 import { compact, readXmlLeaf, refuseChild, type VerbDef } from './define.js';
 
 export const MAX_STREAM_PARAMETERS = 32;
@@ -23,12 +23,8 @@ export function isStreamUrl(value: string): boolean {
   }
 }
 
-/** Stream names are matched by <Stop> and shown in callbacks: printable, bounded. */
-function isStreamName(value: string): boolean {
-  return value.length <= 64 && !/[\u0000-\u001f\u007f-\u009f]/.test(value);
-}
-
-const STREAM_NAME = { check: isStreamName, expect: 'a stream name (1-64 printable characters)' };
+/** Stream names are matched by <Stop> and shown in callbacks: the platform's one name rule. */
+const STREAM_NAME = { check: isStreamName, expect: EXPECT.streamName };
 
 function readStream(f: Fields, tracks: readonly StreamTrack[], parameters: StreamParameter[]): StreamNoun {
   return compact({

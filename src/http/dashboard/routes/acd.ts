@@ -11,11 +11,15 @@ import type { Agent, AgentStatus } from '../../../acd/agents.js';
 import { newSid } from '../../../crypto/tokens.js';
 import { connectionFor, iceServersFor } from '../../../trunks/connection.js';
 import { calledTarget } from '../../../calls/place-request.js';
-import { isOneLineName } from '../../../acd/names.js';
+import { NAME_LIMITS, nameProblem, TEXT_LIMITS, textProblem, trimName } from '../../../names/index.js';
 import { accountNumberOn, type MonitorMode } from '../../../acd/service.js';
 import { errors as apiErrors } from '../../errors.js';
 
-const nameProblem = (name: string) => (isOneLineName(name) ? null : 'Enter a name of 1 to 64 characters on one line.');
+/** The one name rule (src/names) as the forms say it; `ask` says what to enter. */
+const nameFault = (value: string, max: number, ask: string) => {
+  const problem = nameProblem(value, max);
+  return problem ? `${ask} of 1 to ${max} characters of visible text on one line; this one ${problem}.` : null;
+};
 /**
  * The console runs this site's scripts only (the softphone and the JsSIP Ringbase serves) and connects only here and
  * to its own seat's wss listener (another origin: the SIP server's), named rather than any wss: host. CSP has no
@@ -51,8 +55,8 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
   app.post('/queues', async (req, reply) => {
     const v = viewerOf(req);
     const form = formOf(req);
-    const name = (form.friendly_name ?? '').trim();
-    const problem = nameProblem(name);
+    const name = trimName(form.friendly_name ?? '');
+    const problem = nameFault(form.friendly_name ?? '', NAME_LIMITS.queue, 'Enter a name');
     if (problem) return queuesPage(req, reply, { queue: new FormRender(form, { friendly_name: [problem] }) }, 422);
     try {
       store.queues.create(v.account.id, newSid('QU'), { ...DEFAULT_QUEUE_SETTINGS, friendlyName: name });
@@ -68,11 +72,11 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
     const form = formOf(req);
     // Seats are trunks: without trunk access, the same 403 as the trunk pages and API.
     if (!v.account.trunking) return queuesPage(req, reply, { agent: new FormRender(form, { trunk_id: [trunkingOff.message] }) }, 403);
-    const name = (form.friendly_name ?? '').trim();
+    const name = trimName(form.friendly_name ?? '');
     const seat = /^\d{1,15}$/.test(form.trunk_id ?? '') ? store.trunks.getForAccount(v.account.id, Number(form.trunk_id)) : undefined;
     const queue = form.queue ? store.queues.find(v.account.id, form.queue) : undefined;
     const errors: Record<string, string[]> = {};
-    const problem = nameProblem(name);
+    const problem = nameFault(form.friendly_name ?? '', NAME_LIMITS.agent, 'Enter a name');
     if (problem) errors.friendly_name = [problem];
     if (!seat || seat.status === 'revoked') errors.trunk_id = ['Choose a seat: a trunk of this account that is not revoked.'];
     if (form.queue && !queue) errors.queue = ['Choose a queue from the list.'];
@@ -133,12 +137,14 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
     const a = load(req, reply);
     if (!a) return reply;
     const form = formOf(req);
-    const disposition = (form.disposition ?? '').trim();
+    const disposition = trimName(form.disposition ?? '');
     const notes = (form.notes ?? '').trim();
     const call = form.call_sid ? store.calls.getForAccount(a.accountId, form.call_sid) : undefined;
     const errors: Record<string, string[]> = {};
-    if (!isOneLineName(disposition)) errors.disposition = ['Enter the outcome: 1 to 64 characters on one line.'];
-    if (notes.length > 1000) errors.notes = ['Keep the notes to 1,000 characters.'];
+    const outcome = nameFault(form.disposition ?? '', NAME_LIMITS.disposition, 'Enter the outcome');
+    if (outcome) errors.disposition = [outcome];
+    const notesProblem = textProblem(notes, TEXT_LIMITS.dispositionNotes);
+    if (notesProblem) errors.notes = [`The notes ${notesProblem}.`];
     if (!call) errors.disposition = [...(errors.disposition ?? []), 'This call is no longer on the agent: reload the page.'];
     if (Object.keys(errors).length > 0) return agentPage(req, reply, a, { wrapUp: new FormRender(form, errors) }, 422);
     acd.dispose(a.accountId, call!, disposition, notes === '' ? null : notes);

@@ -6,6 +6,7 @@ import { FormRender, type FieldErrors } from '../forms.js';
 import type { CallDirection, CallFilter, CallStatus } from '../../../store/calls.js';
 import { CALL_DIRECTIONS, CALL_STATUSES, callsView } from '../views/calls.js';
 import { callView } from '../views/call.js';
+import { readFullDate } from '../../../rfc3339.js';
 import { errorView } from '../views/auth.js';
 
 const PAGE_SIZE = 25;
@@ -30,8 +31,8 @@ function filterFrom(q: Record<string, string>, numberId: (e164: string) => numbe
     else filter.numberId = id;
   }
   if (q.date) {
-    const start = /^\d{4}-\d{2}-\d{2}$/.test(q.date) ? Date.parse(`${q.date}T00:00:00Z`) : NaN;
-    if (Number.isNaN(start)) errors.date = ['Enter a date as YYYY-MM-DD.'];
+    const start = readFullDate(q.date);
+    if (start === null) errors.date = ['Enter a date of the calendar as YYYY-MM-DD.'];
     else { filter.since = new Date(start).toISOString(); filter.until = new Date(start + DAY_MS).toISOString(); }
   }
   if (q.before && SID.test(q.before)) filter.before = q.before;

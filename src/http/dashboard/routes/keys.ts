@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { formOf, queryOf, sendPage, viewerOf, type Dashboard } from '../context.js';
 import { FormRender } from '../forms.js';
 import { keyNameProblem } from '../../../store/api-keys.js';
+import { trimName } from '../../../names/index.js';
 import { keysView } from '../views/keys.js';
 import { errorView } from '../views/auth.js';
 
@@ -17,8 +18,8 @@ export function keyRoutes(app: FastifyInstance, d: Dashboard): void {
   app.post('/keys', async (req, reply) => {
     const v = viewerOf(req);
     const form = formOf(req);
-    const name = (form.name ?? '').trim();
-    const problem = keyNameProblem(name);
+    const problem = keyNameProblem(form.name ?? '');
+    const name = trimName(form.name ?? '');
     if (problem) return sendPage(reply, keysView(v, active(v.account.id), { form: new FormRender(form, { name: [problem] }) }), 422);
     const { key } = d.store.apiKeys.create(v.account.id, name);
     return sendPage(reply, keysView(v, active(v.account.id), { created: key }), 201);
