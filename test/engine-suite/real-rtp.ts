@@ -114,6 +114,16 @@ const ALAW_TO_ULAW = Buffer.from(Array.from({ length: 256 }, (_, a) => {
 
 export type G711 = 'PCMA' | 'PCMU';
 
+/** A-law audio (what toneAlaw makes) as `codec` payload bytes. */
+export function encodeAs(codec: G711, alawBytes: Buffer): Buffer {
+  return codec === 'PCMU' ? Buffer.from(Uint8Array.from(alawBytes, (b) => ALAW_TO_ULAW[b]!)) : alawBytes;
+}
+
+/** `codec` payload bytes decoded to samples in [-1, 1]. */
+export function decodeAs(codec: G711, bytes: Uint8Array): Float32Array {
+  return Float32Array.from(bytes, codec === 'PCMU' ? ulaw : alaw);
+}
+
 const AUDIBLE = 0.02;
 const MAX_KEPT_SAMPLES = 8000 * 120;
 
@@ -168,8 +178,7 @@ function listen(socket: Socket, codec: G711): RtpRecorder {
           const at = (speech.frame++ * 160) % (speech.payload.length - 160);
           frame = speech.payload.subarray(at, at + 160);
         }
-        if (codec === 'PCMU') send(0, false, clockTs(), Buffer.from(Uint8Array.from(frame, (b) => ALAW_TO_ULAW[b]!)));
-        else send(8, false, clockTs(), frame);
+        send(codec === 'PCMU' ? 0 : 8, false, clockTs(), encodeAs(codec, frame));
       }
       await new Promise((r) => setTimeout(r, Math.max(0, started + i * 20 - Date.now())));
     }

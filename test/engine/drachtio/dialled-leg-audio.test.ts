@@ -1,78 +1,99 @@
-// Legs the platform dials and then joins to a room sound right in both directions from their first packets, on
-// the real engines, over many calls (the defect this guards against varied call to call): an ACD agent on a SIP
-// seat, a supervisor in each mode, a conference participant added by the API, a callback customer. Every party
-// sends its own tone; each listener's packets are measured (support/leg-audio.ts).
-import t, { type Test } from 'tap';
-import { listenFor, tally } from './support/leg-audio.js';
+// ACD legs the platform dials and joins to the caller's room sound right in both directions from their first
+// packets, on the real engines, over many calls (the defect this guards against varied call to call): an agent on
+// a SIP seat, and a supervisor called in while they talk, in each mode. Every party sends its own tone; each
+// listener's packets are measured (support/leg-audio.ts). Rooms of participants and callbacks: dialled-room-audio.
+import t from 'tap';
+import { heardOnset, listenFor, sipSeat, tally, toneCaller, toneParty } from './support/leg-audio.js';
 import { enginesOrSkip } from '../../helpers/engines.js';
 import { until } from '../../helpers/waits.js';
 import { xml } from '../../helpers/webhook-app.js';
-import { freePort } from '../../helpers/server-process.js';
-import { realDrivers, udpPortTaken, type RealDriver } from '../../engine-suite/real-driver.js';
-import { rtpRecorder, toneAlaw, type G711, type RtpRecorder } from '../../engine-suite/real-rtp.js';
-import { runRegister, runRtpParty, type SippRun } from '../../engine-suite/real-sipp.js';
+import { realDrivers, type RealDriver } from '../../engine-suite/real-driver.js';
+import type { G711 } from '../../engine-suite/real-rtp.js';
 import { makeTrunk, scene, CALLER, DID } from '../../engine-suite/flows.js';
 
 /** Calls per path: the defect showed in some calls and not others. */
 const CALLS = Number(process.env.LEG_AUDIO_CALLS ?? 20);
 const CALLER_HZ = 1000;
 const AGENT_HZ = [350, 450, 550];
+const SUPERVISOR_HZ = 650;
 const WAIT_MS = 20_000;
 
 const v1 = (d: RealDriver, method: string, path: string, body?: Record<string, unknown>) =>
   d.h.request(method, path, { ...(body ? { body } : {}), headers: { 'x-forwarded-proto': 'https' } });
 
-/** A SIP phone registered with a trunk's credentials that answers each call on its port with a tone of its own. */
-async function sipSeat(t: Test, d: RealDriver, trunk: { username: string; password: string }) {
-  const port = await freePort();
-  const reg = await runRegister(d.sipTarget, port, trunk, d.scratch);
-  if ((await reg.exited) !== 0) throw new Error(`seat REGISTER refused: ${reg.output().slice(-500)}`);
-  let current: { sipp: SippRun; rtp: RtpRecorder } | null = null;
-  t.teardown(() => { current?.sipp.kill(); current?.rtp.close(); });
-  return {
-    /** Answers the next call with `codec`, sending `hz` from its first packet; hears on the returned socket. */
-    async answerNext(hz: number, codec: G711): Promise<RtpRecorder> {
-      current?.sipp.kill();
-      current?.rtp.close();
-      const rtp = await rtpRecorder(codec);
-      void rtp.sendAudio(toneAlaw(hz, 60_000));
-      const sipp = await runRtpParty(port, rtp.port, d.scratch, { codec, ringMs: 200 });
-      current = { sipp, rtp };
-      await udpPortTaken(port);
-      return rtp;
-    },
-  };
+/** A queue with one available agent on a SIP seat; callers to the DID say hello, then wait in it. */
+async function staffed(t: Parameters<typeof sipSeat>[0], d: RealDriver) {
+  const s = await scene(t, d);
+  const q = await v1(d, 'POST', '/v1/queues', { friendly_name: 'support', wrap_up_seconds: 0 });
+  if (q.status !== 201) throw new Error(JSON.stringify(q.body));
+  const trunk = await makeTrunk(d, { transport: 'udp' });
+  const seat = await sipSeat(t, d, trunk);
+  const agent = (await v1(d, 'POST', '/v1/agents', { friendly_name: 'Agent', trunk_id: trunk.id, queues: ['support'] })).body.sid as string;
+  await v1(d, 'POST', `/v1/agents/${agent}`, { status: 'available' });
+  s.app.on('/voice', xml('<Say>Please hold.</Say><Enqueue>support</Enqueue>'));
+  const idle = () => until('the agent is free again', WAIT_MS, () => d.h.store.db.prepare('SELECT activity FROM acd_agents WHERE sid = ?').pluck().get(agent) === 'idle', 20);
+  return { seat, agent, idle };
 }
 
 const bins = enginesOrSkip(t);
 if (bins) {
-  t.setTimeout(15 * 60_000);
+  t.setTimeout(20 * 60_000);
   const make = realDrivers(t, bins);
 
   t.test(`an ACD agent on a SIP seat: caller and agent hear each other at their own pitch, ${CALLS} calls`, async (t) => {
     const d = await make(t);
-    const s = await scene(t, d);
-    const q = await v1(d, 'POST', '/v1/queues', { friendly_name: 'support', wrap_up_seconds: 0 });
-    t.equal(q.status, 201, JSON.stringify(q.body));
-    const trunk = await makeTrunk(d, { transport: 'udp' });
-    const seat = await sipSeat(t, d, trunk);
-    const agent = await v1(d, 'POST', '/v1/agents', { friendly_name: 'Agent', trunk_id: trunk.id, queues: ['support'] });
-    await v1(d, 'POST', `/v1/agents/${agent.body.sid}`, { status: 'available' });
-    s.app.on('/voice', xml('<Say>Please hold.</Say><Enqueue>support</Enqueue>'));
+    const { seat, idle } = await staffed(t, d);
     const calls = tally(t);
     for (let i = 0; i < CALLS; i++) {
       const agentHz = AGENT_HZ[i % AGENT_HZ.length]!;
       const codec: G711 = i % 2 ? 'PCMA' : 'PCMU';
       const seatRtp = await seat.answerNext(agentHz, codec);
-      const call = await d.inbound(CALLER, DID);
-      void call.rtp.sendAudio(toneAlaw(CALLER_HZ, 60_000));
-      const from = call.rtp.samples().length;
-      const [callerHeard, agentHeard] = await Promise.all([listenFor(call.rtp, from, [agentHz], WAIT_MS), listenFor(seatRtp, 0, [CALLER_HZ], WAIT_MS)]);
+      const call = await toneCaller(t, d, CALLER, DID, CALLER_HZ);
+      const [callerHeard, agentHeard] = await Promise.all([listenFor(call.phone, 0, [agentHz]), listenFor(seatRtp, 0, [CALLER_HZ])]);
       calls.record(`call ${i + 1} (seat answers ${codec})`, [['caller hears agent', callerHeard], ['agent hears caller', agentHeard]]);
-      call.hangup();
-      await call.ended;
-      await until('the agent is free again', WAIT_MS, () => d.h.store.db.prepare('SELECT activity FROM acd_agents WHERE sid = ?').pluck().get(agent.body.sid) === 'idle', 20);
+      await call.hangup();
+      await idle();
     }
     calls.check('ACD agent on a SIP seat');
+  });
+
+  t.test(`a supervisor called in to monitor, whisper and barge: everyone hears whom the mode says, ${CALLS} calls`, async (t) => {
+    const d = await make(t);
+    const { seat, agent, idle } = await staffed(t, d);
+    const modes = ['monitor', 'whisper', 'barge'] as const;
+    const calls = Object.fromEntries(modes.map((m) => [m, tally(t)]));
+    for (let i = 0; i < CALLS; i++) {
+      const agentHz = AGENT_HZ[i % AGENT_HZ.length]!;
+      const codec: G711 = i % 2 ? 'PCMA' : 'PCMU';
+      const seatRtp = await seat.answerNext(agentHz, codec);
+      const call = await toneCaller(t, d, CALLER, DID, CALLER_HZ);
+      await heardOnset(call.phone, 0, [agentHz]);
+      for (const [n, mode] of modes.entries()) {
+        // Each supervisor hangs up once measured, making room for the next mode's.
+        const number = `+1555444${String(i * modes.length + n).padStart(4, '0')}`;
+        const supervisor = await toneParty(t, d, number, SUPERVISOR_HZ, codec, 5_000);
+        const asked = await v1(d, 'POST', `/v1/agents/${agent}/monitor`, { to: number, mode });
+        if (asked.status !== 201) t.fail(`monitor refused: ${JSON.stringify(asked.body)}`);
+        // The supervisor's leg is measured from its first packets; the others once it is in the room (a member
+        // joining can cost the others a frame or two while the room takes it in).
+        await heardOnset(supervisor.phone, 0, [CALLER_HZ, agentHz]);
+        const marks = { caller: call.phone.samples().length, agent: seatRtp.samples().length };
+        const agentHearsSupervisor = mode !== 'monitor';
+        const callerHearsSupervisor = mode === 'barge';
+        const [supervisorHeard, agentHeard, callerHeard] = await Promise.all([
+          listenFor(supervisor.phone, 0, [CALLER_HZ, agentHz]),
+          listenFor(seatRtp, marks.agent, agentHearsSupervisor ? [CALLER_HZ, SUPERVISOR_HZ] : [CALLER_HZ], agentHearsSupervisor ? [] : [SUPERVISOR_HZ]),
+          listenFor(call.phone, marks.caller, callerHearsSupervisor ? [agentHz, SUPERVISOR_HZ] : [agentHz], callerHearsSupervisor ? [] : [SUPERVISOR_HZ]),
+        ]);
+        if (supervisorHeard.packets === 0) t.comment(`supervisor's call: ${JSON.stringify(d.h.store.calls.get(asked.body.call_sid))}; sipp: ${supervisor.sipp.output().slice(-800)}`);
+        calls[mode]!.record(`call ${i + 1}, ${mode} (phones answer ${codec})`,
+          [['supervisor hears both', supervisorHeard], ['agent', agentHeard], ['caller', callerHeard]]);
+        await supervisor.sipp.exited;
+        await until('the supervisor call is over', WAIT_MS, () => d.h.store.db.prepare('SELECT ended_at FROM calls WHERE sid = ?').pluck().get(asked.body.call_sid) !== null, 20);
+      }
+      await call.hangup();
+      await idle();
+    }
+    for (const mode of modes) calls[mode]!.check(`supervisor in ${mode} mode`);
   });
 }

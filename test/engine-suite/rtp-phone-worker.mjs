@@ -1,0 +1,59 @@
+// The audio side of a test phone, on a thread of its own: it sends its frames every 20 ms towards wherever the far
+// end's audio comes from, and keeps every payload it receives in shared memory. On the test's main thread (which
+// also runs the platform) a busy event loop held frames back by up to 170 ms and FreeSWITCH dropped the bursts that
+// followed: gaps the platform did not make. Plain JavaScript, so the thread needs no TypeScript loader.
+import { createSocket } from 'node:dgram';
+import { parentPort, workerData } from 'node:worker_threads';
+
+const { port, pt, frames, heard, length } = workerData;
+/** Received payload bytes so far (one byte per 8 kHz sample), written with Atomics so the main thread reads it whole. */
+const written = new Int32Array(length);
+const out = new Uint8Array(heard);
+const FRAME = 160;
+const socket = createSocket('udp4');
+const ssrc = Math.floor(Math.random() * 2 ** 32);
+let peer = null;
+let closed = false;
+
+function talk() {
+  const started = performance.now();
+  let frame = 0;
+  const tick = () => {
+    if (closed) return;
+    // Every frame due by now goes out, in order and with consecutive timestamps, as a phone's sender does.
+    while (frame <= (performance.now() - started) / 20) {
+      const at = (frame * FRAME) % frames.length;
+      const header = Buffer.alloc(12);
+      header[0] = 0x80;
+      header[1] = pt;
+      header.writeUInt16BE(frame & 0xffff, 2);
+      header.writeUInt32BE((frame * FRAME) >>> 0, 4);
+      header.writeUInt32BE(ssrc, 8);
+      socket.send(Buffer.concat([header, Buffer.from(frames.buffer, frames.byteOffset + at, FRAME)]), peer.port, peer.address);
+      frame++;
+    }
+    setTimeout(tick, Math.max(0, started + frame * 20 - performance.now()));
+  };
+  tick();
+}
+
+socket.on('message', (msg, rinfo) => {
+  if (!peer) {
+    peer = { address: rinfo.address, port: rinfo.port };
+    talk();
+  }
+  if (msg.length < 12 || (msg[1] & 0x7f) !== pt) return;
+  const payload = msg.subarray(12 + (msg[0] & 0x0f) * 4);
+  const at = Atomics.load(written, 0);
+  if (at + payload.length > out.length) return;
+  out.set(payload, at);
+  Atomics.store(written, 0, at + payload.length);
+});
+
+parentPort.on('message', () => {
+  closed = true;
+  socket.close();
+  parentPort.close();
+});
+
+socket.bind(port, '127.0.0.1', () => parentPort.postMessage('ready'));

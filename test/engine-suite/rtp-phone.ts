@@ -1,0 +1,50 @@
+// A test phone's audio on a thread of its own (rtp-phone-worker.mjs): it says one tone all call long, from its first
+// packet, and hears everything the far end sends. Its timing does not depend on the test's event loop, which also
+// runs the platform.
+import { Worker } from 'node:worker_threads';
+import { decodeAs, encodeAs, toneAlaw, type G711 } from './real-rtp.js';
+import { mediaPort } from './real-sipp.js';
+
+export interface TonePhone {
+  /** The even UDP port its SDP names. */
+  port: number;
+  /** Everything heard so far, decoded (8 kHz samples in [-1, 1]). */
+  samples(): Float32Array;
+  close(): void;
+}
+
+const HEARD_BYTES = 8000 * 120;
+
+/** A phone answering with `codec` that says `hz` for `seconds` (then starts over). */
+export async function tonePhone(hz: number, codec: G711, seconds = 60): Promise<TonePhone> {
+  const port = await mediaPort();
+  const heard = new SharedArrayBuffer(HEARD_BYTES);
+  const length = new SharedArrayBuffer(4);
+  const frames = encodeAs(codec, toneAlaw(hz, seconds * 1000));
+  const worker = new Worker(new URL('./rtp-phone-worker.mjs', import.meta.url), {
+    workerData: { port, pt: codec === 'PCMU' ? 0 : 8, frames, heard, length },
+  });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('message', () => resolve());
+    worker.once('error', reject);
+  });
+  const written = new Int32Array(length);
+  const bytes = new Uint8Array(heard);
+  const decoded = new Float32Array(HEARD_BYTES);
+  let done = 0;
+  let closed = false;
+  return {
+    port,
+    samples: () => {
+      const upTo = Atomics.load(written, 0);
+      decoded.set(decodeAs(codec, bytes.subarray(done, upTo)), done);
+      done = upTo;
+      return decoded.subarray(0, done);
+    },
+    close: () => {
+      if (closed) return;
+      closed = true;
+      worker.postMessage('close');
+    },
+  };
+}
