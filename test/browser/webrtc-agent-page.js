@@ -2,6 +2,40 @@
 // when told to, and measures what it hears. Plain JavaScript: it is browser code, outside the Node type check.
 import JsSIP from 'jssip';
 
+/** Share of a window's energy at `hz` (Goertzel), as test/helpers/tone.ts computes it. */
+const toneShare = (samples, hz, rate) => {
+  const k = 2 * Math.cos((2 * Math.PI * hz) / rate);
+  let s1 = 0;
+  let s2 = 0;
+  let energy = 0;
+  for (const x of samples) {
+    const s0 = x + k * s1 - s2;
+    s2 = s1;
+    s1 = s0;
+    energy += x * x;
+  }
+  return energy === 0 ? 0 : (2 * (s1 * s1 + s2 * s2 - k * s1 * s2)) / (samples.length * energy);
+};
+
+/**
+ * Tone measurement (agentMeasure): every 20 ms the latest 20 ms of what the agent hears is checked for each tone; the
+ * windows counted start at the first of three in a row that carry them all (before that: prompts, silence).
+ */
+const tones = { hz: [], run: 0, windows: 0, heard: {} };
+window.agentMeasure = (hz) => { Object.assign(tones, { hz, run: 0, windows: 0, heard: Object.fromEntries(hz.map((f) => [f, 0])) }); };
+window.agentToneWindows = () => ({ windows: tones.windows, heard: Object.fromEntries(tones.hz.map((f) => [f, tones.windows ? tones.heard[f] / tones.windows : 0])) });
+const measureTones = (samples, rate) => {
+  if (tones.hz.length === 0) return;
+  const window = samples.subarray(samples.length - Math.round(rate / 50));
+  const carried = tones.hz.filter((f) => toneShare(window, f, rate) > 0.2);
+  if (tones.run < 3) {
+    tones.run = carried.length === tones.hz.length ? tones.run + 1 : 0;
+    if (tones.run < 3) return;
+  }
+  tones.windows++;
+  for (const f of carried) tones.heard[f]++;
+};
+
 /** Measures a remote stream into `agent.peak` / `agent.audibleAt` until `agent.ended` is set. */
 const listen = (stream, agent) => {
   // Chromium only pulls a remote WebRTC stream through WebAudio while a media element also plays it.
@@ -21,6 +55,7 @@ const listen = (stream, agent) => {
     for (const s of samples) peak = Math.max(peak, Math.abs(s));
     agent.peak = Math.max(agent.peak, peak);
     if (peak > 0.05 && agent.audibleAt === null) agent.audibleAt = Date.now();
+    measureTones(samples, ctx.sampleRate);
   }, 20);
 };
 

@@ -33,11 +33,13 @@ function pageBundle(): Promise<string> {
   return bundle;
 }
 
-export async function launchForWebrtc(t: BrowserTest): Promise<Browser> {
+/** `microphone`: a WAV file the fake microphone plays (looped) instead of Chromium's beeps. */
+export async function launchForWebrtc(t: BrowserTest, microphone?: string): Promise<Browser> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
       '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', '--autoplay-policy=no-user-gesture-required',
+      ...(microphone ? [`--use-file-for-fake-audio-capture=${microphone}`] : []),
       // Loopback ICE candidates are what the engines listen on; mDNS names would announce the host on the LAN.
       '--allow-loopback-in-peer-connection', '--disable-features=WebRtcHideLocalIpsWithMdns',
       // drachtio's wss listener presents the test harness's self-signed certificate.
@@ -99,6 +101,17 @@ export class WebrtcAgent {
       throw new Error(`agent never reached ${holds}: ${JSON.stringify(await this.state())}; page said: ${this.#console.slice(-10).join(' | ') || 'nothing'}`);
     }
     return this.state();
+  }
+
+  /**
+   * From now on, what the agent hears is measured in 20 ms windows for `tones` (test/engine/drachtio/support/
+   * leg-audio.ts does the same for RTP): `toneWindows` reads the result.
+   */
+  measureTones(tones: number[]): Promise<void> { return this.page.evaluate((hz) => (window as unknown as { agentMeasure(hz: number[]): void }).agentMeasure(hz), tones); }
+
+  /** Windows measured since the onset of all the tones (at most `max`), and per tone the share of them carrying it. */
+  toneWindows(): Promise<{ windows: number; heard: Record<number, number> }> {
+    return this.page.evaluate(() => (window as unknown as { agentToneWindows(): { windows: number; heard: Record<number, number> } }).agentToneWindows());
   }
 
   answer(): Promise<void> { return this.page.evaluate(() => (window as unknown as { agentAnswer(): void }).agentAnswer()); }
