@@ -36,6 +36,8 @@ export async function recordingRoutes(app: FastifyInstance, deps: { services: Ca
     if (!req.account.recordingControls) throw errors.recordingControlsOff();
     const session = services.watch.live(call.sid);
     if (!session || call.status !== 'in-progress' || !session.leg) throw errors.callNotInProgress(call.status);
+    // Hung up, its final state still being written (its recordings closing): no longer a live call.
+    if (session.ended) throw errors.callNotInProgress('completed');
     return session;
   }
 
