@@ -26,7 +26,7 @@ export class CallbackDialer {
 
   constructor(
     private readonly services: CallServices,
-    private readonly acd: Pick<AcdService, 'router' | 'ringAgent' | 'agentCallEnded'>,
+    private readonly acd: Pick<AcdService, 'router' | 'ringAgent' | 'agentCallEnded' | 'kick'>,
     private readonly room: (callSid: string) => string,
   ) {}
 
@@ -84,7 +84,9 @@ export class CallbackDialer {
     job.offered = true;
     const ring = await this.acd.ringAgent(offer, { from: callback.from, parentSid: job.callSid, queue, signal: new AbortController().signal, wanted: () => this.#jobs.has(job.callSid) });
     if (ring.kind !== 'answered') {
+      // Waiting again (a miss, an agent gone on break): the next agent is tried now.
       job.offered = false;
+      this.acd.kick(queue.id);
       return;
     }
     if (job.noAgent) this.services.clock.clearTimeout(job.noAgent);

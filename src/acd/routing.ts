@@ -97,12 +97,26 @@ export class AcdRouter {
     return this.db.transaction(() => {
       const member = this.db.prepare('DELETE FROM acd_members WHERE call_sid = ? RETURNING queue_id, offered_to').get(callSid) as { queue_id: number; offered_to: number | null } | undefined;
       if (!member) return null;
-      if (member.offered_to !== null) {
-        this.db.prepare("UPDATE acd_agents SET activity = 'idle', current_call_sid = NULL, updated_at = ? WHERE id = ? AND current_call_sid = ? AND activity IN ('reserved', 'ringing')")
-          .run(new Date(this.clock.now()).toISOString(), member.offered_to, callSid);
-      }
+      if (member.offered_to !== null) this.#freeOffered(member.offered_to, callSid);
       return { queueId: member.queue_id, withdrawnFrom: member.offered_to };
     }).immediate();
+  }
+
+  /**
+   * The agent stopped taking calls (break, offline) while its seat rang for the offer: the caller is first in line
+   * again and the agent free, without counting a miss.
+   */
+  withdraw(offer: Offer): void {
+    this.db.transaction(() => {
+      this.db.prepare('UPDATE acd_members SET offered_to = NULL WHERE call_sid = ? AND offered_to = ?').run(offer.callSid, offer.agentId);
+      this.#freeOffered(offer.agentId, offer.callSid);
+    }).immediate();
+  }
+
+  /** An agent reserved or ringing for `callSid` is idle again (its idle time goes on from where it was). */
+  #freeOffered(agentId: number, callSid: string): void {
+    this.db.prepare("UPDATE acd_agents SET activity = 'idle', current_call_sid = NULL, updated_at = ? WHERE id = ? AND current_call_sid = ? AND activity IN ('reserved', 'ringing')")
+      .run(new Date(this.clock.now()).toISOString(), agentId, callSid);
   }
 
   /**

@@ -4,7 +4,7 @@
 // timers and the events. Only the process holding a caller's leg offers that caller.
 import type { CallLeg, ConferenceMember, OriginateTarget } from '../engine/port.js';
 import type { CallRecord } from '../store/calls.js';
-import type { Agent } from './agents.js';
+import type { Agent, AgentStatus } from './agents.js';
 import { placeCall } from '../calls/outbound.js';
 import type { CallServices } from '../calls/services.js';
 import { CallSession } from '../calls/session.js';
@@ -76,6 +76,8 @@ export class AcdService {
   readonly #waiters = new Map<string, Waiter>();
   readonly #callbacks: CallbackDialer;
   #sweep: TimerHandle | null = null;
+  /** Per agent, the offer its seat is ringing for: aborting it withdraws the offer. */
+  readonly #ringingSeats = new Map<number, AbortController>();
   #sweeps = 0;
 
   constructor(private readonly services: CallServices) {
@@ -129,8 +131,13 @@ export class AcdService {
     return this.#callbacks.talking(callSid);
   }
 
-  /** An agent's status or queues changed (API, dashboard) or its wrap-up ended: its queues may have callers for it. */
-  agentChanged(agentId: number): void {
+  /**
+   * An agent's status or queues changed (API, dashboard; `status` is the new one) or its wrap-up ended: its queues
+   * may have callers for it. An agent that stops taking calls while its seat rings has the offer withdrawn at once
+   * (the seat gets its CANCEL; ringAgent gives the caller to the next agent, counting no miss).
+   */
+  agentChanged(agentId: number, status?: AgentStatus): void {
+    if (status !== undefined && status !== 'available') this.#ringingSeats.get(agentId)?.abort();
     for (const q of this.router.queuesOf(agentId)) this.kick(q);
   }
 
@@ -223,16 +230,29 @@ export class AcdService {
     store.calls.create({ sid: childSid, accountId: trunk.accountId, direction: 'outbound-dial', from: o.from, to: `agent:${offer.agentSid}`, status: 'queued', parentSid: o.parentSid });
     this.router.ringing(offer);
     this.stats.count(o.queue.sid, 'offered');
+    // Withdrawn when the caller no longer waits (o.signal) or the agent stops taking calls (agentChanged).
+    const seat = new AbortController();
+    const callerGone = () => seat.abort();
+    o.signal.addEventListener('abort', callerGone, { once: true });
+    if (o.signal.aborted) seat.abort();
+    this.#ringingSeats.set(offer.agentId, seat);
     const result = await engine.originate({
       // Rung at its registered contact as it is (a browser seat refuses a request URI naming another user).
-      target: { kind: 'client', identity: trunk.endpoint_name }, callerId: o.from, timeoutMs: o.queue.ringTimeoutSeconds * 1000, signal: o.signal,
+      target: { kind: 'client', identity: trunk.endpoint_name }, callerId: o.from, timeoutMs: o.queue.ringTimeoutSeconds * 1000, signal: seat.signal,
       ...(o.bridgeWith ? { bridgeWith: o.bridgeWith } : {}), onRinging: () => store.calls.setStatus(childSid, 'ringing'),
+    }).finally(() => {
+      this.#ringingSeats.delete(offer.agentId);
+      o.signal.removeEventListener('abort', callerGone);
     });
     if (!result.answered) {
       store.calls.finish(childSid, result.cause === 'rejected' ? 'busy' : result.cause, result.cause);
       if (!o.wanted()) return { kind: 'withdrawn', childSid };
+      if (seat.signal.aborted) {
+        // The agent went on break or offline: the caller is first in line again, and no miss counts against the agent.
+        this.router.withdraw(offer);
+        return { kind: 'withdrawn', childSid };
+      }
       const onBreak = this.router.missed(offer, o.queue.maxNoAnswer);
-      this.kick(o.queue.id);
       return { kind: 'missed', childSid, cause: result.cause, onBreak };
     }
     if (!o.wanted() || !this.router.answered(offer)) {
@@ -257,15 +277,20 @@ export class AcdService {
   async #offer(offer: Offer): Promise<void> {
     const waiter = this.#waiters.get(offer.callSid)!;
     const { session, queue } = waiter;
-    waiter.ringing = new AbortController();
+    const ringing = new AbortController();
+    waiter.ringing = ringing;
     const ring = await this.ringAgent(offer, {
-      from: session.call.from, parentSid: session.sid, queue, signal: waiter.ringing.signal, wanted: () => !waiter.settled,
+      from: session.call.from, parentSid: session.sid, queue, signal: ringing.signal, wanted: () => !waiter.settled,
       ...(session.leg ? { bridgeWith: session.leg } : {}),
     });
-    waiter.ringing = null;
+    if (waiter.ringing === ringing) waiter.ringing = null;
     session.timeline('queue-offer', { agent_sid: offer.agentSid, call_sid: ring.childSid, result: ring.kind });
     if (ring.kind === 'missed') session.timeline('queue-offer-missed', { agent_sid: offer.agentSid, cause: ring.cause, agent_on_break: ring.onBreak });
-    if (ring.kind !== 'answered') return;
+    if (ring.kind !== 'answered') {
+      // The caller may be first in line again (a miss, an agent gone on break): the next agent is tried now.
+      this.kick(queue.id);
+      return;
+    }
     const agentLeg = ring.leg;
     waiter.agent = { sid: offer.agentSid, leg: agentLeg, member: null };
     if (waiter.maxWait) this.services.clock.clearTimeout(waiter.maxWait);

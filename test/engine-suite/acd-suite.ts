@@ -109,6 +109,33 @@ export function acdSuite(t: Test, make: MakeDriver): void {
     t.equal(kinds.filter((k) => k === 'queue-offer').length, 2, 'offered twice');
   });
 
+  t.test('an agent who goes on break while its seat rings: the offer is withdrawn at once, the next agent rings, no miss counted', async (t) => {
+    const d = await make(t);
+    const s = await scene(t, d);
+    const { agents: [leaving, next] } = await staff(d, { friendly_name: 'sales', ring_timeout_seconds: 20, max_no_answer: 1, wrap_up_seconds: 0 }, ['no-answer', 'answer']);
+    // The caller hears a prompt first: the real driver hands the call over once the caller hears something.
+    s.app.on('/voice', xml('<Say>Please hold.</Say><Enqueue action="/after">sales</Enqueue>'));
+    s.app.on('/after', xml('<Hangup/>'));
+    const call = await d.inbound(CALLER, DID);
+    const childRinging = (agentSid: string) => d.h.store.db.prepare("SELECT COUNT(*) FROM calls WHERE to_addr = ? AND status = 'ringing'").pluck().get(`agent:${agentSid}`) === 1;
+    await until("the first agent's seat rings", WAIT_MS, () => childRinging(leaving!.sid));
+    const breakAt = Date.now();
+    const set = await v1(d, 'POST', `/v1/agents/${leaving!.sid}`, { status: 'break', break_reason: 'coffee' });
+    t.equal(set.status, 200);
+    await until("the next agent's seat rings", WAIT_MS, () => childRinging(next!.sid) || d.h.store.db.prepare("SELECT COUNT(*) FROM calls WHERE to_addr = ? AND answered_at IS NOT NULL").pluck().get(`agent:${next!.sid}`) === 1);
+    const rangAfterMs = Date.now() - breakAt;
+    t.ok(rangAfterMs <= 500, `the next agent's seat rang ${rangAfterMs} ms after the break (at most 500)`);
+    const after = await s.app.waitFor('/after');
+    await call.ended;
+    t.match(after.json, { queue_result: 'bridged', agent_sid: next!.sid });
+    t.match(d.h.store.db.prepare('SELECT status, break_reason, missed_in_a_row FROM acd_agents WHERE sid = ?').get(leaving!.sid),
+      { status: 'break', break_reason: 'coffee', missed_in_a_row: 0 }, 'on the break it chose, no miss counted');
+    const [withdrawn] = d.h.store.db.prepare('SELECT sid FROM calls WHERE to_addr = ?').pluck().all(`agent:${leaving!.sid}`) as string[];
+    t.match(await final(d, withdrawn!), { status: 'canceled' }, "the first seat's call was withdrawn (CANCEL)");
+    const kinds = d.h.store.calls.timeline(after.json.call_sid).map((e) => e.kind);
+    t.notOk(kinds.includes('queue-offer-missed'), 'no missed offer on the timeline');
+  });
+
   t.test('no agent: no-agent on entry, then max wait: no-agent again and the action hears timeout', async (t) => {
     const d = await make(t);
     const s = await scene(t, d);

@@ -91,7 +91,7 @@ export async function agentRoutes(app: FastifyInstance, deps: { store: Store; ac
     };
     const updated = store.agents.update(agent, fields);
     // Newly available, or serving other queues: callers waiting there may be offered to it now.
-    acd.agentChanged(updated.id);
+    acd.agentChanged(updated.id, updated.status);
     return view(updated);
   });
 

@@ -129,7 +129,7 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
     if (!['available', 'break', 'offline'].includes(status)) return sendPage(reply, errorView(400, 'Choose available, break or offline.', viewerOf(req)), 400);
     const queueIds = acd.router.queuesOf(a.id);
     store.agents.update(a, { friendlyName: a.friendlyName, trunkId: a.trunkId, queueIds, status, breakReason: null });
-    acd.agentChanged(a.id);
+    acd.agentChanged(a.id, status);
     return reply.redirect(`/dashboard/agents/${a.sid}?done=agent-status`, 303);
   });
 
