@@ -29,21 +29,26 @@ export async function tonePhone(hz: number, codec: G711, seconds = 60): Promise<
     worker.once('error', reject);
   });
   const written = new Int32Array(length);
-  const bytes = new Uint8Array(heard);
-  const decoded = new Float32Array(HEARD_BYTES);
+  let bytes: Uint8Array | null = new Uint8Array(heard);
+  // Decoded as it is read, in a buffer that grows: a test holds many phones until its teardown.
+  let decoded = new Float32Array(8000 * 4);
   let done = 0;
-  let closed = false;
   return {
     port,
     samples: () => {
-      const upTo = Atomics.load(written, 0);
-      decoded.set(decodeAs(codec, bytes.subarray(done, upTo)), done);
+      const upTo = bytes ? Atomics.load(written, 0) : done;
+      if (upTo > decoded.length) {
+        const grown = new Float32Array(Math.max(upTo, decoded.length * 2));
+        grown.set(decoded.subarray(0, done));
+        decoded = grown;
+      }
+      if (bytes) decoded.set(decodeAs(codec, bytes.subarray(done, upTo)), done);
       done = upTo;
       return decoded.subarray(0, done);
     },
     close: () => {
-      if (closed) return;
-      closed = true;
+      if (!bytes) return;
+      bytes = null;
       worker.postMessage('close');
     },
   };
