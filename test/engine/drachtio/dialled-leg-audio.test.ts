@@ -24,7 +24,8 @@ const v1 = (d: RealDriver, method: string, path: string, body?: Record<string, u
 /** A queue with one available agent on a SIP seat; callers to the DID say hello, then wait in it. */
 async function staffed(t: Parameters<typeof sipSeat>[0], d: RealDriver) {
   const s = await scene(t, d);
-  const q = await v1(d, 'POST', '/v1/queues', { friendly_name: 'support', wrap_up_seconds: 0 });
+  // A failed offer (a media server too slow under load) must not put the agent on break for the calls after it.
+  const q = await v1(d, 'POST', '/v1/queues', { friendly_name: 'support', wrap_up_seconds: 0, max_no_answer: 20 });
   if (q.status !== 201) throw new Error(JSON.stringify(q.body));
   const trunk = await makeTrunk(d, { transport: 'udp' });
   const seat = await sipSeat(t, d, trunk);

@@ -57,7 +57,7 @@ if (bins) {
   t.test(`scheduled callbacks: the agent and the customer, both dialled, hear each other, ${CALLS} calls`, async (t) => {
     const d = await make(t);
     await scene(t, d);
-    const q = await v1(d, 'POST', '/v1/queues', { friendly_name: 'callbacks', wrap_up_seconds: 0 });
+    const q = await v1(d, 'POST', '/v1/queues', { friendly_name: 'callbacks', wrap_up_seconds: 0, max_no_answer: 20 });
     if (q.status !== 201) throw new Error(JSON.stringify(q.body));
     const trunk = await makeTrunk(d, { transport: 'udp' });
     const seat = await sipSeat(t, d, trunk);
