@@ -6,7 +6,6 @@ import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
 import { eslApi } from './esl-probe.js';
 import { catchAbandonedDestroys, Mrf, sendWithoutDelay, tagChannels, type MediaServer, type MrfConnectOptions } from './fsmrf.js';
-import { countCreations, MediaLoad } from './media-load.js';
 import type { MediaServerStatus } from '../port.js';
 
 export interface MediaServerAddress { host: string; port: number; password: string }
@@ -41,7 +40,8 @@ export class MediaLink {
   #retryMs = RETRY_MIN_MS;
   #healthy = true;
   #draining = false;
-  readonly #load = new MediaLoad();
+  /** Sessions FreeSWITCH reported at the last probe, plus media placed here since. */
+  #load = 0;
 
   constructor(private readonly opts: MediaLinkOptions, private readonly log: Logger) {
     this.name = `${opts.address.host}:${opts.address.port}`;
@@ -50,8 +50,7 @@ export class MediaLink {
   get connected(): boolean { return this.#ms !== null && this.#ms.connected(); }
   /** Takes new calls: connected, answering probes, not draining. */
   get available(): boolean { return this.connected && this.#healthy && !this.#draining; }
-  /** Sessions FreeSWITCH reported at the last probe, plus media placed here that the probe could not count. */
-  get load(): number { return this.#load.value; }
+  get load(): number { return this.#load; }
   get draining(): boolean { return this.#draining; }
   get state(): MediaLinkState {
     if (!this.connected) return 'down';
@@ -70,8 +69,8 @@ export class MediaLink {
     this.#draining = on;
   }
 
-  /** A call was just placed here: counted until a probe reports FreeSWITCH's own figure with it (see MediaLoad). */
-  placed(): void { this.#load.picked(); }
+  /** A call was just placed here: counted until the next probe reports FreeSWITCH's own figure. */
+  placed(): void { this.#load++; }
 
   start(): void { void this.#dial(); }
 
@@ -80,7 +79,6 @@ export class MediaLink {
     const ms = this.server;
     if (!ms) return;
     let timer: NodeJS.Timeout | undefined;
-    const sentAt = this.#load.probeSent();
     try {
       const reply = await Promise.race([
         ms.api('status'),
@@ -88,7 +86,7 @@ export class MediaLink {
       ]);
       const count = /^(\d+) session\(s\) - peak/m.exec(reply)?.[1];
       if (count === undefined) throw new Error(`unexpected reply: ${reply.trim().slice(0, 80)}`);
-      this.#load.probed(Number(count), sentAt);
+      this.#load = Number(count);
       if (!this.#healthy) this.log.info({ server: this.name }, 'media server answers probes again');
       this.#healthy = true;
     } catch (err) {
@@ -121,10 +119,10 @@ export class MediaLink {
       sendWithoutDelay(ms);
       catchAbandonedDestroys(ms);
       this.#raw = ms;
-      this.#ms = countCreations(instanceId ? tagChannels(ms, instanceId) : ms, this.#load);
+      this.#ms = instanceId ? tagChannels(ms, instanceId) : ms;
       this.#retryMs = RETRY_MIN_MS;
       this.#healthy = true;
-      this.#load.reset();
+      this.#load = 0;
       ms.on('end', () => {
         this.log.warn({ server: this.name }, 'FreeSWITCH event socket lost; reconnecting');
         this.#drop();
