@@ -1,21 +1,7 @@
 // Runs in the page (bundled with JsSIP by webrtc-agent.ts): one JsSIP user agent that registers, takes a call
 // when told to, and measures what it hears. Plain JavaScript: it is browser code, outside the Node type check.
 import JsSIP from 'jssip';
-
-/** Share of a window's energy at `hz` (Goertzel), as test/helpers/tone.ts computes it. */
-const toneShare = (samples, hz, rate) => {
-  const k = 2 * Math.cos((2 * Math.PI * hz) / rate);
-  let s1 = 0;
-  let s2 = 0;
-  let energy = 0;
-  for (const x of samples) {
-    const s0 = x + k * s1 - s2;
-    s2 = s1;
-    s1 = s0;
-    energy += x * x;
-  }
-  return energy === 0 ? 0 : (2 * (s1 * s1 + s2 * s2 - k * s1 * s2)) / (samples.length * energy);
-};
+import { toneShare } from '../helpers/tone.ts';
 
 /**
  * Tone measurement (agentMeasure): every 20 ms the latest 20 ms of what the agent hears is checked for each tone; the

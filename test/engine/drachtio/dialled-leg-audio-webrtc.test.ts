@@ -6,7 +6,7 @@ import { loopbackNetnsUnavailable } from '../../helpers/loopback-netns.js';
 import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { listenFor, tally, toneCaller, MEASURED_PACKETS, type PacketTones } from './support/leg-audio.js';
+import { listenFor, tally, toneCaller, v1 as preview, CALLS, CALLER_HZ, MEASURED_PACKETS, WAIT_MS, type PacketTones } from './support/leg-audio.js';
 import { enginesOrSkip } from '../../helpers/engines.js';
 import { tempDir } from '../../helpers/harness.js';
 import { toneWav } from '../../helpers/media-origin.js';
@@ -17,10 +17,7 @@ import { makeTrunk, scene, CALLER, DID } from '../../engine-suite/flows.js';
 import { SKIP as NO_CHROMIUM } from '../../browser/chromium.js';
 import { launchForWebrtc, WebrtcAgent } from '../../browser/webrtc-agent.js';
 
-const CALLS = Number(process.env.LEG_AUDIO_CALLS ?? 20);
-const CALLER_HZ = 1000;
 const AGENT_HZ = 450;
-const WAIT_MS = 20_000;
 
 const bins = enginesOrSkip(t);
 const unavailable = NO_CHROMIUM || loopbackNetnsUnavailable;
@@ -32,8 +29,7 @@ if (bins && !unavailable) {
   t.test(`an ACD agent on a WebRTC seat: caller and agent hear each other at their own pitch, ${CALLS} calls`, async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
-    const v1 = (method: string, p: string, body?: Record<string, unknown>) =>
-      d.h.request(method, p, { ...(body ? { body } : {}), headers: { 'x-forwarded-proto': 'https' } });
+    const v1 = (method: string, p: string, body?: Record<string, unknown>) => preview(d, method, p, body);
     const microphone = path.join(tempDir(t), 'agent-tone.wav');
     writeFileSync(microphone, toneWav(10, AGENT_HZ, 0.3));
     const trunk = await makeTrunk(d, { transport: 'wss' });

@@ -3,7 +3,7 @@
 // a SIP seat, and a supervisor called in while they talk, in each mode. Every party sends its own tone; each
 // listener's packets are measured (support/leg-audio.ts). Rooms of participants and callbacks: dialled-room-audio.
 import t from 'tap';
-import { heardOnset, listenFor, sipSeat, tally, toneCaller, toneParty } from './support/leg-audio.js';
+import { heardOnset, listenFor, sipSeat, tally, toneCaller, toneParty, v1, CALLS, CALLER_HZ, WAIT_MS } from './support/leg-audio.js';
 import { enginesOrSkip } from '../../helpers/engines.js';
 import { until } from '../../helpers/waits.js';
 import { xml } from '../../helpers/webhook-app.js';
@@ -11,15 +11,8 @@ import { realDrivers, type RealDriver } from '../../engine-suite/real-driver.js'
 import type { G711 } from '../../engine-suite/real-rtp.js';
 import { makeTrunk, scene, CALLER, DID } from '../../engine-suite/flows.js';
 
-/** Calls per path: the defect showed in some calls and not others. */
-const CALLS = Number(process.env.LEG_AUDIO_CALLS ?? 20);
-const CALLER_HZ = 1000;
 const AGENT_HZ = [350, 450, 550];
 const SUPERVISOR_HZ = 650;
-const WAIT_MS = 20_000;
-
-const v1 = (d: RealDriver, method: string, path: string, body?: Record<string, unknown>) =>
-  d.h.request(method, path, { ...(body ? { body } : {}), headers: { 'x-forwarded-proto': 'https' } });
 
 /** A queue with one available agent on a SIP seat; callers to the DID say hello, then wait in it. */
 async function staffed(t: Parameters<typeof sipSeat>[0], d: RealDriver) {

@@ -4,7 +4,7 @@
 // sends its own tone; each listener's packets are measured (support/leg-audio.ts). ACD agents and supervisors:
 // dialled-leg-audio.test.ts.
 import t from 'tap';
-import { listenFor, sipSeat, tally, toneCaller, toneParty } from './support/leg-audio.js';
+import { listenFor, sipSeat, tally, toneCaller, toneParty, v1, CALLS, CALLER_HZ, WAIT_MS } from './support/leg-audio.js';
 import { enginesOrSkip } from '../../helpers/engines.js';
 import { until } from '../../helpers/waits.js';
 import { xml } from '../../helpers/webhook-app.js';
@@ -12,14 +12,8 @@ import { realDrivers, type RealDriver } from '../../engine-suite/real-driver.js'
 import type { G711 } from '../../engine-suite/real-rtp.js';
 import { makeTrunk, scene, CALLER, DID } from '../../engine-suite/flows.js';
 
-const CALLS = Number(process.env.LEG_AUDIO_CALLS ?? 20);
-const CALLER_HZ = 1000;
 const PARTY_HZ = [350, 450, 550];
 const AGENT_HZ = 600;
-const WAIT_MS = 20_000;
-
-const v1 = (d: RealDriver, method: string, path: string, body?: Record<string, unknown>) =>
-  d.h.request(method, path, { ...(body ? { body } : {}), headers: { 'x-forwarded-proto': 'https' } });
 
 const ended = (d: RealDriver, sid: string) =>
   until(`call ${sid} is over`, WAIT_MS, () => d.h.store.db.prepare('SELECT ended_at FROM calls WHERE sid = ?').pluck().get(sid) !== null, 20);

@@ -10,6 +10,15 @@ import type { G711 } from '../../../engine-suite/real-rtp.js';
 import { tonePhone, type TonePhone } from '../../../engine-suite/rtp-phone.js';
 import { hangUpCaller, runCaller, runRegister, runRtpParty, type SippRun } from '../../../engine-suite/real-sipp.js';
 
+/** Calls per path (`LEG_AUDIO_CALLS` overrides): the defect showed in some calls and not others. */
+export const CALLS = Number(process.env.LEG_AUDIO_CALLS ?? 20);
+export const CALLER_HZ = 1000;
+export const WAIT_MS = 20_000;
+
+/** A request to the preview API (HTTPS as the trusted proxy says). */
+export const v1 = (d: RealDriver, method: string, path: string, body?: Record<string, unknown>) =>
+  d.h.request(method, path, { ...(body ? { body } : {}), headers: { 'x-forwarded-proto': 'https' } });
+
 const PACKET = 160;
 
 /** What a listener heard so far, 8 kHz samples (a TonePhone, an RtpRecorder). */
