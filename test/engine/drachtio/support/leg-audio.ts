@@ -150,17 +150,27 @@ async function answerOnce(t: Test, d: RealDriver, port: number, hz: number, code
   return { phone, sipp };
 }
 
-/** A SIP phone registered with a trunk's credentials (an agent's seat) that answers each call with a tone. */
+/**
+ * A SIP phone registered with a trunk's credentials (an agent's seat) that answers each call with a tone. It
+ * registers again before each call, as a phone refreshes its binding: the scenario asks for 120 s, and a path's
+ * 20 calls take longer.
+ */
 export async function sipSeat(t: Test, d: RealDriver, trunk: { username: string; password: string }) {
   const port = await freePort();
-  const reg = await runRegister(d.sipTarget, port, trunk, d.scratch);
-  if ((await reg.exited) !== 0) throw new Error(`seat REGISTER refused: ${reg.output().slice(-500)}`);
+  const register = async () => {
+    const reg = await runRegister(d.sipTarget, port, trunk, d.scratch);
+    if ((await reg.exited) !== 0) throw new Error(`seat REGISTER refused: ${reg.output().slice(-500)}`);
+  };
   let current: { sipp: SippRun; phone: TonePhone } | null = null;
   return {
     /** Answers the next call; what it hears is the returned phone's. */
     async answerNext(hz: number, codec: G711): Promise<TonePhone> {
-      current?.sipp.kill();
-      current?.phone.close();
+      if (current) {
+        current.sipp.kill();
+        await current.sipp.exited;
+        current.phone.close();
+      }
+      await register();
       current = await answerOnce(t, d, port, hz, codec);
       return current.phone;
     },
