@@ -230,24 +230,19 @@ export class AcdService {
     store.calls.create({ sid: childSid, accountId: trunk.accountId, direction: 'outbound-dial', from: o.from, to: `agent:${offer.agentSid}`, status: 'queued', parentSid: o.parentSid });
     this.router.ringing(offer);
     this.stats.count(o.queue.sid, 'offered');
-    // Withdrawn when the caller no longer waits (o.signal) or the agent stops taking calls (agentChanged).
-    const seat = new AbortController();
-    const callerGone = () => seat.abort();
-    o.signal.addEventListener('abort', callerGone, { once: true });
-    if (o.signal.aborted) seat.abort();
-    this.#ringingSeats.set(offer.agentId, seat);
+    // Withdrawn when the caller no longer waits (o.signal) or the agent stops taking calls (agentChanged aborts agentLeft).
+    const agentLeft = new AbortController();
+    this.#ringingSeats.set(offer.agentId, agentLeft);
     const result = await engine.originate({
       // Rung at its registered contact as it is (a browser seat refuses a request URI naming another user).
-      target: { kind: 'client', identity: trunk.endpoint_name }, callerId: o.from, timeoutMs: o.queue.ringTimeoutSeconds * 1000, signal: seat.signal,
+      target: { kind: 'client', identity: trunk.endpoint_name }, callerId: o.from, timeoutMs: o.queue.ringTimeoutSeconds * 1000,
+      signal: AbortSignal.any([o.signal, agentLeft.signal]),
       ...(o.bridgeWith ? { bridgeWith: o.bridgeWith } : {}), onRinging: () => store.calls.setStatus(childSid, 'ringing'),
-    }).finally(() => {
-      this.#ringingSeats.delete(offer.agentId);
-      o.signal.removeEventListener('abort', callerGone);
-    });
+    }).finally(() => this.#ringingSeats.delete(offer.agentId));
     if (!result.answered) {
       store.calls.finish(childSid, result.cause === 'rejected' ? 'busy' : result.cause, result.cause);
       if (!o.wanted()) return { kind: 'withdrawn', childSid };
-      if (seat.signal.aborted) {
+      if (agentLeft.signal.aborted) {
         // The agent went on break or offline: the caller is first in line again, and no miss counts against the agent.
         this.router.withdraw(offer);
         return { kind: 'withdrawn', childSid };

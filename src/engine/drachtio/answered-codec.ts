@@ -14,10 +14,10 @@ const NOT_VOICE = new Set(['TELEPHONE-EVENT', 'CN']);
 
 const POLL_MS = 10;
 /** Long past any renegotiation seen (normally done before the first check): after it, the leg goes on with a warning. */
-export const CODEC_WAIT_MS = 2_000;
+const CODEC_WAIT_MS = 2_000;
 
 /** The voice codecs (upper-case names) of an SDP's first audio stream, in its order. */
-export function answeredCodecs(sdp: string): string[] {
+function answeredCodecs(sdp: string): string[] {
   const media = /^m=audio \d+(?:\/\d+)? \S+ ([\d ]+)$/m.exec(sdp);
   if (!media) return [];
   const names = new Map<string, string>();
