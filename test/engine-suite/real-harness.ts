@@ -1,6 +1,8 @@
 // The app wired to a real DrachtioEngine instead of the sandbox, through the shared harness. The suite reaches
 // `h.engine` only for test probes (activeLegs, partyCalls); those are answered by the driver's facade.
-import { DrachtioEngine } from '../../src/engine/drachtio/index.js';
+import type { DrachtioEngine } from '../../src/engine/drachtio/index.js';
+import { systemClock } from '../../src/clock.js';
+import { createEngine } from '../../src/engine/factory.js';
 import type { SandboxEngine } from '../../src/engine/sandbox/index.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 
@@ -14,9 +16,10 @@ export async function startRealHarness(
   let real: DrachtioEngine | null = null;
   const h = await startHarness(t, {
     env,
+    // The engine the product builds (the factory main.ts uses), so tests run with what production passes it: the
+    // store's instance id, which tags every media channel and puts a proxy in front of each media server.
     engine: ({ config, store, logger }) => {
-      const { drachtio, mediaServers, media } = config.engine;
-      real = new DrachtioEngine({ drachtio, freeswitch: mediaServers, media, realm: config.sip.host, carriers: store.carriers, registrations: store.registrations }, logger);
+      real = createEngine(config, systemClock(), logger, store) as DrachtioEngine;
       return { port: real, view: probe(real) as SandboxEngine };
     },
   });

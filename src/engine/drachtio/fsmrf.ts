@@ -51,6 +51,17 @@ export interface MediaServer {
   disconnect(): void;
 }
 
+/** What a wrapping proxy answers with the object it wraps. */
+const FSMRF_SERVER = Symbol('fsmrf MediaServer');
+
+/**
+ * fsmrf's own MediaServer behind any proxy: an endpoint built here must name it as its `mediaserver`, as the endpoints
+ * fsmrf builds do, or nothing finds which server the endpoint is on (a conference join then had no server for it).
+ */
+function fsmrfServer(ms: MediaServer): MediaServer {
+  return (ms as unknown as Record<symbol, MediaServer | undefined>)[FSMRF_SERVER] ?? ms;
+}
+
 /** FreeSWITCH keeps an INVITE's X- headers as channel variables named sip_h_<header>. */
 const OWNER_HEADER = 'X-Ringbase-Owner';
 export const OWNER_VARIABLE = `sip_h_${OWNER_HEADER}`;
@@ -64,6 +75,7 @@ export function tagChannels(ms: MediaServer, instanceId: string): MediaServer {
   const withTags = <O extends { headers?: Record<string, string> }>(opts: O | undefined) => ({ ...opts, headers: { ...opts?.headers, ...tags } });
   return new Proxy(ms, {
     get(target, prop) {
+      if (prop === FSMRF_SERVER) return target;
       if (prop === 'channelTags') return tags;
       if (prop === 'createEndpoint') return (opts?: Parameters<MediaServer['createEndpoint']>[0]) => target.createEndpoint(withTags(opts));
       if (prop === 'connectCaller') {
@@ -179,7 +191,7 @@ export async function connectOffer(srf: Srf, ms: MediaServer, offer: string, del
   try {
     await deliverAnswer(media.remote.sdp);
     const conn = await connected;
-    const ep = new EndpointClass(conn, media, ms, {});
+    const ep = new EndpointClass(conn, media, fsmrfServer(ms), {});
     await new Promise<void>((resolve) => ep.once('ready', () => resolve()));
     return ep;
   } catch (err) {
