@@ -14,5 +14,5 @@ export function installMediaServerMetrics(registry: Registry, engine: EnginePort
   });
   gauge('ringbase_media_server_up', 'Media server takes new calls (1) or not (0)', (s) => (s.state === 'up' ? 1 : 0));
   gauge('ringbase_media_server_draining', 'Media server drains: its calls finish, it takes no new ones', (s) => (s.state === 'draining' ? 1 : 0));
-  gauge('ringbase_media_server_sessions', 'Sessions on the media server (its last probe, plus calls placed since)', (s) => s.load);
+  gauge('ringbase_media_server_sessions', 'Sessions on the media server (its last probe, plus media placed there that the probe could not count)', (s) => s.load);
 }

@@ -2,7 +2,7 @@
 // started on free loopback ports with the project's own configs copied into a temp dir, and torn down by pid.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Test } from 'tap';
-import { accessSync, constants, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -80,12 +80,16 @@ function waitForPort(port: number, deadline: number): Promise<void> {
   });
 }
 
-async function waitForFreeswitch(port: number, password: string, deadline: number): Promise<void> {
+async function waitForFreeswitch(port: number, password: string, deadline: number, logFile: string): Promise<void> {
   await waitForPort(port, deadline);
   for (;;) {
-    const status = await eslApi('127.0.0.1', port, password, 'sofia status').catch(() => '');
+    const status = await eslApi('127.0.0.1', port, password, 'sofia status').catch((err: Error) => `(no status: ${err.message})`);
     if (/drachtio_mrf\s+profile\s+\S+\s+RUNNING/.test(status)) return;
-    if (Date.now() > deadline) throw new Error(`FreeSWITCH not ready: ${status}`);
+    if (Date.now() > deadline) {
+      // FreeSWITCH logs to its file only (-nc): what it said is there, not on stdout.
+      const log = existsSync(logFile) ? readFileSync(logFile, 'utf8').slice(-3000) : '(no log file)';
+      throw new Error(`FreeSWITCH not ready: ${status}\nits log:\n${log}`);
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -180,7 +184,7 @@ async function freeswitchLauncher(bin: string, dir: string, opts: { sessionsPerS
       '-nonat', '-nf', '-nc', '-conf', conf, '-log', path.join(dir, 'log'), '-db', path.join(dir, 'db'),
       '-run', path.join(dir, 'run'), '-temp', dir,
     ], env, dir),
-    ready: (deadline: number) => waitForFreeswitch(eslPort, password, deadline),
+    ready: (deadline: number) => waitForFreeswitch(eslPort, password, deadline, path.join(dir, 'log', 'freeswitch.log')),
   };
 }
 

@@ -24,7 +24,7 @@ export interface ConnectionOptions {
   /** Every media server (FREESWITCH_SERVERS); new calls go to the least loaded. */
   freeswitch: readonly MediaServerAddress[];
   media: { listenAddress: string; listenPort: number; advertisedAddress: string | null };
-  /** The control-plane instance whose channels this connection opens (tagged on FreeSWITCH; see tagChannels). */
+  /** The control-plane instance whose channels this connection opens (tagged on FreeSWITCH; see channel-hooks.ts). */
   instanceId?: string;
 }
 

@@ -15,7 +15,7 @@ import { DrachtioIncomingCall } from './incoming.js';
 import { classifyInvite } from './invite.js';
 import type { DrachtioLeg } from './leg.js';
 import { originate } from './originate.js';
-import { OWNER_VARIABLE } from './fsmrf.js';
+import { OWNER_VARIABLE } from './channel-hooks.js';
 import type { OnServer } from './media-pool.js';
 import type { MediaCache } from '../../media/media-cache.js';
 import { PromptCache } from '../../media/prompt-cache.js';
@@ -127,7 +127,7 @@ export class DrachtioEngine implements EnginePort {
   /**
    * A dead instance's calls: drachtio-server still holds their far ends' dialogs (it answers their BYEs with 481
    * while no app manages them), so each far end gets a BYE sent inside its dialog; then every FreeSWITCH channel
-   * still tagged with a dead instance (see tagChannels), calls being set up included, is hung up.
+   * still tagged with a dead instance (see channel-hooks.ts), calls being set up included, is hung up.
    */
   async releaseOrphans(instanceIds: readonly string[], orphanRefs: readonly string[]): Promise<void> {
     await Promise.all(orphanRefs.map((id) => byeInside(this.#conn.srf, id).catch((err: unknown) => this.log.info({ err: (err as Error).message, dialog: id }, 'orphan dialog already gone'))));

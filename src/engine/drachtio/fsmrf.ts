@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import type { Server, Socket } from 'node:net';
 import type Srf from 'drachtio-srf';
 import { bye } from './dialogs.js';
+import { creationOn, fsmrfServer } from './channel-hooks.js';
 
 export interface EslEvent {
   getHeader(name: string): string | undefined;
@@ -44,47 +45,11 @@ export interface MediaServer {
   on(event: 'end' | 'error', fn: (...args: any[]) => void): this;
   removeAllListeners(): this;
   api(command: string): Promise<string>;
-  /** SIP headers every media INVITE of this server carries (see tagChannels). */
+  /** SIP headers every media INVITE of this server carries (see channel-hooks.ts). */
   readonly channelTags?: Record<string, string>;
   createEndpoint(opts?: { remoteSdp?: string; codecs?: string[]; headers?: Record<string, string> }): Promise<Endpoint>;
   connectCaller(req: Srf.SrfRequest, res: Srf.SrfResponse, opts?: { headers?: Record<string, string> }): Promise<{ endpoint: Endpoint; dialog: Srf.Dialog }>;
   disconnect(): void;
-}
-
-/** What a wrapping proxy answers with the object it wraps. */
-const FSMRF_SERVER = Symbol('fsmrf MediaServer');
-
-/**
- * fsmrf's own MediaServer behind any proxy: an endpoint built here must name it as its `mediaserver`, as the endpoints
- * fsmrf builds do, or nothing finds which server the endpoint is on (a conference join then had no server for it).
- */
-function fsmrfServer(ms: MediaServer): MediaServer {
-  return (ms as unknown as Record<symbol, MediaServer | undefined>)[FSMRF_SERVER] ?? ms;
-}
-
-/** FreeSWITCH keeps an INVITE's X- headers as channel variables named sip_h_<header>. */
-const OWNER_HEADER = 'X-Ringbase-Owner';
-export const OWNER_VARIABLE = `sip_h_${OWNER_HEADER}`;
-
-/**
- * The media server with every channel it opens tagged with the control-plane instance that runs it, so a
- * successor can hang up exactly the channels a dead instance left behind (`hupall ... OWNER_VARIABLE id`).
- */
-export function tagChannels(ms: MediaServer, instanceId: string): MediaServer {
-  const tags = { [OWNER_HEADER]: instanceId };
-  const withTags = <O extends { headers?: Record<string, string> }>(opts: O | undefined) => ({ ...opts, headers: { ...opts?.headers, ...tags } });
-  return new Proxy(ms, {
-    get(target, prop) {
-      if (prop === FSMRF_SERVER) return target;
-      if (prop === 'channelTags') return tags;
-      if (prop === 'createEndpoint') return (opts?: Parameters<MediaServer['createEndpoint']>[0]) => target.createEndpoint(withTags(opts));
-      if (prop === 'connectCaller') {
-        return (req: Srf.SrfRequest, res: Srf.SrfResponse, opts?: Parameters<MediaServer['connectCaller']>[2]) => target.connectCaller(req, res, withTags(opts));
-      }
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
 }
 
 export interface MrfConnectOptions {
@@ -164,7 +129,16 @@ const ESL_CONNECTION_TIMEOUT_MS = 4_000;
  * the endpoint exists when FreeSWITCH's event socket connects back after it.
  */
 export async function connectOffer(srf: Srf, ms: MediaServer, offer: string, deliverAnswer: (sdp: string) => Promise<void>): Promise<Endpoint> {
-  // Through a tagChannels proxy these reads reach the real server.
+  const created = creationOn(ms);
+  try {
+    return await offerToServer(srf, ms, offer, deliverAnswer);
+  } finally {
+    created();
+  }
+}
+
+async function offerToServer(srf: Srf, ms: MediaServer, offer: string, deliverAnswer: (sdp: string) => Promise<void>): Promise<Endpoint> {
+  // Through a channel-hooks proxy these reads reach the real server.
   const internals = ms as unknown as MediaServerInternals;
   const uuid = randomUUID();
   const pending: PendingConnection = {};

@@ -5,7 +5,9 @@
 import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
 import { eslApi } from './esl-probe.js';
-import { catchAbandonedDestroys, Mrf, sendWithoutDelay, tagChannels, type MediaServer, type MrfConnectOptions } from './fsmrf.js';
+import { hookChannels } from './channel-hooks.js';
+import { catchAbandonedDestroys, Mrf, sendWithoutDelay, type MediaServer, type MrfConnectOptions } from './fsmrf.js';
+import { MediaLoad } from './media-load.js';
 import type { MediaServerStatus } from '../port.js';
 
 export interface MediaServerAddress { host: string; port: number; password: string }
@@ -33,15 +35,14 @@ export type MediaLinkState = MediaServerStatus['state'];
 export class MediaLink {
   readonly name: string;
   #ms: MediaServer | null = null;
-  /** fsmrf's own object behind the tagging proxy: what an endpoint's `mediaserver` is. */
+  /** fsmrf's own object behind the channel-hooks proxy: what an endpoint's `mediaserver` is. */
   #raw: MediaServer | null = null;
   #stopped = false;
   #retryTimer: NodeJS.Timeout | null = null;
   #retryMs = RETRY_MIN_MS;
   #healthy = true;
   #draining = false;
-  /** Sessions FreeSWITCH reported at the last probe, plus media placed here since. */
-  #load = 0;
+  readonly #load = new MediaLoad();
 
   constructor(private readonly opts: MediaLinkOptions, private readonly log: Logger) {
     this.name = `${opts.address.host}:${opts.address.port}`;
@@ -50,7 +51,8 @@ export class MediaLink {
   get connected(): boolean { return this.#ms !== null && this.#ms.connected(); }
   /** Takes new calls: connected, answering probes, not draining. */
   get available(): boolean { return this.connected && this.#healthy && !this.#draining; }
-  get load(): number { return this.#load; }
+  /** Sessions FreeSWITCH reported at the last probe, plus media placed here that the probe could not count. */
+  get load(): number { return this.#load.value; }
   get draining(): boolean { return this.#draining; }
   get state(): MediaLinkState {
     if (!this.connected) return 'down';
@@ -69,8 +71,8 @@ export class MediaLink {
     this.#draining = on;
   }
 
-  /** A call was just placed here: counted until the next probe reports FreeSWITCH's own figure. */
-  placed(): void { this.#load++; }
+  /** A call was just placed here: counted until a probe reports FreeSWITCH's own figure with it (see MediaLoad). */
+  placed(): void { this.#load.picked(); }
 
   start(): void { void this.#dial(); }
 
@@ -79,6 +81,7 @@ export class MediaLink {
     const ms = this.server;
     if (!ms) return;
     let timer: NodeJS.Timeout | undefined;
+    const sentAt = this.#load.probeSent();
     try {
       const reply = await Promise.race([
         ms.api('status'),
@@ -86,7 +89,7 @@ export class MediaLink {
       ]);
       const count = /^(\d+) session\(s\) - peak/m.exec(reply)?.[1];
       if (count === undefined) throw new Error(`unexpected reply: ${reply.trim().slice(0, 80)}`);
-      this.#load = Number(count);
+      this.#load.probed(Number(count), sentAt);
       if (!this.#healthy) this.log.info({ server: this.name }, 'media server answers probes again');
       this.#healthy = true;
     } catch (err) {
@@ -119,10 +122,10 @@ export class MediaLink {
       sendWithoutDelay(ms);
       catchAbandonedDestroys(ms);
       this.#raw = ms;
-      this.#ms = instanceId ? tagChannels(ms, instanceId) : ms;
+      this.#ms = hookChannels(ms, { instanceId, creating: () => this.#load.creating() });
       this.#retryMs = RETRY_MIN_MS;
       this.#healthy = true;
-      this.#load = 0;
+      this.#load.reset();
       ms.on('end', () => {
         this.log.warn({ server: this.name }, 'FreeSWITCH event socket lost; reconnecting');
         this.#drop();
