@@ -1,0 +1,32 @@
+// The store's database as its repositories see it, whichever backend holds it: SQLite (the embedded default, one
+// file, one process writing at a time) or PostgreSQL (several control planes sharing one database). SQL is written
+// once, in the dialect both accept, with `?` placeholders; each backend adapts what little differs (the PostgreSQL
+// backend numbers the placeholders). Every call returns a promise, because PostgreSQL answers over a socket.
+export type SqlValue = string | number | bigint | null | Buffer;
+export type SqlParams = readonly SqlValue[];
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface SqlRunResult {
+  /** Rows inserted, updated or deleted. */
+  changes: number;
+}
+
+/** Queries on the database, or inside one transaction. */
+export interface SqlQueries {
+  readonly dialect: Dialect;
+  /** The first row, or undefined. */
+  one<T>(sql: string, params?: SqlParams): Promise<T | undefined>;
+  all<T>(sql: string, params?: SqlParams): Promise<T[]>;
+  run(sql: string, params?: SqlParams): Promise<SqlRunResult>;
+}
+
+export interface SqlDb extends SqlQueries {
+  /**
+   * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. Queries made outside
+   * `tx` meanwhile wait on SQLite (one connection) and run beside it on PostgreSQL (a pool), where the rows a
+   * transaction must hold are locked explicitly (`FOR UPDATE`, conditional updates).
+   */
+  transaction<T>(fn: (tx: SqlQueries) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
