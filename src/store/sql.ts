@@ -30,3 +30,13 @@ export interface SqlDb extends SqlQueries {
   transaction<T>(fn: (tx: SqlQueries) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
+
+/**
+ * The row-lock clause for a SELECT that reads rows it is about to change, inside a transaction: on PostgreSQL the
+ * rows are locked (`skipLocked`: rows another transaction holds are passed over, for work queues); SQLite has no
+ * such clause and needs none, since its one writer holds the whole database for the transaction.
+ */
+export function rowLock(q: Pick<SqlQueries, 'dialect'>, opts: { skipLocked?: boolean } = {}): string {
+  if (q.dialect === 'sqlite') return '';
+  return opts.skipLocked ? ' FOR UPDATE SKIP LOCKED' : ' FOR UPDATE';
+}

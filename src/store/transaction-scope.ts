@@ -1,12 +1,23 @@
 // Which transaction the running code is inside, if any. A query a transaction's own code sends through the database
 // instead of through its `tx` would, on SQLite, wait for that same transaction to end (a deadlock), and on
-// PostgreSQL run outside it (seeing none of its writes, escaping its rollback): both are refused at once.
+// PostgreSQL run outside it (seeing none of its writes, escaping its rollback): both are refused at once. Work the
+// transaction's code schedules for later (a timer) carries its context too, so a transaction counts only while open.
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-const scope = new AsyncLocalStorage<object>();
+interface Scope { db: object; open: boolean }
 
-export function inScope<T>(owner: object, fn: () => Promise<T>): Promise<T> { return scope.run(owner, fn); }
+const scope = new AsyncLocalStorage<Scope>();
 
-export function refuseInside(owner: object, what: string): void {
-  if (scope.getStore() === owner) throw new Error(`${what} inside a transaction of the same database: use the transaction's own queries`);
+export async function inScope<T>(db: object, fn: () => Promise<T>): Promise<T> {
+  const current: Scope = { db, open: true };
+  try {
+    return await scope.run(current, fn);
+  } finally {
+    current.open = false;
+  }
+}
+
+export function refuseInside(db: object, what: string): void {
+  const current = scope.getStore();
+  if (current?.db === db && current.open) throw new Error(`${what} inside a transaction of the same database: use the transaction's own queries`);
 }

@@ -1,0 +1,42 @@
+// Runs a test body once per store backend: SQLite (a fresh file) and PostgreSQL (a fresh database on the run's
+// throwaway server, or one skipped test when PostgreSQL is not installed), each migrated to the newest schema.
+// Repository tests use it so both backends pass the same assertions.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Test } from 'tap';
+import { openDb } from '../../src/store/db.js';
+import { PostgresDb } from '../../src/store/postgres-db.js';
+import { migratePostgres } from '../../src/store/postgres-schema.js';
+import type { SqlDb } from '../../src/store/sql.js';
+import { SqliteDb } from '../../src/store/sqlite-db.js';
+import { createTestDatabase, postgresOrSkip } from './postgres.js';
+
+export type Backend = SqlDb['dialect'];
+
+/** A migrated, empty database of `backend`, closed and removed at the test's teardown; null when it is skipped. */
+export async function freshDatabase(t: Test, backend: Backend): Promise<SqlDb | null> {
+  if (backend === 'sqlite') {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ringbase-sql-'));
+    const db = new SqliteDb(openDb(path.join(dir, 'ringbase.db')));
+    t.teardown(async () => { await db.close(); rmSync(dir, { recursive: true, force: true }); });
+    return db;
+  }
+  const server = await postgresOrSkip(t);
+  if (!server) return null;
+  const database = await createTestDatabase(server);
+  const db = new PostgresDb({ url: database.url, poolSize: 4 });
+  t.teardown(async () => { await db.close(); await database.drop(); });
+  await migratePostgres(db.pool);
+  return db;
+}
+
+/** `body` as one subtest per backend, named after it. */
+export function onEachBackend(t: Test, name: string, body: (t: Test, db: SqlDb) => Promise<void>): void {
+  for (const backend of ['sqlite', 'postgres'] as const) {
+    t.test(`${name} [${backend}]`, async (t) => {
+      const db = await freshDatabase(t, backend);
+      if (db) await body(t, db);
+    });
+  }
+}
