@@ -42,13 +42,26 @@ export function findPostgresBinaries(env: NodeJS.ProcessEnv = process.env): stri
   return (env.PATH ?? '').split(path.delimiter).find((dir) => holdsTools(dir)) ?? null;
 }
 
-/** The command prefix that runs a PostgreSQL program as OS_USER when we are root; setpriv execs, so a pid we hold is the program's own. */
-function asPostgresUser(): string[] {
-  if (process.getuid?.() !== 0) return [];
+function systemTool(name: string): string | null {
   for (const dir of ['/usr/bin', '/bin', '/usr/sbin', '/sbin']) {
-    try { accessSync(path.join(dir, 'setpriv'), constants.X_OK); return [path.join(dir, 'setpriv'), `--reuid=${OS_USER}`, `--regid=${OS_USER}`, '--init-groups', '--']; } catch { /* next */ }
-    try { accessSync(path.join(dir, 'runuser'), constants.X_OK); return [path.join(dir, 'runuser'), '-u', OS_USER, '--']; } catch { /* next */ }
+    try { accessSync(path.join(dir, name), constants.X_OK); return path.join(dir, name); } catch { /* next */ }
   }
+  return null;
+}
+
+/**
+ * The prefix PostgreSQL's programs run under. As root, they run as OS_USER. With setpriv (util-linux, which
+ * execs, so a pid we hold is the program's own), the kernel also sends the program SIGQUIT, PostgreSQL's
+ * immediate shutdown, when this process dies, even by SIGKILL, where killOnExit cannot run (a test process
+ * killed at tap's timeout): a server never outlives the process that started it.
+ */
+function runPrefix(): string[] {
+  const root = process.getuid?.() === 0;
+  const setpriv = systemTool('setpriv');
+  if (setpriv) return [setpriv, '--pdeathsig', 'SIGQUIT', ...(root ? [`--reuid=${OS_USER}`, `--regid=${OS_USER}`, '--init-groups'] : []), '--'];
+  if (!root) return [];
+  const runuser = systemTool('runuser');
+  if (runuser) return [runuser, '-u', OS_USER, '--'];
   throw new Error(`running as root, and neither setpriv nor runuser was found to run PostgreSQL as the "${OS_USER}" user`);
 }
 
@@ -135,8 +148,8 @@ export function removeServerLeftovers(dir: string): void {
 
 /**
  * Cleans up when this process ends without stop() (a test failing mid-way): killOnExit has killed the server by
- * then (its exit hook runs first). A process killed by a signal runs no exit hooks: killOnExit's signal hook
- * still kills the server, but its dir and segment stay behind.
+ * then (its exit hook runs first). A process killed by a signal runs no exit hooks: the server is still killed
+ * (killOnExit's signal hook, or setpriv's parent-death signal), but its dir stays behind in the temp dir.
  */
 function cleanUpOnExit(dir: string): () => void {
   const cleanUp = () => removeServerLeftovers(dir);
@@ -151,15 +164,15 @@ function cleanUpOnExit(dir: string): () => void {
  */
 export async function startPostgresServer(bin = findPostgresBinaries()): Promise<PostgresServer> {
   if (!bin) throw new Error(SKIP_LINE);
-  const as = asPostgresUser();
+  const prefix = runPrefix();
   const dir = mkdtempSync(path.join(tmpdir(), 'ringbase-pg-'));
   const dataDir = path.join(dir, 'data');
   try {
-    if (as.length) {
+    if (process.getuid?.() === 0) {
       const { uid, gid } = await osIds(OS_USER);
       chownSync(dir, uid, gid);
     }
-    const initdb = [...as, path.join(bin, 'initdb'),
+    const initdb = [...prefix, path.join(bin, 'initdb'),
       '-D', dataDir, '-U', SUPERUSER, '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions',
       // 1 MB WAL segments instead of 16: a smaller dir to write now and to leave behind if this process is killed.
       '--wal-segsize=1',
@@ -171,9 +184,9 @@ export async function startPostgresServer(bin = findPostgresBinaries()): Promise
   }
 
   const settings = Object.entries({ ...SERVER_SETTINGS, unix_socket_directories: dir }).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
-  const argv = [...as, path.join(bin, 'postgres'), '-D', dataDir, ...settings];
-  // Own process group, which killOnExit kills whole (setpriv execs, runuser stays as the postmaster's parent);
-  // the backends, each in a session of its own, exit when they see the postmaster gone.
+  const argv = [...prefix, path.join(bin, 'postgres'), '-D', dataDir, ...settings];
+  // Own process group, which killOnExit kills whole (runuser, if used, stays as the postmaster's parent); the
+  // backends, each in a session of its own, exit when they see the postmaster gone.
   const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
   killOnExit(child, true);
   // After killOnExit: its exit hook, which kills the server, must run before this one removes the dir.

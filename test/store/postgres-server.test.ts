@@ -128,13 +128,15 @@ if (serverUrl) {
       await until('the server\'s processes to end', 10_000, () => processesIn(dir).length === 0);
       t.notOk(existsSync(dir), 'its dir is removed');
     });
-    t.test('the process is killed (tap\'s timeout): the server is gone', async (t) => {
-      const { dir, child, exited } = await serverInChildProcess(t, 'wait');
-      t.ok(processesIn(dir).length > 1, 'the server is running');
-      child.kill('SIGTERM');
-      await exited;
-      await until('the server\'s processes to end', 10_000, () => processesIn(dir).length === 0);
-      t.pass('no process of the server is left');
-    });
+    for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+      t.test(`the process is killed with ${signal} (tap's timeout): the server is gone`, async (t) => {
+        const { dir, child, exited } = await serverInChildProcess(t, 'wait');
+        t.ok(processesIn(dir).length > 1, 'the server is running');
+        child.kill(signal);
+        await exited;
+        await until('the server\'s processes to end', 10_000, () => processesIn(dir).length === 0);
+        t.pass('no process of the server is left');
+      });
+    }
   });
 }
