@@ -11,6 +11,8 @@ export interface Config {
   host: string;
   port: number;
   dataDir: string;
+  /** url: PostgreSQL (postgres:// or postgresql://); null: the SQLite file in dataDir. poolSize: connections kept at most. */
+  database: { url: string | null; poolSize: number };
   publicBaseUrl: string | null;
   /** A token for Prometheus: with it (or the operator token) /metrics adds the per-account series. */
   metricsToken: string | null;
@@ -118,6 +120,18 @@ function mediaServerList(env: Env, single: Config['engine']['freeswitch']): Conf
   return servers;
 }
 
+/** RINGBASE_DATABASE_URL: a PostgreSQL URL, or unset for SQLite. Messages never repeat it: it may hold a password. */
+function databaseUrl(env: Env, fallback: string | null): string | null {
+  const v = str(env, 'RINGBASE_DATABASE_URL', fallback);
+  if (v === null || v.trim() === '') return null;
+  // Checked by its scheme only: libpq's forms (a unix socket as ?host=/dir, no host at all) are not WHATWG URLs.
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(v)?.[1]?.toLowerCase();
+  if (scheme !== 'postgres' && scheme !== 'postgresql') {
+    throw new ConfigError(`RINGBASE_DATABASE_URL must be a postgres:// or postgresql:// URL${scheme ? `, got a ${scheme}: URL` : ''} (unset it to use SQLite)`);
+  }
+  return v;
+}
+
 function engineKind(env: Env, fallback: EngineKind | null): EngineKind {
   const v = env.RINGBASE_ENGINE;
   if (v === 'sandbox' || v === 'drachtio') return v;
@@ -138,6 +152,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     host: str(env, 'HOST', d.host),
     port: int(env, 'PORT', d.port),
     dataDir: path.resolve(str(env, 'RINGBASE_DATA_DIR', d.dataDir)),
+    database: {
+      url: databaseUrl(env, d.database.url),
+      poolSize: int(env, 'RINGBASE_DATABASE_POOL_SIZE', d.database.poolSize),
+    },
     publicBaseUrl: str(env, 'RINGBASE_PUBLIC_URL', d.publicBaseUrl),
     metricsToken: str(env, 'RINGBASE_METRICS_TOKEN', d.metricsToken),
     logLevel: str(env, 'LOG_LEVEL', d.logLevel),

@@ -11,6 +11,8 @@ import { carrierCommands } from './carriers.js';
 import { mediaCommands } from './media.js';
 import { userCommands } from './users.js';
 import { orgCommands } from './org.js';
+import { dbCommands, type ConfigRunner } from './db.js';
+import { loadConfig } from '../config.js';
 
 const program = new Command('ringbase')
   .description('Ringbase operator CLI: works on the data dir in RINGBASE_DATA_DIR (default ./data)')
@@ -22,6 +24,13 @@ function fail(message: string, code: number, json: boolean): never {
   process.exit(code);
 }
 
+/** Turns known errors into an exit code and message. */
+function failOn(err: unknown, json: boolean): never {
+  if (err instanceof CliError) fail(err.message, err.exitCode, json);
+  if (err instanceof ConfigError) fail(`configuration error: ${err.message}`, 78, json);
+  fail(describeError(err), 1, json);
+}
+
 /** Wraps an action: opens the store, runs, closes, and turns known errors into an exit code and message. */
 const run: Runner = (fn) => {
   return async (...args) => {
@@ -31,11 +40,24 @@ const run: Runner = (fn) => {
       ctx = openContext(json);
       await fn(ctx, ...args);
     } catch (err) {
-      if (err instanceof CliError) fail(err.message, err.exitCode, json);
-      if (err instanceof ConfigError) fail(`configuration error: ${err.message}`, 78, json);
-      fail(describeError(err), 1, json);
+      failOn(err, json);
     } finally {
       ctx?.store.close();
+    }
+  };
+};
+
+/** Wraps an action that works on the database itself (it must not open the store first). */
+const runOnConfig: ConfigRunner = (fn) => {
+  return async (...args) => {
+    const json = Boolean(program.opts().json);
+    const out = (result: unknown, human: string | string[]) => {
+      process.stdout.write(json ? JSON.stringify(result) + '\n' : [human].flat().join('\n') + '\n');
+    };
+    try {
+      await fn({ config: loadConfig(), out }, ...args);
+    } catch (err) {
+      failOn(err, json);
     }
   };
 };
@@ -55,5 +77,6 @@ carrierCommands(program, run);
 mediaCommands(program, run);
 userCommands(program, run);
 orgCommands(program, run);
+dbCommands(program, runOnConfig);
 
 await program.parseAsync(process.argv);
