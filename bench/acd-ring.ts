@@ -45,10 +45,10 @@ const hook = createServer((req, res) => {
 await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
 const server = await startBenchServer({ ...engines.env, RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_SIP_HOST: 'sip.bench.example', RINGBASE_TRUSTED_PROXIES: '127.0.0.1' });
 const { app, store, base } = server;
-const account = store.accounts.create({ name: 'bench', trunking: true, trunkCapacity: 5 });
+const account = await store.accounts.create({ name: 'bench', trunking: true, trunkCapacity: 5 });
 new NumberService(store.numbers, { allowLocalTargets: true }).add(DID, account.id, { webhook_url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/voice` });
-store.carriers.add({ name: 'bench-sipp', host: '127.0.0.1', port: null });
-const { key } = store.apiKeys.create(account.id);
+await store.carriers.add({ name: 'bench-sipp', host: '127.0.0.1', port: null });
+const { key } = await store.apiKeys.create(account.id);
 const api = async (method: string, p: string, body: unknown) => (await fetch(`${base}${p}`, {
   method, body: JSON.stringify(body), headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-forwarded-proto': 'https' },
 })).json() as Promise<Record<string, unknown>>;

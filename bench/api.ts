@@ -9,8 +9,8 @@ const SECONDS = Math.min(30, Math.max(1, Number(process.argv[2] ?? 3)));
 const server = await startBenchServer();
 const { app, store, base } = server;
 
-const account = store.accounts.create({ name: 'bench', trunking: true, trunkCapacity: 50 });
-const { key } = store.apiKeys.create(account.id);
+const account = await store.accounts.create({ name: 'bench', trunking: true, trunkCapacity: 50 });
+const { key } = await store.apiKeys.create(account.id);
 for (let i = 0; i < 20; i++) app.trunks.create(account, 'wss', { label: `seat ${i}` });
 await app.trunks.settled();
 const trunkId = store.trunks.listForAccount(account.id)[0]!.id;

@@ -81,8 +81,8 @@ interface System {
 async function startRingbase(): Promise<System> {
   const platform = await startPlatform(eng, DID, hookUrl, { RINGBASE_TRUSTED_PROXIES: '127.0.0.1', RINGBASE_PREVIEW_RATE_LIMIT: '100000' });
   const { store, base } = platform;
-  store.accounts.update(platform.accountId, { cpsCap: 1000 });
-  const headers = { authorization: `Bearer ${store.apiKeys.create(platform.accountId).key}`, 'x-forwarded-proto': 'https' };
+  await store.accounts.update(platform.accountId, { cpsCap: 1000 });
+  const headers = { authorization: `Bearer ${(await store.apiKeys.create(platform.accountId)).key}`, 'x-forwarded-proto': 'https' };
   const api = async <T>(route: string, form?: Record<string, string>): Promise<T> => {
     const res = await fetch(`${base}/v1${route}`, form ? { method: 'POST', body: new URLSearchParams(form), headers } : { headers });
     if (!res.ok) throw new Error(`${route}: ${res.status} ${await res.text()}`);
@@ -108,7 +108,7 @@ async function startRingbase(): Promise<System> {
     },
     async join(partyPort, room) {
       // The party is reached as a carrier's number, as a customer's participant would be.
-      if (!parties.has(partyPort)) store.carriers.add({ name: `party-${partyPort}`, host: '127.0.0.1', port: partyPort, prefix: PARTY });
+      if (!parties.has(partyPort)) await store.carriers.add({ name: `party-${partyPort}`, host: '127.0.0.1', port: partyPort, prefix: PARTY });
       parties.add(partyPort);
       const p = await api<{ conference_sid: string; call_sid: string }>(`/conferences/${room}/participants`, { from: DID, to: PARTY });
       while (store.conferences.participant(p.conference_sid, p.call_sid)?.status !== 'in-progress') await pause(5);

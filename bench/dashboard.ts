@@ -14,7 +14,7 @@ const DAY_MS = 86_400_000;
 const server = await startBenchServer();
 const { store, clock, base } = server;
 
-const account = store.accounts.create({ name: 'bench', trunking: false, trunkCapacity: 0 });
+const account = await store.accounts.create({ name: 'bench', trunking: false, trunkCapacity: 0 });
 // Spread over 30 days, a quarter unanswered: half of them inside the charts' 14 days.
 const now = clock.now();
 store.db.transaction(() => {
@@ -25,7 +25,7 @@ store.db.transaction(() => {
   }
 })();
 const users = new UserService(store.users, clock);
-const { user } = users.create(account.id, 'bench@example.com');
+const { user } = await users.create(account.id, 'bench@example.com');
 await users.setPassword(user.id, 'bench password 123');
 const signedIn = await users.signIn('bench@example.com', 'bench password 123', '127.0.0.1');
 if (!signedIn.ok) throw new Error('sign-in failed');

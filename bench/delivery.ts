@@ -44,8 +44,8 @@ async function durable(): Promise<number> {
   const clock = systemClock();
   const store = openStore(dir, clock);
   const secrets = createSecretBox(randomBytes(32));
-  const account = store.accounts.create({ name: 'bench', trunking: false, trunkCapacity: 1 });
-  store.orgSettings.allowHost(account.id, '127.0.0.1');
+  const account = await store.accounts.create({ name: 'bench', trunking: false, trunkCapacity: 1 });
+  await store.orgSettings.allowHost(account.id, '127.0.0.1');
   store.webhookSubscriptions.create({
     accountId: account.id, eventType: 'call-start', targetUrl: target, deliveryMode: 'async',
     timeoutMs: 5000, maxRetries: 5, secretSealed: secrets.seal('whsec_bench'), payloadTemplate: null,

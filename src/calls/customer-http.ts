@@ -28,14 +28,14 @@ export class CustomerHttp {
   constructor(private readonly client: GuardedClient, private readonly secrets: SigningSecrets, private readonly clock: Clock) {}
 
   /** The signature header value for a request made outside this client (a media stream's WebSocket upgrade: a GET). */
-  signatureFor(accountId: number, signed: string): string {
-    return sign(this.secrets.get(accountId), signed, Math.floor(this.clock.now() / 1000));
+  async signatureFor(accountId: number, signed: string): Promise<string> {
+    return sign(await this.secrets.get(accountId), signed, Math.floor(this.clock.now() / 1000));
   }
 
   async send(req: CustomerRequest): Promise<OutboundResponse> {
     const text = req.payload.kind === 'json' ? JSON.stringify(req.payload.body) : encodeForm(req.payload.body);
     const t = Math.floor(this.clock.now() / 1000);
-    const signature = sign(this.secrets.get(req.accountId), req.method === 'GET' ? queryOf(req.payload) : text, t);
+    const signature = sign(await this.secrets.get(req.accountId), req.method === 'GET' ? queryOf(req.payload) : text, t);
     const headers: Record<string, string> = { 'user-agent': 'Ringbase/0.1', ...req.headers, [SIGNATURE_HEADER]: signature };
     if (req.method === 'GET') {
       const url = new URL(req.url);

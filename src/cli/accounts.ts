@@ -14,8 +14,8 @@ export function accountCommands(program: Command, run: Runner): void {
     .requiredOption('--name <name>', 'account name')
     .option('--trunking', 'enable trunk access', false)
     .option('--trunk-capacity <n>', 'how many trunks the account may hold')
-    .action(run((ctx, opts: { name: string; trunking: boolean; trunkCapacity?: string }) => {
-      const a = ctx.store.accounts.create({
+    .action(run(async (ctx, opts: { name: string; trunking: boolean; trunkCapacity?: string }) => {
+      const a = await ctx.store.accounts.create({
         name: opts.name,
         trunking: opts.trunking,
         trunkCapacity: opts.trunkCapacity === undefined ? ctx.config.accounts.defaultTrunkCapacity : parseId(opts.trunkCapacity, '--trunk-capacity'),
@@ -32,7 +32,7 @@ export function accountCommands(program: Command, run: Runner): void {
     .option('--cps <n>', 'outbound calls per second the account may place')
     .option('--recording-controls', 'allow recording control on live calls (default)')
     .option('--no-recording-controls', 'refuse recording control requests with 503')
-    .action(run((ctx, id: string, opts: { trunking?: boolean; trunkCapacity?: string; name?: string; cps?: string; recordingControls?: boolean }) => {
+    .action(run(async (ctx, id: string, opts: { trunking?: boolean; trunkCapacity?: string; name?: string; cps?: string; recordingControls?: boolean }) => {
       const changes = {
         ...(opts.cps !== undefined ? { cpsCap: parseId(opts.cps, '--cps') } : {}),
         ...(opts.recordingControls !== undefined ? { recordingControls: opts.recordingControls } : {}),
@@ -40,7 +40,7 @@ export function accountCommands(program: Command, run: Runner): void {
         ...(opts.trunkCapacity !== undefined ? { trunkCapacity: parseId(opts.trunkCapacity, '--trunk-capacity') } : {}),
         ...(opts.name !== undefined ? { name: opts.name } : {}),
       };
-      const a = ctx.store.accounts.update(parseId(id, 'account id'), changes);
+      const a = await ctx.store.accounts.update(parseId(id, 'account id'), changes);
       if (!a) throw new CliError(`no account ${id}`);
       ctx.out(view(a),
         `account ${a.id}: trunking ${a.trunking ? 'on' : 'off'}, capacity ${a.trunkCapacity}, ${a.cpsCap} calls/s, recording controls ${a.recordingControls ? 'on' : 'off'}`);
@@ -48,8 +48,8 @@ export function accountCommands(program: Command, run: Runner): void {
 
   account.command('list')
     .description('list accounts')
-    .action(run((ctx) => {
-      const rows = ctx.store.accounts.list().map(view);
+    .action(run(async (ctx) => {
+      const rows = (await ctx.store.accounts.list()).map(view);
       ctx.out(rows, rows.map((a) => `${a.id}\t${a.name}\ttrunking=${a.trunking ? 'on' : 'off'}\tcapacity=${a.trunk_capacity}`));
     }));
 }

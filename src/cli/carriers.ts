@@ -27,11 +27,11 @@ export function carrierCommands(program: Command, run: Runner): void {
     .requiredOption('--name <name>', 'a unique name, shown as the source of its calls')
     .requiredOption('--address <host[:port]>', 'where it sends from and where calls to numbers go (port 5060 when omitted)')
     .option('--prefix <e164-prefix>', 'route only numbers starting with this (e.g. +44) through it')
-    .action(run((ctx, flags: { name: string; address: string; prefix?: string }) => {
+    .action(run(async (ctx, flags: { name: string; address: string; prefix?: string }) => {
       if (!/^[\w.-]{1,64}$/.test(flags.name)) throw new CliError('--name must be 1-64 letters, digits, dots, dashes or underscores');
       if (flags.prefix !== undefined && !/^\+?\d{1,15}$/.test(flags.prefix)) throw new CliError('--prefix must be digits, optionally starting with +');
       try {
-        const c = ctx.store.carriers.add({ name: flags.name, ...parseAddress(flags.address), prefix: flags.prefix ?? null });
+        const c = await ctx.store.carriers.add({ name: flags.name, ...parseAddress(flags.address), prefix: flags.prefix ?? null });
         ctx.out({ id: c.id, ...view(c) }, `carrier ${c.name} added`);
       } catch (err) {
         if (err instanceof CarrierNameTakenError) throw new CliError(err.message);
@@ -40,14 +40,14 @@ export function carrierCommands(program: Command, run: Runner): void {
     }));
 
   carrier.command('list').description('list carrier gateways')
-    .action(run((ctx) => {
-      const all = ctx.store.carriers.list();
+    .action(run(async (ctx) => {
+      const all = await ctx.store.carriers.list();
       ctx.out(all.map(view), all.length ? all.map(line) : 'no carriers');
     }));
 
   carrier.command('remove <name>').description('remove a carrier gateway (its calls are refused from now on)')
-    .action(run((ctx, name: string) => {
-      if (!ctx.store.carriers.remove(name)) throw new CliError(`no carrier named "${name}"`, 1);
+    .action(run(async (ctx, name: string) => {
+      if (!(await ctx.store.carriers.remove(name))) throw new CliError(`no carrier named "${name}"`, 1);
       ctx.out({ removed: name }, `carrier ${name} removed`);
     }));
 }

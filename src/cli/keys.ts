@@ -15,27 +15,27 @@ export function keyCommands(program: Command, run: Runner): void {
   key.command('create')
     .requiredOption('--account <id>', 'account id')
     .option('--name <name>', 'what will use the key, e.g. "billing server" (up to 64 characters)')
-    .action(run((ctx, opts: { account: string; name?: string }) => {
+    .action(run(async (ctx, opts: { account: string; name?: string }) => {
       const accountId = parseId(opts.account, '--account');
-      if (!ctx.store.accounts.get(accountId)) throw new CliError(`no account ${accountId}`);
+      if (!(await ctx.store.accounts.get(accountId))) throw new CliError(`no account ${accountId}`);
       const problem = opts.name === undefined ? null : keyNameProblem(opts.name);
       if (problem) throw new CliError(`--name: ${problem}`);
-      const { key: clear, summary } = ctx.store.apiKeys.create(accountId, opts.name === undefined ? null : trimName(opts.name));
+      const { key: clear, summary } = await ctx.store.apiKeys.create(accountId, opts.name === undefined ? null : trimName(opts.name));
       ctx.out({ key: clear, id: summary.id }, [clear, '(shown once: store it now; only its hash is kept)']);
     }));
 
   key.command('list')
     .requiredOption('--account <id>', 'account id')
-    .action(run((ctx, opts: { account: string }) => {
-      const rows = ctx.store.apiKeys.listForAccount(parseId(opts.account, '--account')).map(view);
+    .action(run(async (ctx, opts: { account: string }) => {
+      const rows = (await ctx.store.apiKeys.listForAccount(parseId(opts.account, '--account'))).map(view);
       ctx.out(rows, rows.map((k) => `${k.id}\t${k.name ?? '(unnamed)'}\t${k.prefix}…${k.last4}\tcreated ${k.created_at}${k.revoked_at ? '\trevoked' : ''}`));
     }));
 
   key.command('revoke <id>')
     .description('revoke a key by the id shown in `key list`')
-    .action(run((ctx, keyId: string) => {
+    .action(run(async (ctx, keyId: string) => {
       const id = parseId(keyId, 'key id');
-      if (!ctx.store.apiKeys.revoke(id)) throw new CliError(`no active key ${id}`);
+      if (!(await ctx.store.apiKeys.revoke(id))) throw new CliError(`no active key ${id}`);
       ctx.out({ id, revoked: true }, `revoked key ${id}`);
     }));
 }

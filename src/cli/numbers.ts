@@ -27,10 +27,10 @@ function patchFrom(flags: SetFlags): Record<string, unknown> {
   return patch;
 }
 
-function withNumbers<A extends unknown[]>(run: Runner, fn: (ctx: CliContext, numbers: NumberService, ...args: A) => void) {
-  return run((ctx, ...args: A) => {
+function withNumbers<A extends unknown[]>(run: Runner, fn: (ctx: CliContext, numbers: NumberService, ...args: A) => void | Promise<void>) {
+  return run(async (ctx, ...args: A) => {
     try {
-      fn(ctx, new NumberService(ctx.store.numbers, { allowLocalTargets: ctx.config.devAllowLocalTargets }), ...args);
+      await fn(ctx, new NumberService(ctx.store.numbers, { allowLocalTargets: ctx.config.devAllowLocalTargets }), ...args);
     } catch (err) {
       if (err instanceof NumberError) {
         const details = Object.entries(err.errors).map(([f, m]) => `${f}: ${m.join(' ')}`);
@@ -55,9 +55,9 @@ export function numberCommands(program: Command, run: Runner): void {
 
   settingFlags(number.command('add <e164>').description('add a DID to the pool (or straight to an account)'))
     .option('--account <id>', 'claim it for this account')
-    .action(withNumbers(run, (ctx, numbers, e164: string, flags: SetFlags & { account?: string }) => {
+    .action(withNumbers(run, async (ctx, numbers, e164: string, flags: SetFlags & { account?: string }) => {
       const accountId = flags.account === undefined ? null : parseId(flags.account, '--account');
-      if (accountId !== null && !ctx.store.accounts.get(accountId)) throw new CliError(`no account ${accountId}`);
+      if (accountId !== null && !(await ctx.store.accounts.get(accountId))) throw new CliError(`no account ${accountId}`);
       const n = numbers.add(e164, accountId, patchFrom(flags));
       ctx.out(view(n), `added ${n.e164}${accountId === null ? ' to the pool' : ` for account ${accountId}`}`);
     }));
@@ -79,9 +79,9 @@ export function numberCommands(program: Command, run: Runner): void {
 
   number.command('assign <e164>').description('give a pool number to an account')
     .requiredOption('--account <id>', 'account id')
-    .action(withNumbers(run, (ctx, numbers, e164: string, flags: { account: string }) => {
+    .action(withNumbers(run, async (ctx, numbers, e164: string, flags: { account: string }) => {
       const accountId = parseId(flags.account, '--account');
-      if (!ctx.store.accounts.get(accountId)) throw new CliError(`no account ${accountId}`);
+      if (!(await ctx.store.accounts.get(accountId))) throw new CliError(`no account ${accountId}`);
       const n = numbers.claim(e164, accountId);
       ctx.out(view(n), `${n.e164} assigned to account ${accountId}`);
     }));

@@ -16,16 +16,16 @@ function human(s: OrgSettings): string[] {
   ];
 }
 
-function accountOf(ctx: CliContext, value: string): number {
+async function accountOf(ctx: CliContext, value: string): Promise<number> {
   const id = parseId(value, '--account');
-  if (!ctx.store.accounts.get(id)) throw new CliError(`no account ${id}`);
+  if (!(await ctx.store.accounts.get(id))) throw new CliError(`no account ${id}`);
   return id;
 }
 
 /** Settings errors are the operator's input errors: a message and exit 1, never a stack trace. */
-function settingsChange(ctx: CliContext, change: () => OrgSettings): void {
+async function settingsChange(ctx: CliContext, change: () => Promise<OrgSettings>): Promise<void> {
   try {
-    const s = change();
+    const s = await change();
     ctx.out(view(s), human(s));
   } catch (err) {
     if (err instanceof OrgSettingsError) throw new CliError(err.message);
@@ -36,11 +36,11 @@ function settingsChange(ctx: CliContext, change: () => OrgSettings): void {
 export function orgCommands(program: Command, run: Runner): void {
   const org = program.command('org').description('organisation settings of an account: webhook host allow-list, lead injection');
   org.command('show').requiredOption('--account <id>', 'account id')
-    .action(run((ctx, opts: { account: string }) => settingsChange(ctx, () => ctx.store.orgSettings.get(accountOf(ctx, opts.account)))));
+    .action(run((ctx, opts: { account: string }) => settingsChange(ctx, async () => ctx.store.orgSettings.get(await accountOf(ctx, opts.account)))));
 
-  const listCommand = (name: string, arg: string, description: string, apply: (ctx: CliContext, account: number, value: string) => OrgSettings) =>
+  const listCommand = (name: string, arg: string, description: string, apply: (ctx: CliContext, account: number, value: string) => Promise<OrgSettings>) =>
     org.command(`${name} <${arg}>`).description(description).requiredOption('--account <id>', 'account id')
-      .action(run((ctx, value: string, opts: { account: string }) => settingsChange(ctx, () => apply(ctx, accountOf(ctx, opts.account), value))));
+      .action(run((ctx, value: string, opts: { account: string }) => settingsChange(ctx, async () => apply(ctx, await accountOf(ctx, opts.account), value))));
 
   listCommand('allow-host', 'host', 'allow webhook targets on HOST and its subdomains', (ctx, a, v) =>
     ctx.store.orgSettings.allowHost(a, v, ctx.config.devAllowLocalTargets ? 'public-or-loopback' : 'public'));
@@ -50,8 +50,8 @@ export function orgCommands(program: Command, run: Runner): void {
 
   org.command('rotate-injection-token').description('issue a new lead-injection token (shown once; the old one stops working)')
     .requiredOption('--account <id>', 'account id')
-    .action(run((ctx, opts: { account: string }) => {
-      const token = ctx.store.orgSettings.rotateInjectionToken(accountOf(ctx, opts.account));
+    .action(run(async (ctx, opts: { account: string }) => {
+      const token = await ctx.store.orgSettings.rotateInjectionToken(await accountOf(ctx, opts.account));
       ctx.out({ token }, [token, '(shown once: store it now; only its hash is kept)']);
     }));
 }

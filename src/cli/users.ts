@@ -36,7 +36,7 @@ export function userCommands(program: Command, run: Runner): void {
     .option('--password-stdin', 'set the password from standard input instead of printing a link', false)
     .action(run(async (ctx, opts: { account: string; email: string; passwordStdin: boolean }) => {
       const accountId = parseId(opts.account, '--account');
-      if (!ctx.store.accounts.get(accountId)) throw new CliError(`no account ${accountId}`);
+      if (!(await ctx.store.accounts.get(accountId))) throw new CliError(`no account ${accountId}`);
       const users = service(ctx);
       const password = opts.passwordStdin ? passwordFromStdin() : null;
       // Checked before the user exists, so a rejected password leaves nothing half-created behind.
@@ -55,17 +55,17 @@ export function userCommands(program: Command, run: Runner): void {
 
   user.command('reset <email>')
     .description('print a new one-time password link for an existing user')
-    .action(run((ctx, email: string) => {
-      const found = ctx.store.users.getByEmail(email);
+    .action(run(async (ctx, email: string) => {
+      const found = await ctx.store.users.getByEmail(email);
       if (!found) throw new CliError(`no user ${email}`);
-      const link = `${baseUrl(ctx)}/dashboard/set-password?token=${service(ctx).issueSetPasswordToken(found.id)}`;
+      const link = `${baseUrl(ctx)}/dashboard/set-password?token=${await service(ctx).issueSetPasswordToken(found.id)}`;
       ctx.out({ id: found.id, email: found.email, set_password_url: link }, [`set the password within 24 hours:`, link]);
     }));
 
   user.command('list')
     .requiredOption('--account <id>', 'account id')
-    .action(run((ctx, opts: { account: string }) => {
-      const rows = ctx.store.users.listForAccount(parseId(opts.account, '--account'))
+    .action(run(async (ctx, opts: { account: string }) => {
+      const rows = (await ctx.store.users.listForAccount(parseId(opts.account, '--account')))
         .map((u) => ({ id: u.id, email: u.email, password_set: u.passwordHash !== null, created_at: u.createdAt }));
       ctx.out(rows, rows.map((u) => `${u.id}\t${u.email}\t${u.password_set ? 'password set' : 'awaiting password'}`));
     }));

@@ -315,7 +315,7 @@ export interface EnginePort {
    */
   routeProblem?(target: OriginateTarget): string | null;
   /** Whether a trunk or seat has a live registration, so a call to it can ring now (the ACD offers calls only then). */
-  seatRegistered(endpointName: string): boolean;
+  seatRegistered(endpointName: string): Promise<boolean>;
   /** Places an outbound leg; resolves when it is answered or has definitely failed. Never rejects. */
   originate(req: OriginateRequest): Promise<OriginateResult>;
   /**

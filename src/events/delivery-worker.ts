@@ -185,7 +185,7 @@ export class DeliveryWorker {
         headers: deliveryHeaders(c, openHeaders(c.subscription.headersSealed, secrets), secret, body, Math.floor(clock.now() / 1000)),
         timeoutMs: c.subscription.timeoutMs,
         // Checked again on every attempt: removing a host from the allow-list stops deliveries to it at once.
-        allowHosts: orgSettings.get(c.subscription.accountId).webhookHosts,
+        allowHosts: (await orgSettings.get(c.subscription.accountId)).webhookHosts,
       });
       statusCode = res.status;
       if (res.status < 200 || res.status > 299) error = `http_status: the receiver answered ${res.status}`;

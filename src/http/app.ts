@@ -127,6 +127,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const customerHttp = new CustomerHttp(outbound, signingSecrets, clock);
   const callbacks = new CallbackOutbox({ store: new CallbackStore(store.db, clock), http: customerHttp, clock, log: logger.child({ component: 'callbacks' }) });
   callbacks.start();
+  // The SIP target policy checks synchronously: it sees the carrier hosts as last read, read again after each check,
+  // so a carrier added or removed at run time counts from the next check on.
+  let carrierHosts = (await store.carriers.list()).map((c) => c.host);
+  const rereadCarrierHosts = () => store.carriers.list().then((all) => { carrierHosts = all.map((c) => c.host); }, () => undefined);
   // The ACD carries calls itself (it needs every service here), so it joins once the rest exist.
   const callServices = {
     store, engine, clock, events, callbacks,
@@ -144,7 +148,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }),
     sip: new SipTargetPolicy({
       allowLoopback: config.devAllowLocalTargets, allowedNetworks: config.sipAllowedNetworks,
-      carrierHosts: () => store.carriers.list().map((c) => c.host),
+      carrierHosts: () => { void rereadCarrierHosts(); return carrierHosts; },
     }),
   } satisfies Omit<CallServices, 'acd'> as unknown as CallServices;
   callServices.acd = new AcdService(callServices);

@@ -10,7 +10,7 @@ export interface SipPolicyOptions {
   allowLoopback: boolean;
   /** Operator-allowed networks (RINGBASE_SIP_ALLOWED_NETWORKS): PBXs and gateways on private addresses. */
   allowedNetworks: readonly string[];
-  /** Carrier hosts (names or addresses), read on every check so carriers added at run time count at once. */
+  /** Carrier hosts (names or addresses), asked on every check so carriers added at run time count. */
   carrierHosts: () => readonly string[];
   resolve?: Resolver;
 }

@@ -1,5 +1,5 @@
 // Leads pushed in through lead injection (web forms, partner systems). Kept so the ACD work can dial them.
-import type { Db } from '../store/db.js';
+import type { SqlDb, SqlQueries } from '../store/sql.js';
 import type { Clock } from '../clock.js';
 import { newSid } from '../crypto/tokens.js';
 
@@ -22,17 +22,19 @@ const toLead = (r: Row): Lead => ({
 });
 
 export class LeadRepo {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock) {}
 
-  create(input: { accountId: number; phone: string; campaign: string; attributes: Record<string, string>; sourceIp: string | null }): Lead {
-    const sid = newSid('LD');
-    this.db.prepare('INSERT INTO leads (sid, account_id, phone, campaign, attributes, status, source_ip, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(sid, input.accountId, input.phone, input.campaign, JSON.stringify(input.attributes), 'accepted', input.sourceIp, new Date(this.clock.now()).toISOString());
-    return this.getForAccount(input.accountId, sid)!;
+  /** `q`: the caller's transaction, when the lead must commit with other writes. */
+  async create(input: { accountId: number; phone: string; campaign: string; attributes: Record<string, string>; sourceIp: string | null }, q: SqlQueries = this.sql): Promise<Lead> {
+    const row = await q.one<Row>(
+      'INSERT INTO leads (sid, account_id, phone, campaign, attributes, status, source_ip, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
+      [newSid('LD'), input.accountId, input.phone, input.campaign, JSON.stringify(input.attributes), 'accepted', input.sourceIp, new Date(this.clock.now()).toISOString()],
+    );
+    return toLead(row!);
   }
 
-  getForAccount(accountId: number, sid: string): Lead | undefined {
-    const row = this.db.prepare('SELECT * FROM leads WHERE sid = ? AND account_id = ?').get(sid, accountId) as Row | undefined;
+  async getForAccount(accountId: number, sid: string): Promise<Lead | undefined> {
+    const row = await this.sql.one<Row>('SELECT * FROM leads WHERE sid = ? AND account_id = ?', [sid, accountId]);
     return row && toLead(row);
   }
 }

@@ -3,9 +3,9 @@
 // dashboard can put a UI on this same module.
 import { isIP } from 'node:net';
 import { hostnameProblem, type IpLiterals } from '../net/hostname.js';
-import type { Db } from '../store/db.js';
+import { rowLock, type SqlDb, type SqlQueries } from '../store/sql.js';
 import type { Clock } from '../clock.js';
-import { ReadCache } from '../store/read-cache.js';
+import { ReadCache, type CacheInvalidation } from '../store/read-cache.js';
 import { constantTimeEqual, randomToken, sha256Hex } from '../crypto/tokens.js';
 import { cidrContains, parseCidr } from '../net/index.js';
 import { normalizeHost } from '../net/url-policy.js';
@@ -73,13 +73,13 @@ export class OrgSettingsRepo {
   // Every webhook delivery attempt checks its account's allow-list.
   readonly #cache: ReadCache<OrgSettings>;
 
-  constructor(private readonly db: Db, private readonly clock: Clock) {
-    this.#cache = new ReadCache(db);
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock, changes: CacheInvalidation) {
+    this.#cache = new ReadCache(changes, 'org_settings');
   }
 
-  get(accountId: number): OrgSettings {
-    return this.#cache.read(String(accountId), () => {
-      const row = this.#row(accountId);
+  async get(accountId: number): Promise<OrgSettings> {
+    return (await this.#cache.read(String(accountId), async () => {
+      const row = await this.#row(this.sql, accountId);
       return {
         accountId,
         webhookHosts: row ? (JSON.parse(row.webhook_hosts) as string[]) : [],
@@ -87,78 +87,78 @@ export class OrgSettingsRepo {
         injectionTokenSet: Boolean(row?.injection_token_hash),
         injectionTokenRotatedAt: row?.injection_token_rotated_at ?? null,
       };
-    })!;
+    }))!;
   }
 
   /** `ips`: which IP literals may be listed; the input surfaces pass the public-only rule (docs/security.md). */
-  allowHost(accountId: number, host: string, ips: IpLiterals = 'any'): OrgSettings {
+  allowHost(accountId: number, host: string, ips: IpLiterals = 'any'): Promise<OrgSettings> {
     return this.#add(accountId, 'webhook_hosts', normalizeAllowedHost(host, ips));
   }
 
-  removeHost(accountId: number, host: string): OrgSettings {
+  removeHost(accountId: number, host: string): Promise<OrgSettings> {
     // Not held to the host name rule: an entry listed before the rule existed can still be removed.
     return this.#remove(accountId, 'webhook_hosts', canonicalHost(host), 'webhook host allow-list');
   }
 
-  allowIp(accountId: number, cidr: string): OrgSettings {
+  allowIp(accountId: number, cidr: string): Promise<OrgSettings> {
     return this.#add(accountId, 'injection_ips', normalizeCidr(cidr));
   }
 
-  removeIp(accountId: number, cidr: string): OrgSettings {
+  removeIp(accountId: number, cidr: string): Promise<OrgSettings> {
     return this.#remove(accountId, 'injection_ips', normalizeCidr(cidr), 'lead-injection IP allow-list');
   }
 
   /** Replaces the token; the clear value exists only in this return value, the row keeps its hash. */
-  rotateInjectionToken(accountId: number): string {
+  async rotateInjectionToken(accountId: number): Promise<string> {
     const token = `${INJECTION_TOKEN_PREFIX}${accountId}_${randomToken(32)}`;
-    this.#ensure(accountId);
-    this.#cache.invalidate();
-    this.db.prepare('UPDATE org_settings SET injection_token_hash = ?, injection_token_rotated_at = ?, updated_at = ? WHERE account_id = ?')
-      .run(sha256Hex(token), this.#now(), this.#now(), accountId);
+    await this.#cache.write(this.sql, async (tx) => {
+      await this.#ensure(tx, accountId);
+      await tx.run('UPDATE org_settings SET injection_token_hash = ?, injection_token_rotated_at = ?, updated_at = ? WHERE account_id = ?',
+        [sha256Hex(token), this.#now(), this.#now(), accountId]);
+    });
     return token;
   }
 
   /** The account the token belongs to, or null for any wrong, malformed or superseded token. */
-  accountForInjectionToken(token: string): number | null {
+  async accountForInjectionToken(token: string): Promise<number | null> {
     const accountId = parseInjectionToken(token);
-    const stored = accountId === null ? undefined : this.#row(accountId)?.injection_token_hash;
+    const stored = accountId === null ? undefined : (await this.#row(this.sql, accountId))?.injection_token_hash;
     if (!stored) return null;
     return constantTimeEqual(sha256Hex(token), stored) ? accountId : null;
   }
 
-  injectionIpAllowed(accountId: number, ip: string): boolean {
-    return this.get(accountId).injectionIps.some((cidr) => cidrContains(cidr, ip));
+  async injectionIpAllowed(accountId: number, ip: string): Promise<boolean> {
+    return (await this.get(accountId)).injectionIps.some((cidr) => cidrContains(cidr, ip));
   }
 
-  #add(accountId: number, column: ListColumn, entry: string): OrgSettings {
+  #add(accountId: number, column: ListColumn, entry: string): Promise<OrgSettings> {
     return this.#updateList(accountId, column, (list) => (list.includes(entry) ? list : [...list, entry]));
   }
 
-  #remove(accountId: number, column: ListColumn, entry: string, listName: string): OrgSettings {
+  #remove(accountId: number, column: ListColumn, entry: string, listName: string): Promise<OrgSettings> {
     return this.#updateList(accountId, column, (list) => {
       if (!list.includes(entry)) throw new OrgSettingsError(`${entry} is not on the ${listName}`);
       return list.filter((x) => x !== entry);
     });
   }
 
-  #updateList(accountId: number, column: ListColumn, change: (list: string[]) => string[]): OrgSettings {
-    this.#cache.invalidate();
-    this.db.transaction(() => {
-      this.#ensure(accountId);
-      const current = JSON.parse(this.#row(accountId)![column]) as string[];
-      this.db.prepare(`UPDATE org_settings SET ${column} = ?, updated_at = ? WHERE account_id = ?`)
-        .run(JSON.stringify(change(current)), this.#now(), accountId);
-    }).immediate();
+  /** Read, changed and written in one transaction, the row locked, so two changes at once (two nodes) both count. */
+  async #updateList(accountId: number, column: ListColumn, change: (list: string[]) => string[]): Promise<OrgSettings> {
+    await this.#cache.write(this.sql, async (tx) => {
+      await this.#ensure(tx, accountId);
+      const current = JSON.parse((await this.#row(tx, accountId, rowLock(tx)))![column]) as string[];
+      await tx.run(`UPDATE org_settings SET ${column} = ?, updated_at = ? WHERE account_id = ?`,
+        [JSON.stringify(change(current)), this.#now(), accountId]);
+    });
     return this.get(accountId);
   }
 
-  #ensure(accountId: number): void {
-    this.#cache.invalidate();
-    this.db.prepare('INSERT OR IGNORE INTO org_settings (account_id, updated_at) VALUES (?, ?)').run(accountId, this.#now());
+  async #ensure(tx: SqlQueries, accountId: number): Promise<void> {
+    await tx.run('INSERT INTO org_settings (account_id, updated_at) VALUES (?, ?) ON CONFLICT DO NOTHING', [accountId, this.#now()]);
   }
 
-  #row(accountId: number): Row | undefined {
-    return this.db.prepare('SELECT * FROM org_settings WHERE account_id = ?').get(accountId) as Row | undefined;
+  #row(q: SqlQueries, accountId: number, lock = ''): Promise<Row | undefined> {
+    return q.one<Row>(`SELECT * FROM org_settings WHERE account_id = ?${lock}`, [accountId]);
   }
 
   #now(): string { return new Date(this.clock.now()).toISOString(); }

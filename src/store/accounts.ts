@@ -1,6 +1,6 @@
-import type { Db } from './db.js';
+import { rowLock, type SqlDb } from './sql.js';
 import type { Clock } from '../clock.js';
-import { ReadCache } from './read-cache.js';
+import { ReadCache, type CacheInvalidation } from './read-cache.js';
 
 export interface Account {
   id: number;
@@ -27,47 +27,56 @@ export class AccountRepo {
   // Every authenticated request reads its account.
   readonly #cache: ReadCache<Account>;
 
-  constructor(private readonly db: Db, private readonly clock: Clock) {
-    this.#cache = new ReadCache(db);
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock, changes: CacheInvalidation) {
+    this.#cache = new ReadCache(changes, 'accounts');
   }
 
-  create(input: { name: string; trunking: boolean; trunkCapacity: number }): Account {
-    this.#cache.invalidate();
-    const info = this.db
-      .prepare('INSERT INTO accounts (name, trunking, trunk_capacity, created_at) VALUES (?, ?, ?, ?)')
-      .run(input.name, input.trunking ? 1 : 0, input.trunkCapacity, new Date(this.clock.now()).toISOString());
-    return this.get(Number(info.lastInsertRowid))!;
+  async create(input: { name: string; trunking: boolean; trunkCapacity: number }): Promise<Account> {
+    const row = await this.#cache.write(this.sql, (tx) => tx.one<Row>(
+      'INSERT INTO accounts (name, trunking, trunk_capacity, created_at) VALUES (?, ?, ?, ?) RETURNING *',
+      [input.name, input.trunking ? 1 : 0, input.trunkCapacity, new Date(this.clock.now()).toISOString()],
+    ));
+    return toAccount(row!);
   }
 
-  get(id: number): Account | undefined {
-    return this.#cache.read(String(id), () => {
-      const row = this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as Row | undefined;
+  get(id: number): Promise<Account | undefined> {
+    return this.#cache.read(String(id), async () => {
+      const row = await this.sql.one<Row>('SELECT * FROM accounts WHERE id = ?', [id]);
       return row && toAccount(row);
     });
   }
 
-  signingSecretSealed(id: number): string | null {
-    const row = this.db.prepare('SELECT signing_secret_enc FROM accounts WHERE id = ?').get(id) as { signing_secret_enc: string | null } | undefined;
+  async signingSecretSealed(id: number): Promise<string | null> {
+    const row = await this.sql.one<{ signing_secret_enc: string | null }>('SELECT signing_secret_enc FROM accounts WHERE id = ?', [id]);
     return row?.signing_secret_enc ?? null;
   }
 
-  setSigningSecretSealed(id: number, sealed: string): void {
-    this.#cache.invalidate();
-    this.db.prepare('UPDATE accounts SET signing_secret_enc = ? WHERE id = ?').run(sealed, id);
+  // The secret is not part of Account, so its writes leave the cache alone.
+  async setSigningSecretSealed(id: number, sealed: string): Promise<void> {
+    await this.sql.run('UPDATE accounts SET signing_secret_enc = ? WHERE id = ?', [sealed, id]);
   }
 
-  list(): Account[] {
-    return (this.db.prepare('SELECT * FROM accounts ORDER BY id').all() as Row[]).map(toAccount);
+  /** Stores `sealed` only if the account has no secret yet, and returns the one stored: the first of two racing first uses wins. */
+  async initSigningSecretSealed(id: number, sealed: string): Promise<string | null> {
+    await this.sql.run('UPDATE accounts SET signing_secret_enc = ? WHERE id = ? AND signing_secret_enc IS NULL', [sealed, id]);
+    return this.signingSecretSealed(id);
   }
 
-  update(id: number, changes: Changes): Account | undefined {
-    const current = this.get(id);
-    if (!current) return undefined;
-    const next = { ...current, ...changes };
-    this.#cache.invalidate();
-    this.db
-      .prepare('UPDATE accounts SET name = ?, trunking = ?, trunk_capacity = ?, cps_cap = ?, recording_controls = ? WHERE id = ?')
-      .run(next.name, next.trunking ? 1 : 0, next.trunkCapacity, next.cpsCap, next.recordingControls ? 1 : 0, id);
-    return this.get(id);
+  async list(): Promise<Account[]> {
+    return (await this.sql.all<Row>('SELECT * FROM accounts ORDER BY id')).map(toAccount);
+  }
+
+  /** Reads and writes the row in one transaction, the row locked, so concurrent updates of other fields are kept. */
+  async update(id: number, changes: Changes): Promise<Account | undefined> {
+    const row = await this.#cache.write(this.sql, async (tx) => {
+      const current = await tx.one<Row>(`SELECT * FROM accounts WHERE id = ?${rowLock(tx)}`, [id]);
+      if (!current) return undefined;
+      const next = { ...toAccount(current), ...changes };
+      return tx.one<Row>(
+        'UPDATE accounts SET name = ?, trunking = ?, trunk_capacity = ?, cps_cap = ?, recording_controls = ? WHERE id = ? RETURNING *',
+        [next.name, next.trunking ? 1 : 0, next.trunkCapacity, next.cpsCap, next.recordingControls ? 1 : 0, id],
+      );
+    });
+    return row && toAccount(row);
   }
 }

@@ -1,7 +1,7 @@
-import type { Db } from './db.js';
+import type { SqlDb } from './sql.js';
 import type { Clock } from '../clock.js';
 import { randomToken, sha256Hex } from '../crypto/tokens.js';
-import { ReadCache } from './read-cache.js';
+import { ReadCache, type CacheInvalidation } from './read-cache.js';
 import { NAME_LIMITS, nameProblem } from '../names/index.js';
 
 export const API_KEY_PREFIX = 'sk_live_';
@@ -40,53 +40,56 @@ const LAST_USED_GRANULARITY_MS = 60_000;
 
 /** Keys are stored only as SHA-256 hashes: the clear key exists once, in the create response. */
 export class ApiKeyRepo {
-  // Key hash → live key, so authenticating a request is no SQLite read; a revoke anywhere forgets it.
+  // Key hash → live key, so authenticating a request is no database read; a revoke anywhere forgets it.
   readonly #byHash: ReadCache<ApiKeySummary>;
 
-  constructor(private readonly db: Db, private readonly clock: Clock) {
-    this.#byHash = new ReadCache(db);
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock, changes: CacheInvalidation) {
+    this.#byHash = new ReadCache(changes, 'api_keys');
   }
 
-  create(accountId: number, name: string | null = null): { key: string; summary: ApiKeySummary } {
+  async create(accountId: number, name: string | null = null): Promise<{ key: string; summary: ApiKeySummary }> {
     const key = API_KEY_PREFIX + randomToken(32);
-    this.#byHash.invalidate();
-    const info = this.db
-      .prepare('INSERT INTO api_keys (account_id, key_hash, name, prefix, last4, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(accountId, sha256Hex(key), name, key.slice(0, API_KEY_PREFIX.length + 4), key.slice(-4), this.#now());
-    return { key, summary: this.get(Number(info.lastInsertRowid))! };
+    const row = await this.#byHash.write(this.sql, (tx) => tx.one<Row>(
+      'INSERT INTO api_keys (account_id, key_hash, name, prefix, last4, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
+      [accountId, sha256Hex(key), name, key.slice(0, API_KEY_PREFIX.length + 4), key.slice(-4), this.#now()],
+    ));
+    return { key, summary: toSummary(row!) };
   }
 
-  get(id: number): ApiKeySummary | undefined {
-    const row = this.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as Row | undefined;
+  async get(id: number): Promise<ApiKeySummary | undefined> {
+    const row = await this.sql.one<Row>('SELECT * FROM api_keys WHERE id = ?', [id]);
     return row && toSummary(row);
   }
 
-  listForAccount(accountId: number): ApiKeySummary[] {
-    return (this.db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY id DESC').all(accountId) as Row[]).map(toSummary);
+  async listForAccount(accountId: number): Promise<ApiKeySummary[]> {
+    return (await this.sql.all<Row>('SELECT * FROM api_keys WHERE account_id = ? ORDER BY id DESC', [accountId])).map(toSummary);
   }
 
-  /** Looks the key up by its hash; the equality test happens on hashes (a map key or SQLite), never on clear keys. */
-  authenticate(key: string): ApiKeySummary | undefined {
+  /** Looks the key up by its hash; the equality test happens on hashes (a map key or the database), never on clear keys. */
+  async authenticate(key: string): Promise<ApiKeySummary | undefined> {
     if (!key.startsWith(API_KEY_PREFIX)) return undefined;
     const hash = sha256Hex(key);
-    const summary = this.#byHash.read(hash, () => {
-      const row = this.db.prepare('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL').get(hash) as Row | undefined;
+    const summary = await this.#byHash.read(hash, async () => {
+      const row = await this.sql.one<Row>('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL', [hash]);
       return row && toSummary(row);
     });
     if (!summary) return undefined;
     if (!summary.lastUsedAt || this.clock.now() - Date.parse(summary.lastUsedAt) > LAST_USED_GRANULARITY_MS) {
+      // Not announced to other processes: their remembered last use is older, so each touches it at most once a
+      // minute too, and no key's validity depends on it.
       this.#byHash.invalidate();
-      this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(this.#now(), summary.id);
+      await this.sql.run('UPDATE api_keys SET last_used_at = ? WHERE id = ?', [this.#now(), summary.id]);
+      this.#byHash.invalidate();
     }
     return summary;
   }
 
-  revoke(id: number, accountId?: number): boolean {
-    this.#byHash.invalidate();
-    const info = this.db
-      .prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND (? IS NULL OR account_id = ?)')
-      .run(this.#now(), id, accountId ?? null, accountId ?? null);
-    return info.changes === 1;
+  /** `accountId`: only a key of that account is revoked. */
+  async revoke(id: number, accountId?: number): Promise<boolean> {
+    const result = await this.#byHash.write(this.sql, (tx) => (accountId === undefined
+      ? tx.run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [this.#now(), id])
+      : tx.run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND account_id = ?', [this.#now(), id, accountId])));
+    return result.changes === 1;
   }
 
   #now(): string { return new Date(this.clock.now()).toISOString(); }

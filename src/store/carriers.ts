@@ -1,4 +1,4 @@
-import type { Db } from './db.js';
+import type { SqlDb } from './sql.js';
 import type { Clock } from '../clock.js';
 
 /**
@@ -25,31 +25,34 @@ export class CarrierNameTakenError extends Error {
 }
 
 export class CarrierRepo {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock) {}
 
-  add(c: { name: string; host: string; port: number | null; prefix?: string | null }): Carrier {
-    if (this.byName(c.name)) throw new CarrierNameTakenError(c.name);
-    const info = this.db.prepare('INSERT INTO carriers (name, host, port, prefix, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(c.name, c.host, c.port, c.prefix ?? null, new Date(this.clock.now()).toISOString());
-    return this.get(Number(info.lastInsertRowid))!;
+  /** The name is unique: of two adds of one name at once (two nodes), one gets CarrierNameTakenError. */
+  async add(c: { name: string; host: string; port: number | null; prefix?: string | null }): Promise<Carrier> {
+    const row = await this.sql.one<Row>(
+      'INSERT INTO carriers (name, host, port, prefix, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING RETURNING *',
+      [c.name, c.host, c.port, c.prefix ?? null, new Date(this.clock.now()).toISOString()],
+    );
+    if (!row) throw new CarrierNameTakenError(c.name);
+    return toCarrier(row);
   }
 
-  get(id: number): Carrier | undefined {
-    const row = this.db.prepare('SELECT * FROM carriers WHERE id = ?').get(id) as Row | undefined;
+  async get(id: number): Promise<Carrier | undefined> {
+    const row = await this.sql.one<Row>('SELECT * FROM carriers WHERE id = ?', [id]);
     return row && toCarrier(row);
   }
 
-  byName(name: string): Carrier | undefined {
-    const row = this.db.prepare('SELECT * FROM carriers WHERE name = ?').get(name) as Row | undefined;
+  async byName(name: string): Promise<Carrier | undefined> {
+    const row = await this.sql.one<Row>('SELECT * FROM carriers WHERE name = ?', [name]);
     return row && toCarrier(row);
   }
 
   /** Read on every call by the engine, so a carrier added with the CLI while the server runs counts at once. */
-  list(): Carrier[] {
-    return (this.db.prepare('SELECT * FROM carriers ORDER BY id').all() as Row[]).map(toCarrier);
+  async list(): Promise<Carrier[]> {
+    return (await this.sql.all<Row>('SELECT * FROM carriers ORDER BY id')).map(toCarrier);
   }
 
-  remove(name: string): boolean {
-    return this.db.prepare('DELETE FROM carriers WHERE name = ?').run(name).changes > 0;
+  async remove(name: string): Promise<boolean> {
+    return (await this.sql.run('DELETE FROM carriers WHERE name = ?', [name])).changes > 0;
   }
 }

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { openDb, type Db } from './db.js';
 import type { SqlDb } from './sql.js';
 import { SqliteDb } from './sqlite-db.js';
+import { SqliteDataVersion } from './read-cache.js';
 import { randomLowerAlnum } from '../crypto/tokens.js';
 import { AccountRepo } from './accounts.js';
 import { ApiKeyRepo } from './api-keys.js';
@@ -62,19 +63,20 @@ export function openStore(dataDir: string, clock: Clock): Store {
   const db = openDb(path.join(dataDir, DB_FILE));
   const instanceId = randomLowerAlnum(20);
   const sql = new SqliteDb(db);
+  const caches = new SqliteDataVersion(db);
   return {
     sql, db, instanceId,
-    accounts: new AccountRepo(db, clock),
-    apiKeys: new ApiKeyRepo(db, clock),
+    accounts: new AccountRepo(sql, clock, caches),
+    apiKeys: new ApiKeyRepo(sql, clock, caches),
     trunks: new TrunkRepo(db, clock),
     numbers: new NumberRepo(db, clock),
     calls: new CallRepo(db, clock, instanceId),
     recordings: new RecordingRepo(db, clock, instanceId),
-    carriers: new CarrierRepo(db, clock),
-    registrations: new RegistrationRepo(db, clock),
-    users: new UserRepo(db, clock),
-    orgSettings: new OrgSettingsRepo(db, clock),
-    leads: new LeadRepo(db, clock),
+    carriers: new CarrierRepo(sql, clock),
+    registrations: new RegistrationRepo(sql, clock),
+    users: new UserRepo(sql, clock),
+    orgSettings: new OrgSettingsRepo(sql, clock, caches),
+    leads: new LeadRepo(sql, clock),
     webhookSubscriptions: new SubscriptionRepo(db, clock),
     conferences: new ConferenceRepo(db, clock),
     instances: new InstanceRepo(db, clock),

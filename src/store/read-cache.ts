@@ -1,64 +1,121 @@
+import Database from 'better-sqlite3';
 import type { Db } from './db.js';
-
-interface VersionWatch { statement: { get(): unknown }; version: number; fresh: boolean }
-
-const watches = new WeakMap<Db, VersionWatch>();
+import type { SqlDb, SqlQueries } from './sql.js';
 
 /**
- * SQLite's counter of commits made by other connections to the file (other processes: the CLI, a second server).
- * Read once per event-loop turn: a turn runs without I/O, so its reads all see the file as at its start, and one
- * request's reads (key, account, trunk) cost one statement instead of three.
+ * How a process learns that a cached table was changed by someone else (another process, another node), per
+ * backend: SQLite counts the commits of other connections to its file (`PRAGMA data_version`); PostgreSQL tells
+ * every listening process with `NOTIFY` when a write commits (postgres-cache-listener.ts).
  */
-function dataVersion(db: Db): number {
-  let watch = watches.get(db);
-  if (!watch) {
-    // No other query uses this SQL text, so pluck mode does not leak into the shared statement cache.
-    watch = { statement: db.prepare('PRAGMA data_version').pluck(), version: -1, fresh: false };
-    watches.set(db, watch);
+export interface CacheInvalidation {
+  /**
+   * A number that changes whenever rows of `table` may have been changed elsewhere, or null while that cannot be
+   * known (a transaction holds SQLite's connection; PostgreSQL's listening connection is down): then nothing may
+   * be served from memory.
+   */
+  version(table: string): number | null;
+  /** Makes a write of `table` through `q` known to the other processes once, and only if, its transaction commits. */
+  announce(q: SqlQueries, table: string): Promise<void>;
+}
+
+/**
+ * SQLite: the file's counter of commits made by other connections (the CLI, a second server). Read once per
+ * event-loop turn: a turn runs without I/O, so its reads all see the file as at its start, and one request's reads
+ * (key, account, trunk) cost one statement instead of three. Writes need no announcement: other connections see
+ * them in this same counter.
+ */
+export class SqliteDataVersion implements CacheInvalidation {
+  // No other query uses this SQL text, so pluck mode does not leak into the shared statement cache.
+  readonly #statement: { get(): unknown };
+  #version = -1;
+  #fresh = false;
+
+  constructor(private readonly raw: Db) {
+    this.#statement = raw.prepare('PRAGMA data_version').pluck();
   }
-  if (!watch.fresh) {
-    watch.version = watch.statement.get() as number;
-    watch.fresh = true;
-    const current = watch;
-    setImmediate(() => { current.fresh = false; }).unref();
+
+  version(): number | null {
+    // Inside a transaction the cache is bypassed, so a rolled-back write is never remembered.
+    if (this.raw.inTransaction) return null;
+    if (!this.#fresh) {
+      this.#version = this.#statement.get() as number;
+      this.#fresh = true;
+      setImmediate(() => { this.#fresh = false; }).unref();
+    }
+    return this.#version;
   }
-  return watch.version;
+
+  announce(): Promise<void> { return Promise.resolve(); }
 }
 
 // Bounded so that reads of many distinct keys cannot grow memory without end; refilling is just a read.
 const LIMIT = 10_000;
 
 /**
- * Remembers one table's reads until the table may have changed. The table's repository calls invalidate() on each
- * of its writes (so every write to a cached table goes through its repository); a commit by another connection
- * is seen through `PRAGMA data_version` and forgets everything. Inside a transaction the cache is bypassed, so a
- * rolled-back write is never remembered. Values are frozen: callers share them.
+ * Remembers one table's reads until the table may have changed. The table's repository writes it through write()
+ * (so every write to a cached table goes through its repository), which forgets what this process remembers and
+ * announces the change to the others; a change made elsewhere is seen through the CacheInvalidation's version and
+ * forgets everything. Values are frozen: callers share them.
  */
 export class ReadCache<V extends object> {
   readonly #entries = new Map<string, V>();
-  #seenVersion = -1;
+  readonly #changes: CacheInvalidation;
+  #seenVersion: number | null = null;
+  /** Bumped whenever entries are forgotten: a load that overlapped a change is returned but not remembered. */
+  #epoch = 0;
 
-  constructor(private readonly db: Db) {}
+  /** A raw SQLite connection (`Db`) is accepted only until trunks.ts moves to SqlDb (issue 24). */
+  constructor(changes: CacheInvalidation | Db, private readonly table = '') {
+    this.#changes = changes instanceof Database ? new SqliteDataVersion(changes) : changes;
+  }
 
   /** The remembered value for `key`, or load()'s; an undefined result is not remembered. */
-  read(key: string, load: () => V | undefined): V | undefined {
-    if (this.db.inTransaction) return load();
-    const version = dataVersion(this.db);
+  read(key: string, load: () => Promise<V | undefined>): Promise<V | undefined>;
+  /** Synchronous loads: only for trunks.ts until it moves to SqlDb (issue 24). */
+  read(key: string, load: () => V | undefined): V | undefined;
+  read(key: string, load: () => V | undefined | Promise<V | undefined>): V | undefined | Promise<V | undefined> {
+    const version = this.#changes.version(this.table);
+    if (version === null) return load();
     if (version !== this.#seenVersion) {
-      this.#entries.clear();
+      this.invalidate();
       this.#seenVersion = version;
     }
     const known = this.#entries.get(key);
     if (known !== undefined) return known;
-    const value = load();
-    if (value === undefined) return undefined;
+    const epoch = this.#epoch;
+    const loaded = load();
+    return loaded instanceof Promise ? loaded.then((value) => this.#remember(key, value, epoch)) : this.#remember(key, loaded, epoch);
+  }
+
+  /**
+   * Runs `fn`, a write of the table, in one transaction with its announcement to the other processes; what this
+   * process remembers is forgotten before (reads meanwhile are not remembered) and after (nor are reads that
+   * raced it).
+   */
+  async write<T>(sql: SqlDb, fn: (tx: SqlQueries) => Promise<T>): Promise<T> {
+    this.invalidate();
+    try {
+      return await sql.transaction(async (tx) => {
+        const result = await fn(tx);
+        await this.#changes.announce(tx, this.table);
+        return result;
+      });
+    } finally {
+      this.invalidate();
+    }
+  }
+
+  /** Forgets this process's entries only: for writes other processes need not hear of. */
+  invalidate(): void {
+    this.#entries.clear();
+    this.#epoch++;
+  }
+
+  #remember(key: string, value: V | undefined, epoch: number): V | undefined {
+    if (value === undefined || epoch !== this.#epoch || this.#changes.version(this.table) !== this.#seenVersion) return value;
     if (this.#entries.size >= LIMIT) this.#entries.clear();
     this.#entries.set(key, deepFreeze(value));
     return value;
-  }
-
-  invalidate(): void {
-    this.#entries.clear();
   }
 }
 

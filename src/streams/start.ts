@@ -42,7 +42,7 @@ export async function startStream(session: CallSession, req: StreamRequest): Pro
   if (leg.isEnded) return { ok: false, reason: 'the call ended' };
   // Signed with the account's secret over "<t>.<the whole URL>" (docs/media-streams.md#security): a signature
   // opens only the URL it was made for.
-  const signature = session.services.http.signatureFor(session.accountId, signedStreamUrl(check.url));
+  const signature = await session.services.http.signatureFor(session.accountId, signedStreamUrl(check.url));
   const peer = await openPeer(check.url, { allowLoopback: session.services.urls.allowLocalTargets, headers: { [SIGNATURE_HEADER]: signature } });
   if (!peer.ok) return refuse(peer.reason);
   let tap;

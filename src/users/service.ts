@@ -41,21 +41,21 @@ export class UserService {
   }
 
   /** Creates the user and returns the one-time token for the set-password link (valid 24 hours). */
-  create(accountId: number, email: string): { user: User; setPasswordToken: string } {
+  async create(accountId: number, email: string): Promise<{ user: User; setPasswordToken: string }> {
     const normalized = email.trim();
     if (!EMAIL.test(normalized) || normalized.length > 254) throw new UserError('email', `"${email}" is not an email address`);
-    if (this.repo.getByEmail(normalized)) throw new UserError('email', `a user with email ${normalized} already exists`);
-    const user = this.repo.create(accountId, normalized);
-    return { user, setPasswordToken: this.issueSetPasswordToken(user.id) };
+    const user = await this.repo.create(accountId, normalized);
+    if (!user) throw new UserError('email', `a user with email ${normalized} already exists`);
+    return { user, setPasswordToken: await this.issueSetPasswordToken(user.id) };
   }
 
-  issueSetPasswordToken(userId: number): string {
+  async issueSetPasswordToken(userId: number): Promise<string> {
     const token = randomToken(32);
-    this.repo.addToken(sha256Hex(token), userId, SET_PASSWORD, SET_PASSWORD_TTL_MS);
+    await this.repo.addToken(sha256Hex(token), userId, SET_PASSWORD, SET_PASSWORD_TTL_MS);
     return token;
   }
 
-  setPasswordTokenLive(token: string): boolean {
+  setPasswordTokenLive(token: string): Promise<boolean> {
     return this.repo.tokenLive(sha256Hex(token), SET_PASSWORD);
   }
 
@@ -64,18 +64,18 @@ export class UserService {
     const problem = passwordProblem(password);
     if (problem) throw new UserError('password', problem);
     const hash = await hashPassword(password);
-    const userId = this.repo.consumeToken(sha256Hex(token), SET_PASSWORD);
+    const userId = await this.repo.consumeToken(sha256Hex(token), SET_PASSWORD);
     if (userId === undefined) throw new UserError('token', 'This link is invalid, already used or expired. Ask the service team for a new one.');
-    this.repo.setPasswordHash(userId, hash);
-    this.repo.deleteSessionsOf(userId);
-    return this.repo.get(userId)!;
+    await this.repo.setPasswordHash(userId, hash);
+    await this.repo.deleteSessionsOf(userId);
+    return (await this.repo.get(userId))!;
   }
 
   async setPassword(userId: number, password: string): Promise<void> {
     const problem = passwordProblem(password);
     if (problem) throw new UserError('password', problem);
-    this.repo.setPasswordHash(userId, await hashPassword(password));
-    this.repo.deleteSessionsOf(userId);
+    await this.repo.setPasswordHash(userId, await hashPassword(password));
+    await this.repo.deleteSessionsOf(userId);
   }
 
   /**
@@ -87,26 +87,26 @@ export class UserService {
   async signIn(email: string, password: string, source: string): Promise<SignInResult> {
     const early = this.#delays.waitFor(email, source);
     if (early > 0) return { ok: false, reason: 'wait', waitSeconds: early };
-    const user = this.repo.getByEmail(email.trim());
+    const user = await this.repo.getByEmail(email.trim());
     const matches = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
     if (!user || !user.passwordHash || !matches) {
       return { ok: false, reason: 'invalid', waitSeconds: this.#delays.recordFailure(email, source) };
     }
     this.#delays.clear(email, source);
-    this.repo.deleteExpired();
+    await this.repo.deleteExpired();
     const token = randomToken(32);
     const csrfToken = randomToken(24);
-    this.repo.addSession(sha256Hex(token), user.id, csrfToken, SESSION_TTL_MS);
+    await this.repo.addSession(sha256Hex(token), user.id, csrfToken, SESSION_TTL_MS);
     return { ok: true, session: { token, csrfToken, user } };
   }
 
-  session(token: string): Session | undefined {
-    const row = this.repo.session(sha256Hex(token));
-    const user = row && this.repo.get(row.userId);
+  async session(token: string): Promise<Session | undefined> {
+    const row = await this.repo.session(sha256Hex(token));
+    const user = row && await this.repo.get(row.userId);
     return user && row && { token, csrfToken: row.csrfToken, user };
   }
 
-  signOut(token: string): void {
-    this.repo.deleteSession(sha256Hex(token));
+  signOut(token: string): Promise<void> {
+    return this.repo.deleteSession(sha256Hex(token));
   }
 }

@@ -1,5 +1,5 @@
 // Carrier gateways as the engine sees them: trusted sources of DID calls, and the route for calls to numbers.
-// The list is read on every call, so carriers added with the operator CLI count without a restart.
+// The list is read from the store on every call, so carriers added with the operator CLI count without a restart.
 
 export interface CarrierGateway {
   name: string;
@@ -10,19 +10,19 @@ export interface CarrierGateway {
   prefix: string | null;
 }
 
-export interface CarrierDirectory { list(): CarrierGateway[] }
+export interface CarrierDirectory { list(): Promise<CarrierGateway[]> }
 
-export const NO_CARRIERS: CarrierDirectory = { list: () => [] };
+export const NO_CARRIERS: CarrierDirectory = { list: async () => [] };
 
 /** The carrier a request came from, by source address (and port when the carrier names one). */
-export function carrierAt(dir: CarrierDirectory, address: string, port: number): CarrierGateway | undefined {
-  return dir.list().find((c) => c.host === address && (c.port === null || c.port === port));
+export async function carrierAt(dir: CarrierDirectory, address: string, port: number): Promise<CarrierGateway | undefined> {
+  return (await dir.list()).find((c) => c.host === address && (c.port === null || c.port === port));
 }
 
 /** The gateway for a call to `number`: the longest matching prefix, else a carrier without a prefix. */
-export function routeFor(dir: CarrierDirectory, number: string): CarrierGateway | undefined {
+export async function routeFor(dir: CarrierDirectory, number: string): Promise<CarrierGateway | undefined> {
   let best: CarrierGateway | undefined;
-  for (const c of dir.list()) {
+  for (const c of await dir.list()) {
     if (c.prefix !== null && !number.startsWith(c.prefix)) continue;
     if (!best || (c.prefix?.length ?? 0) > (best.prefix?.length ?? 0)) best = c;
   }

@@ -65,8 +65,8 @@ export class DrachtioEngine implements EnginePort {
   async start(): Promise<void> {
     // drachtio-srf generates a handler method per SIP verb; its typings only declare invite().
     const srf = this.#conn.srf as Srf & Record<'register' | 'options', (fn: (req: Srf.SrfRequest, res: Srf.SrfResponse) => void) => void>;
-    srf.register((req, res) => this.#registrar.handle(req, res));
-    srf.invite((req, res) => this.#onInvite(req, res));
+    srf.register((req, res) => void this.#registrar.handle(req, res));
+    srf.invite((req, res) => void this.#onInvite(req, res));
     srf.options((_req, res) => res.send(200));
     await this.#conn.start();
     this.#started = true;
@@ -109,7 +109,7 @@ export class DrachtioEngine implements EnginePort {
 
   async deprovisionTrunk(endpointName: string): Promise<void> {
     this.#credentials.delete(endpointName);
-    this.#registrar.forget(endpointName);
+    await this.#registrar.forget(endpointName);
   }
 
   onIncomingCall(handler: IncomingCallHandler): void { this.#handler = handler; }
@@ -145,7 +145,7 @@ export class DrachtioEngine implements EnginePort {
    */
   openDialogs(): number | null { return this.#conn.openDialogs; }
 
-  seatRegistered(endpointName: string): boolean { return this.#registrar.lookup(endpointName).length > 0; }
+  async seatRegistered(endpointName: string): Promise<boolean> { return (await this.#registrar.lookup(endpointName)).length > 0; }
 
   /** Current registrations of a trunk (tests, the trunk API's view of a seat). */
   registrations(endpointName: string): ReturnType<Registrar['lookup']> { return this.#registrar.lookup(endpointName); }
@@ -182,12 +182,20 @@ export class DrachtioEngine implements EnginePort {
     void leg.ended.then(() => this.#legs.delete(leg));
   }
 
-  #onInvite(req: Srf.SrfRequest, res: Srf.SrfResponse): void {
+  async #onInvite(req: Srf.SrfRequest, res: Srf.SrfResponse): Promise<void> {
     if (!this.#handler || !this.#conn.mediaUp) {
       res.send(503);
       return;
     }
-    const verdict = classifyInvite(req, res, this.#carriers, this.#credentials, this.log);
+    let verdict: Awaited<ReturnType<typeof classifyInvite>>;
+    try {
+      verdict = await classifyInvite(req, res, this.#carriers, this.#credentials, this.log);
+    } catch (err) {
+      // The carrier list could not be read (database unreachable): the caller may retry elsewhere.
+      this.log.error({ err }, 'INVITE not classified; refused');
+      res.send(503);
+      return;
+    }
     if (!verdict.accept) return;
     const call = new DrachtioIncomingCall(
       req.get('Call-ID'), verdict.from, verdict.to, verdict.source, req, res,

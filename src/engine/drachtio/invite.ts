@@ -14,9 +14,9 @@ export type InviteVerdict =
   | { accept: false };
 
 /** Classifies a new INVITE, answering the refusals and challenges itself. */
-export function classifyInvite(req: Srf.SrfRequest, res: Srf.SrfResponse, carriers: CarrierDirectory, credentials: CredentialStore, log: Logger): InviteVerdict {
+export async function classifyInvite(req: Srf.SrfRequest, res: Srf.SrfResponse, carriers: CarrierDirectory, credentials: CredentialStore, log: Logger): Promise<InviteVerdict> {
   const to = e164(req.calledNumber);
-  const carrier = carrierAt(carriers, req.source_address, Number(req.source_port));
+  const carrier = await carrierAt(carriers, req.source_address, Number(req.source_port));
   if (carrier) return { accept: true, source: { kind: 'carrier', name: carrier.name }, from: e164(req.callingNumber), to };
 
   const auth = credentials.authenticate(req, 'proxy-authorization');

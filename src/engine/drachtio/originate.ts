@@ -40,20 +40,20 @@ function withUser(contact: string, user: string): string {
   return contact.replace(/^(sips?:)(?:[^@]*@)?/, `$1${user}@`);
 }
 
-function routeOf(target: OriginateTarget, deps: OriginateDeps): Route | null {
+async function routeOf(target: OriginateTarget, deps: OriginateDeps): Promise<Route | null> {
   switch (target.kind) {
     case 'number': {
-      const carrier = routeFor(deps.carriers, target.number);
+      const carrier = await routeFor(deps.carriers, target.number);
       return carrier ? { uri: gatewayUri(carrier, target.number), to: target.number } : null;
     }
     case 'sip':
       return { uri: target.uri, to: target.uri, ...(target.via ? { proxy: target.via } : {}), ...(target.username && target.password ? { auth: { username: target.username, password: target.password } } : {}) };
     case 'trunk': {
-      const [reg] = deps.registrar.lookup(target.endpointName);
+      const [reg] = await deps.registrar.lookup(target.endpointName);
       return reg ? { uri: withUser(reg.contact, target.number), proxy: reg.proxy, to: target.number, lateOffer: WEBRTC_TRANSPORTS.has(reg.transport) } : null;
     }
     case 'client': {
-      const [reg] = deps.registrar.lookup(target.identity);
+      const [reg] = await deps.registrar.lookup(target.identity);
       return reg ? { uri: reg.contact, proxy: reg.proxy, to: `client:${target.identity}`, lateOffer: WEBRTC_TRANSPORTS.has(reg.transport) } : null;
     }
   }
@@ -66,7 +66,7 @@ const failed = (cause: AttemptFailure, sipStatus?: number): OriginateResult =>
   ({ answered: false, cause, ...(sipStatus === undefined ? {} : { sipStatus }) });
 
 export async function originate(req: OriginateRequest, deps: OriginateDeps): Promise<OriginateResult> {
-  const route = routeOf(req.target, deps);
+  const route = await routeOf(req.target, deps);
   const ms = deps.media(req.bridgeWith instanceof DrachtioLeg ? req.bridgeWith.ep : undefined);
   if (!route) {
     deps.log.info({ target: req.target }, 'originate: no route (no carrier or no registration)');

@@ -17,12 +17,12 @@ export interface Registration {
 
 /** Where bindings are kept: the store's RegistrationRepo. Expired rows may linger; listLive ignores them. */
 export interface RegistrationStore {
-  upsert(r: Registration): void;
-  remove(endpointName: string, contact: string): void;
-  removeAll(endpointName: string): void;
+  upsert(r: Registration): Promise<void>;
+  remove(endpointName: string, contact: string): Promise<unknown>;
+  removeAll(endpointName: string): Promise<unknown>;
   /** Bindings whose expiry is after `now`, newest expiry first. */
-  listLive(endpointName: string, now: number): Registration[];
-  pruneExpired(now: number): void;
+  listLive(endpointName: string, now: number): Promise<Registration[]>;
+  pruneExpired(now: number): Promise<unknown>;
 }
 
 const MIN_EXPIRES = 60;
@@ -38,12 +38,13 @@ export class Registrar {
   ) {}
 
   /** Current contacts of a trunk, newest first. */
-  lookup(endpointName: string): Registration[] { return this.bindings.listLive(endpointName, this.now()); }
+  lookup(endpointName: string): Promise<Registration[]> { return this.bindings.listLive(endpointName, this.now()); }
 
   /** Ends every registration of a trunk (revoke, suspend). */
-  forget(endpointName: string): void { this.bindings.removeAll(endpointName); }
+  async forget(endpointName: string): Promise<void> { await this.bindings.removeAll(endpointName); }
 
-  handle(req: Srf.SrfRequest, res: Srf.SrfResponse): void {
+  /** Answers the REGISTER once its bindings are stored; never rejects. */
+  async handle(req: Srf.SrfRequest, res: Srf.SrfResponse): Promise<void> {
     const auth = this.credentials.authenticate(req, 'authorization');
     if (!auth.ok) {
       if (auth.challenge) {
@@ -60,7 +61,7 @@ export class Registrar {
       return;
     }
     try {
-      this.#update(auth.endpointName, reg, req, res);
+      await this.#update(auth.endpointName, reg, req, res);
     } catch (err) {
       // A binding that could not be stored (database busy or full) must not look accepted: the UA retries.
       this.log.error({ err, endpointName: auth.endpointName }, 'REGISTER not stored');
@@ -68,13 +69,13 @@ export class Registrar {
     }
   }
 
-  #update(endpointName: string, reg: Exclude<RegisterRequest, { kind: 'query' }>, req: Srf.SrfRequest, res: Srf.SrfResponse): void {
+  async #update(endpointName: string, reg: Exclude<RegisterRequest, { kind: 'query' }>, req: Srf.SrfRequest, res: Srf.SrfResponse): Promise<void> {
     const now = this.now();
     // Each accepted REGISTER sweeps out every expired binding: the table stays about the size of the live ones
     // without a timer, and lookups ignore whatever expired since.
-    this.bindings.pruneExpired(now);
+    await this.bindings.pruneExpired(now);
     if (reg.kind === 'remove-all') {
-      this.bindings.removeAll(endpointName);
+      await this.bindings.removeAll(endpointName);
       res.send(200);
       return;
     }
@@ -82,11 +83,11 @@ export class Registrar {
     const granted: string[] = [];
     for (const { uri, expires: asked } of reg.contacts) {
       if (asked === 0) {
-        this.bindings.remove(endpointName, uri);
+        await this.bindings.remove(endpointName, uri);
         continue;
       }
       const expires = Math.min(MAX_EXPIRES, Math.max(MIN_EXPIRES, Number.isFinite(asked) && asked > 0 ? asked : DEFAULT_EXPIRES));
-      this.bindings.upsert({
+      await this.bindings.upsert({
         endpointName, contact: uri, transport,
         // drachtio's own name for the connection (a WebSocket is `tcp` to it), so requests reuse it.
         proxy: `sip:${req.source_address}:${req.source_port};transport=${(req.protocol || 'udp').toLowerCase()}`,

@@ -88,7 +88,7 @@ export class SandboxEngine implements EnginePort {
   onIncomingCall(handler: IncomingCallHandler): void { this.#handler = handler; }
 
   /** Every seat counts as registered in the sandbox (agents can take calls) unless a test takes it down. */
-  seatRegistered(endpointName: string): boolean { return !this.#seatsDown.has(endpointName); }
+  async seatRegistered(endpointName: string): Promise<boolean> { return !this.#seatsDown.has(endpointName); }
 
   setSeatRegistered(endpointName: string, up: boolean): void {
     if (up) this.#seatsDown.delete(endpointName);

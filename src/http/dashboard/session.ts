@@ -17,8 +17,8 @@ function cookieOpts(req: FastifyRequest, maxAgeSeconds?: number) {
 export function loadViewer(users: UserService, store: Store) {
   return async function (req: FastifyRequest): Promise<void> {
     const token = req.cookies[SESSION_COOKIE];
-    const session = token ? users.session(token) : undefined;
-    const account = session && store.accounts.get(session.user.accountId);
+    const session = token ? await users.session(token) : undefined;
+    const account = session && await store.accounts.get(session.user.accountId);
     req.viewer = session && account ? { user: session.user, account, csrf: session.csrfToken, sessionToken: session.token } : null;
     req.csrfToken = req.viewer?.csrf ?? req.cookies[PRE_SESSION_COOKIE] ?? '';
   };
@@ -44,9 +44,9 @@ export function startSession(req: FastifyRequest, reply: FastifyReply, session: 
   void reply.clearCookie(PRE_SESSION_COOKIE, { path: '/dashboard' });
 }
 
-export function endSession(req: FastifyRequest, reply: FastifyReply, users: UserService): void {
+export async function endSession(req: FastifyRequest, reply: FastifyReply, users: UserService): Promise<void> {
   const token = req.cookies[SESSION_COOKIE];
-  if (token) users.signOut(token);
+  if (token) await users.signOut(token);
   void reply.clearCookie(SESSION_COOKIE, cookieOpts(req));
 }
 

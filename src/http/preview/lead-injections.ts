@@ -27,10 +27,10 @@ export function injectionAuth(deps: Deps) {
     const raw = req.headers['x-injection-token'];
     const token = Array.isArray(raw) ? raw[0] : raw;
     if (!token || token.trim() === '') throw previewErrors.injectionTokenRequired();
-    const accountId = deps.store.orgSettings.accountForInjectionToken(token.trim());
+    const accountId = await deps.store.orgSettings.accountForInjectionToken(token.trim());
     if (accountId === null) throw previewErrors.injectionTokenInvalid();
     const ip = deps.proxies.clientIp(req);
-    if (!deps.store.orgSettings.injectionIpAllowed(accountId, ip)) throw previewErrors.ipNotAllowed(ip);
+    if (!(await deps.store.orgSettings.injectionIpAllowed(accountId, ip))) throw previewErrors.ipNotAllowed(ip);
     deps.rate.check(`lead-injection:${accountId}`, reply);
     req.injectionAccountId = accountId;
   };
@@ -69,16 +69,16 @@ export async function leadInjectionRoutes(app: FastifyInstance, deps: Deps): Pro
   }, async (req, reply) => {
     const accountId = req.injectionAccountId;
     // The lead, its web-form event and its speed-to-lead callback commit together: none exists without the others.
-    const { lead, callbackSid } = store.db.transaction(() => {
-      const created = store.leads.create({
+    const { lead, callbackSid } = await store.sql.transaction(async (tx) => {
+      const created = await store.leads.create({
         accountId, phone: req.body.phone, campaign: req.body.campaign, attributes: req.body.attributes ?? {}, sourceIp: proxies.clientIp(req),
-      });
+      }, tx);
       events.emit({
         type: 'web-form', accountId, callSid: null,
         data: { lead_sid: created.sid, phone: created.phone, campaign: created.campaign, attributes: created.attributes },
       });
       return { lead: created, callbackSid: speedToLead(store, accountId, created) };
-    }).immediate();
+    });
     return reply.status(202).send(view(lead, callbackSid));
   });
 }
@@ -91,7 +91,7 @@ export async function leadRoutes(app: FastifyInstance, deps: { store: Store }): 
       params: SidParams, response: { 200: Lead, ...previewErrorResponses(404) },
     },
   }, async (req) => {
-    const lead = deps.store.leads.getForAccount(req.account.id, req.params.sid);
+    const lead = await deps.store.leads.getForAccount(req.account.id, req.params.sid);
     if (!lead) throw errors.notFound('Lead');
     return view(lead, deps.store.scheduledCallbacks.forLead(lead.sid)?.sid ?? null);
   });

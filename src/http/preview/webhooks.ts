@@ -43,7 +43,7 @@ function deliveryView(d: DeliveryLogEntry) {
 export async function webhookRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const { config, store, secrets, eventSystem } = deps;
   const subs = store.webhookSubscriptions;
-  const allowHosts = (accountId: number) => store.orgSettings.get(accountId).webhookHosts;
+  const allowHosts = async (accountId: number) => (await store.orgSettings.get(accountId)).webhookHosts;
 
   // Another account's subscription answers exactly like a nonexistent one.
   function load(req: SidRequest): Subscription {
@@ -64,7 +64,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: Deps): Promise<v
       const sub = subs.create({
         accountId: req.account.id,
         eventType: b.event_type,
-        targetUrl: checkTarget(b.target_url, allowHosts(req.account.id), config.devAllowLocalTargets),
+        targetUrl: checkTarget(b.target_url, await allowHosts(req.account.id), config.devAllowLocalTargets),
         headers: sealHeaders(checkHeaders(b.headers ?? {}), secrets),
         deliveryMode: b.delivery_mode ?? 'async',
         timeoutMs: b.timeout_ms ?? TIMEOUT_MS.default,
@@ -99,7 +99,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: Deps): Promise<v
     const sub = load(req);
     const b = req.body;
     const changes: SubscriptionChanges = {
-      targetUrl: b.target_url === undefined ? undefined : checkTarget(b.target_url, allowHosts(sub.accountId), config.devAllowLocalTargets),
+      targetUrl: b.target_url === undefined ? undefined : checkTarget(b.target_url, await allowHosts(sub.accountId), config.devAllowLocalTargets),
       headers: b.headers === undefined ? undefined : sealHeaders(checkHeaders(b.headers), secrets),
       deliveryMode: b.delivery_mode,
       timeoutMs: b.timeout_ms,

@@ -50,14 +50,14 @@ export function authRoutes(app: FastifyInstance, d: Dashboard): void {
   });
 
   app.post('/logout', async (req, reply) => {
-    endSession(req, reply, d.users);
+    await endSession(req, reply, d.users);
     return reply.redirect('/dashboard/login?done=signed-out', 303);
   });
 
   app.get('/set-password', async (req, reply) => {
     const token = queryOf(req).token ?? '';
     const csrf = ensurePreSessionToken(req, reply);
-    const expired = !d.users.setPasswordTokenLive(token);
+    const expired = !(await d.users.setPasswordTokenLive(token));
     return sendPage(reply, setPasswordView({ csrf, token, form: new FormRender({}), expired }), expired ? 410 : 200);
   });
 

@@ -5,10 +5,10 @@ import { OrgSettingsError } from '../../../org/settings.js';
 import { settingsView } from '../views/settings.js';
 
 export function settingsRoutes(app: FastifyInstance, d: Dashboard): void {
-  const render = (req: FastifyRequest, reply: FastifyReply, opts: { secret?: string; form?: FormRender; token?: string; status?: number } = {}) => {
+  const render = async (req: FastifyRequest, reply: FastifyReply, opts: { secret?: string; form?: FormRender; token?: string; status?: number } = {}) => {
     const v = viewerOf(req);
     const org = {
-      org: d.store.orgSettings.get(v.account.id),
+      org: await d.store.orgSettings.get(v.account.id),
       form: opts.form ?? new FormRender({}),
       ...(opts.token ? { newInjectionToken: opts.token } : {}),
     };
@@ -16,10 +16,10 @@ export function settingsRoutes(app: FastifyInstance, d: Dashboard): void {
   };
 
   /** Runs an allow-list change; its error is shown beside the field it came from. */
-  const listChange = (field: string, change: (v: Viewer, value: string) => void) => async (req: FastifyRequest, reply: FastifyReply) => {
+  const listChange = (field: string, change: (v: Viewer, value: string) => Promise<unknown>) => async (req: FastifyRequest, reply: FastifyReply) => {
     const form = formOf(req);
     try {
-      change(viewerOf(req), form[field] ?? '');
+      await change(viewerOf(req), form[field] ?? '');
     } catch (err) {
       if (!(err instanceof OrgSettingsError)) throw err;
       const errors: FieldErrors = { [field]: [err.message] };
@@ -30,10 +30,10 @@ export function settingsRoutes(app: FastifyInstance, d: Dashboard): void {
 
   app.get('/settings', async (req, reply) => render(req, reply));
 
-  app.post('/settings/signing-secret/reveal', async (req, reply) => render(req, reply, { secret: d.signingSecrets.get(viewerOf(req).account.id) }));
+  app.post('/settings/signing-secret/reveal', async (req, reply) => render(req, reply, { secret: await d.signingSecrets.get(viewerOf(req).account.id) }));
 
   app.post('/settings/signing-secret/rotate', async (req, reply) => {
-    d.signingSecrets.rotate(viewerOf(req).account.id);
+    await d.signingSecrets.rotate(viewerOf(req).account.id);
     return reply.redirect('/dashboard/settings?done=rotated', 303);
   });
 
@@ -45,5 +45,5 @@ export function settingsRoutes(app: FastifyInstance, d: Dashboard): void {
 
   // The clear token is rendered in this response only; the store keeps its hash.
   app.post('/settings/injection-token', async (req, reply) =>
-    render(req, reply, { token: d.store.orgSettings.rotateInjectionToken(viewerOf(req).account.id), status: 201 }));
+    render(req, reply, { token: await d.store.orgSettings.rotateInjectionToken(viewerOf(req).account.id), status: 201 }));
 }

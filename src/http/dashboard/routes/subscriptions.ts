@@ -42,7 +42,7 @@ export function subscriptionRoutes(app: FastifyInstance, d: Dashboard): void {
     const mode: DeliveryMode | undefined = form.delivery_mode === 'sync' || form.delivery_mode === 'async' ? form.delivery_mode : undefined;
     if (!mode) problems.delivery_mode = ['Choose how the event is delivered.'];
     const target = (form.target_url ?? '').trim();
-    const check = target === '' ? null : targetCheck(target, d.store.orgSettings.get(v.account.id).webhookHosts, d.config.devAllowLocalTargets);
+    const check = target === '' ? null : targetCheck(target, (await d.store.orgSettings.get(v.account.id)).webhookHosts, d.config.devAllowLocalTargets);
     if (!check) problems.target_url = ['Enter the address that receives the events, starting with https://.'];
     else if (!check.ok) problems.target_url = [`This address cannot be used: ${check.why}`];
     if (eventType && mode && check?.ok) {
