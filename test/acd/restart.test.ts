@@ -14,7 +14,7 @@ t.test("a dead instance's waiting callers leave the queue and its agents are fre
   const clock = new FakeClock(Date.parse('2026-11-25T10:00:00Z'));
   const h = await startHarness(t, { clock });
   const { store } = h;
-  const { id: accountId } = h.account();
+  const { id: accountId } = await h.account();
   const deadBeat = clock.now() - 20_000;
   store.db.prepare('INSERT INTO instances (id, host, pid, started_at, beat_at) VALUES (?, ?, ?, ?, ?)').run('deadpeer', 'other-host', 1, at(deadBeat - 60_000), at(deadBeat));
   const call = (sid: string, owner: string) => store.db.prepare(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, created_at, answered_at, owner)

@@ -15,7 +15,7 @@ const DAY = 86_400_000;
 async function setup(t: Test) {
   const clock = new FakeClock(Date.now());
   const h = await startHarness(t, { clock, env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
-  const { id } = h.account();
+  const { id } = await h.account();
   const hooks = await startWebhookApp(t);
   // The app's own worker is stopped: this one pins the jitter, so the retry schedule is exact.
   await h.app.callbacks.stop();

@@ -107,7 +107,7 @@ t.test('list: newest first, filters, cursor pages', async (t) => {
 
 t.test('bad input: every refusal has its status, code and param; nothing is dialled', async (t) => {
   const s = await conferenceScene(t);
-  const other = s.h.account();
+  const other = await s.h.account();
   const a = await s.join('Room', A);
   const engine = s.h.engine as unknown as SandboxEngine;
   const dialled = engine.originated().length;

@@ -49,9 +49,9 @@ export const PASSWORD = 'correct horse battery';
 
 /** An account with trunk access, a signed-up user on it and an API key. */
 export async function accountWithUser(h: Harness, email: string, opts: { trunking?: boolean } = {}) {
-  const account = h.account({ trunking: opts.trunking ?? true });
+  const account = await h.account({ trunking: opts.trunking ?? true });
   const users = new UserService(h.store.users, h.clock);
-  const { user } = users.create(account.id, email);
+  const { user } = await users.create(account.id, email);
   await users.setPassword(user.id, PASSWORD);
   return { ...account, user, users };
 }

@@ -134,7 +134,7 @@ t.test('session cookies are Secure when served over HTTPS', async (t) => {
 
 t.test('pages need a session; security headers', async (t) => {
   const h = await startHarness(t);
-  h.account();
+  await h.account();
   const c = new DashboardClient(h.url);
   for (const p of ['/dashboard/numbers', '/dashboard/calls', '/dashboard/keys', '/dashboard/trunks', '/dashboard/settings', '/dashboard/test-call',
     `/dashboard/recordings/RE${'a'.repeat(32)}.wav`]) {

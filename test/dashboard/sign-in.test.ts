@@ -101,7 +101,7 @@ t.test('sign-in takes as long for an unknown email as for a registered one', asy
 t.test('one-time set-password link: works once, expires after 24 hours', async (t) => {
   const clock = new FakeClock(Date.UTC(2026, 2, 1, 12));
   const h = await startHarness(t, { clock });
-  const account = h.account();
+  const account = await h.account();
   const users = new UserService(h.store.users, clock);
   const { setPasswordToken } = users.create(account.id, 'new@example.com');
   const c = new DashboardClient(h.url);
@@ -127,7 +127,7 @@ t.test('one-time set-password link: works once, expires after 24 hours', async (
 
 t.test('operator CLI: user create prints a link; --password-stdin sets the password', async (t) => {
   const h = await startHarness(t);
-  const account = h.account();
+  const account = await h.account();
   const rb = cli(h.dataDir, { RINGBASE_PUBLIC_URL: h.url });
   const made = await rb('--json', 'user', 'create', '--account', String(account.id), '--email', 'ops@example.com');
   t.equal(made.code, 0, made.stderr);

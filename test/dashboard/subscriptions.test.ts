@@ -73,7 +73,7 @@ t.test('create with the secret shown once, test event, pause/resume, redeliver, 
 
 t.test('another account\'s subscription reads as missing; forms need the CSRF token; output is escaped', async (t) => {
   const h = await startPreviewHarness(t);
-  const other = h.org();
+  const other = await h.org();
   const created = await h.v1('POST', '/v1/webhooks', { key: other.key, body: { event_type: 'call-start', target_url: 'http://127.0.0.1:9/<b>x' } });
   t.equal(created.status, 201);
   await accountWithUser(h, 'b@example.com');

@@ -189,7 +189,7 @@ export function acdSuite(t: Test, make: MakeDriver): void {
     t.equal(made.status, 201, JSON.stringify(made.body));
     const numbers = new NumberService(d.h.store.numbers, { allowLocalTargets: true });
     numbers.release(DID);
-    numbers.claim(DID, d.h.account().id);
+    numbers.claim(DID, (await d.h.account()).id);
     const [event] = await eventData(s, 'callback');
     t.match(event, { callback_sid: made.body.sid, status: 'failed', reason: new RegExp(`${DID.replace('+', '\\+')} is not a number of this account`) });
     const failed = (await v1(d, 'GET', `/v1/callbacks/${made.body.sid}`)).body;

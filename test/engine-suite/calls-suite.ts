@@ -75,7 +75,7 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
   t.test('422 for every kind of bad from, before anything is placed', async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
-    const other = d.h.account();
+    const other = await d.h.account();
     const { NumberService } = await import('../../src/numbers/service.js');
     const numbers = new NumberService(d.h.store.numbers, { allowLocalTargets: true });
     numbers.add('+15550001001', other.id);
@@ -147,7 +147,7 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
     t.same(listed.body.data.map((r: any) => r.sid), [rsid]);
     const meta = await d.h.request('GET', `/api/recordings/${rsid}`);
     t.match(meta.body.media_url, new RegExp(`/api/recordings/${rsid}\\.wav$`));
-    const other = d.h.account();
+    const other = await d.h.account();
     t.equal((await d.h.request('GET', `/api/recordings/${rsid}`, { key: other.key })).status, 404, "another account's recording: 404");
     t.equal((await d.h.download(`/api/recordings/${rsid}.wav`, other.key)).status, 404);
     t.equal((await d.h.request('GET', `/api/calls/${sid}`, { key: other.key })).status, 404, "another account's call: 404");

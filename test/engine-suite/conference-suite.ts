@@ -76,7 +76,7 @@ export function conferenceSuite(t: Test, make: MakeDriver): void {
   t.test("account B cannot ring account A's registered seat: participant add, POST /api/calls and <Dial><Client> are refused", async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
-    const a = d.h.account();
+    const a = await d.h.account();
     new NumberService(d.h.store.numbers, { allowLocalTargets: true }).add(A_NUMBER, a.id, {});
     const created = await d.h.request('POST', '/api/partner/trunks', { key: a.key, body: { transport: 'udp' } });
     await d.h.app.trunks.settled();

@@ -39,7 +39,7 @@ export interface Scene {
 
 export async function scene(t: { teardown(fn: () => unknown): void }, d: EngineDriver, settings: Partial<NumberSettings> = {}): Promise<Scene> {
   const app = await startWebhookApp(t);
-  const { id } = d.h.account();
+  const { id } = await d.h.account();
   new NumberService(d.h.store.numbers, { allowLocalTargets: true }).add(DID, id, { webhook_url: `${app.url}/voice`, ...settings });
   return {
     app, accountId: id,

@@ -22,7 +22,7 @@ t.test('backoff schedule: 30 s doubling, capped at 1 h, ±20 % jitter', async (t
 
 t.test('a receiver verifies a real signed delivery; custom headers merged; redirects not followed', async (t) => {
   const h = await startPreviewHarness(t);
-  const a = h.org();
+  const a = await h.org();
   const receiver = await startWebhookApp(t);
   receiver.on('/hook', { status: 200, body: '{}' });
   const sub = (await h.v1('POST', '/v1/webhooks', { body: { event_type: 'call-start', target_url: `${receiver.url}/hook`, headers: { 'X-Tenant': 'acme' } } })).body;
@@ -47,7 +47,7 @@ t.test('a receiver verifies a real signed delivery; custom headers merged; redir
 
 t.test('payload template reshapes the delivered body', async (t) => {
   const h = await startPreviewHarness(t);
-  const a = h.org();
+  const a = await h.org();
   const receiver = await startWebhookApp(t);
   receiver.on('/t', { status: 200, body: '' });
   await h.v1('POST', '/v1/webhooks', { body: { event_type: 'call-start', target_url: `${receiver.url}/t`, payload_template: '{"caller": {{data.from}}, "call": {{call_sid}}, "kind": "ringbase"}' } });
@@ -58,7 +58,7 @@ t.test('payload template reshapes the delivered body', async (t) => {
 t.test('retries follow the schedule on a fake clock, then exhausted', async (t) => {
   const clock = new FakeClock(Date.now());
   const h = await startPreviewHarness(t, { clock });
-  const a = h.org();
+  const a = await h.org();
   const receiver = await startWebhookApp(t);
   receiver.on('/fail', { status: 503, body: 'down' });
   const sub = (await h.v1('POST', '/v1/webhooks', { body: { event_type: 'call-start', target_url: `${receiver.url}/fail`, max_retries: 3 } })).body;
@@ -87,7 +87,7 @@ t.test('retries follow the schedule on a fake clock, then exhausted', async (t) 
 
 t.test('paused subscriptions hold deliveries until resumed; delete drops pending ones', async (t) => {
   const h = await startPreviewHarness(t);
-  const a = h.org();
+  const a = await h.org();
   const receiver = await startWebhookApp(t);
   receiver.on('/p', { status: 200, body: '' });
   const sub = (await h.v1('POST', '/v1/webhooks', { body: { event_type: 'call-start', target_url: `${receiver.url}/p` } })).body;
@@ -114,7 +114,7 @@ t.test('paused subscriptions hold deliveries until resumed; delete drops pending
 
 t.test('emit joins the caller transaction: a rollback leaves nothing queued', async (t) => {
   const h = await startPreviewHarness(t);
-  const a = h.org();
+  const a = await h.org();
   await h.v1('POST', '/v1/webhooks', { body: { event_type: 'call-start', target_url: 'http://127.0.0.1:9/x' } });
   t.throws(() => h.store.db.transaction(() => {
     h.app.eventSystem.events.emit(callStart(a.id));
@@ -122,14 +122,14 @@ t.test('emit joins the caller transaction: a rollback leaves nothing queued', as
   })());
   t.equal(h.store.db.prepare('SELECT COUNT(*) FROM events').pluck().get(), 0);
   t.equal(h.store.db.prepare('SELECT COUNT(*) FROM webhook_deliveries').pluck().get(), 0);
-  const other = h.org();
+  const other = await h.org();
   h.app.eventSystem.events.emit(callStart(other.id));
   t.equal(h.store.db.prepare('SELECT COUNT(*) FROM events').pluck().get(), 0, 'no subscription, nothing stored');
 });
 
 t.test('sync mode: emitAndWait resolves at the 2xx, or at timeout_ms', async (t) => {
   const h = await startPreviewHarness(t);
-  const a = h.org();
+  const a = await h.org();
   const receiver = await startWebhookApp(t);
   receiver.on('/sync', { status: 200, body: '' });
   receiver.on('/hang', 'hang');

@@ -27,7 +27,7 @@ export interface Harness {
   clock: Clock;
   masterKey: Buffer;
   logs: string[];
-  account(opts?: { trunking?: boolean; trunkCapacity?: number }): { id: number; key: string };
+  account(opts?: { trunking?: boolean; trunkCapacity?: number }): Promise<{ id: number; key: string }>;
   request(method: string, urlPath: string, opts?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any; text: string }>;
   /** GET as bytes (recordings), with the default key unless another is given. */
   download(urlPath: string, key?: string): Promise<{ status: number; headers: Headers; bytes: Buffer }>;
@@ -82,9 +82,9 @@ export async function startHarness(
 
   return {
     url, dataDir, config, store, app, engine, clock, masterKey, logs,
-    account({ trunking = true, trunkCapacity = 10 } = {}) {
-      const a = store.accounts.create({ name: `acct-${randomBytes(3).toString('hex')}`, trunking, trunkCapacity });
-      const key = store.apiKeys.create(a.id).key;
+    async account({ trunking = true, trunkCapacity = 10 } = {}) {
+      const a = await store.accounts.create({ name: `acct-${randomBytes(3).toString('hex')}`, trunking, trunkCapacity });
+      const key = (await store.apiKeys.create(a.id)).key;
       defaultKey.current ??= key;
       return { id: a.id, key };
     },

@@ -43,8 +43,8 @@ t.test('failed keys throttled per address: 429 with Retry-After in both roots, k
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   // Trusts 127.0.0.1 as its proxy, so /v1 counts as HTTPS and X-Forwarded-For names other clients.
   const h = await startPreviewHarness(t, { clock });
-  const known = h.org();
-  const unseen = h.org();
+  const known = await h.org();
+  const unseen = await h.org();
   t.equal((await h.request('GET', '/api/partner/trunks', { key: known.key })).status, 200, 'a key in use from this address');
 
   for (let i = 1; i <= 20; i++) {
@@ -79,7 +79,7 @@ t.test('failed keys throttled per address: 429 with Retry-After in both roots, k
 
 t.test('the source is the TCP peer: X-Forwarded-For from an untrusted peer changes nothing; 127.0.0.2 is another source', async (t) => {
   const h = await startHarness(t, { fakeClock: true, env: { RINGBASE_AUTH_FAIL_LIMIT: '3', RINGBASE_AUTH_FAIL_WINDOW_S: '10' } });
-  const a = h.account();
+  const a = await h.account();
   for (let i = 1; i <= 3; i++) {
     const res = await h.request('GET', '/api/partner/trunks', { key: WRONG, headers: { 'x-forwarded-for': `198.51.100.${i}` } });
     t.equal(res.status, 401, `failure ${i}`);

@@ -3,7 +3,7 @@ import { startHarness } from '../helpers/harness.js';
 
 t.test('API key authentication', async (t) => {
   const h = await startHarness(t);
-  const a = h.account();
+  const a = await h.account();
   const missing = await h.request('GET', '/api/partner/trunks', { key: null });
   t.equal(missing.status, 401);
   t.match(missing.body.error, /required/);
@@ -36,7 +36,7 @@ t.test('API key authentication', async (t) => {
 
 t.test('trunk endpoints need trunk access', async (t) => {
   const h = await startHarness(t);
-  const off = h.account({ trunking: false });
+  const off = await h.account({ trunking: false });
   for (const [method, path] of [['GET', '/api/partner/trunks'], ['POST', '/api/partner/trunks'], ['GET', '/api/partner/trunks/1'],
     ['PUT', '/api/partner/trunks/1'], ['PATCH', '/api/partner/trunks/1'], ['DELETE', '/api/partner/trunks/1'], ['GET', '/api/partner/trunks/1/connection']] as const) {
     const res = await h.request(method, path, { key: off.key, body: method === 'GET' || method === 'DELETE' ? undefined : {} });
@@ -49,8 +49,8 @@ t.test('trunk endpoints need trunk access', async (t) => {
 
 t.test('cross-account matrix: account B sees nothing of account A', async (t) => {
   const h = await startHarness(t);
-  const a = h.account();
-  const b = h.account();
+  const a = await h.account();
+  const b = await h.account();
   const wss = (await h.request('POST', '/api/partner/trunks', { key: a.key, body: { transport: 'wss', label: 'A' } })).body;
   const tcp = (await h.request('POST', '/api/partner/trunks', { key: a.key, body: { label: 'A2' } })).body;
   const nonexistent = await h.request('GET', '/api/partner/trunks/999999', { key: b.key });

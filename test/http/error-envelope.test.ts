@@ -22,7 +22,7 @@ const CASES = [
 
 t.test('/v1 and /api: every framework error in the documented shape', async (t) => {
   const h = await startPreviewHarness(t);
-  const a = h.org();
+  const a = await h.org();
   const auth = { authorization: `Bearer ${a.key}`, accept: 'application/json' };
   const roots = [
     { name: '/v1', base: '/v1/queues', headers: { ...auth, 'x-forwarded-proto': 'https' }, malformedJson: [400, 'parameter_invalid'] },
@@ -74,7 +74,7 @@ t.test('dashboard: framework errors are HTML pages', async (t) => {
 
 t.test('/v1/queues, /v1/agents, /v1/dispositions take form-encoded bodies, typed by their schemas', async (t) => {
   const h = await startPreviewHarness(t);
-  const a = h.org();
+  const a = await h.org();
   const form = (path: string, body: string) => raw(h.url, 'POST', path, {
     authorization: `Bearer ${a.key}`, 'x-forwarded-proto': 'https', 'content-type': 'application/x-www-form-urlencoded',
   }, body);

@@ -9,7 +9,7 @@ const METRICS_TOKEN = 'm'.repeat(40);
 
 t.test('per-account series only with the operator or metrics token; the open endpoint shows aggregates', async (t) => {
   const h = await startHarness(t, { env: { RINGBASE_METRICS_TOKEN: METRICS_TOKEN, RINGBASE_TRUSTED_PROXIES: '127.0.0.1' } });
-  const a = h.account();
+  const a = await h.account();
   const queue = await h.request('POST', '/v1/queues', { key: a.key, body: { friendly_name: 'support' }, headers: { 'x-forwarded-proto': 'https' } });
   const sid = queue.body.sid as string;
   h.store.db.prepare('INSERT INTO acd_members (call_sid, queue_id, enqueued_at) VALUES (?, ?, ?)').run(`CA${'a'.repeat(32)}`, h.store.queues.getForAccount(a.id, sid)!.id, h.clock.now());

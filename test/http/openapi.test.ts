@@ -51,7 +51,7 @@ t.test('every operation is documented in full, with examples that match their sc
   t.ok(operations >= 28, `${operations} operations walked`);
 
   // What the server answers has the documented shape (the example's keys, the schema's verdict).
-  const { key } = h.account({ trunking: true, trunkCapacity: 5 });
+  const { key } = await h.account({ trunking: true, trunkCapacity: 5 });
   const created = await h.request('POST', '/api/partner/trunks', { key, body: { transport: 'wss', label: 'Agent seat' } });
   const doc = spec.paths['/api/partner/trunks']!.post!.responses['201']!.content!['application/json']!;
   t.ok(validatorFor(doc.schema)(created.body), 'a real trunk matches the documented schema');

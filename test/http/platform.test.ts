@@ -3,7 +3,7 @@ import { startHarness } from '../helpers/harness.js';
 
 t.test('healthz, metrics, openapi, request ids and unknown routes', async (t) => {
   const h = await startHarness(t);
-  h.account();
+  await h.account();
   const health = await h.request('GET', '/healthz');
   t.equal(health.status, 200);
   t.same(health.body, { status: 'ok', database: 'ok', engine: { kind: 'sandbox', ok: true, detail: 'sandbox engine running' } });

@@ -53,7 +53,7 @@ function servedConnection(h: Harness): Promise<net.Socket> {
 
 t.test('default configuration: stalled headers, a stalled body and silent connections are cut within 20 s (timed)', async (t) => {
   const h = await startHarness(t);
-  const { key } = h.account();
+  const { key } = await h.account();
   t.same(h.config.http, { headersTimeoutMs: 10_000, requestTimeoutMs: 15_000, keepAliveTimeoutMs: 5_000, idleTimeoutMs: 60_000, maxConnectionsPerIp: 64 });
   const request = `POST /api/calls HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n`;
   let servedAt = 0;
@@ -101,7 +101,7 @@ t.test('oversized headers get 431 and a clean close, not a reset', async (t) => 
 
 t.test('body limits per route, in each root\'s error shape', async (t) => {
   const h = await startHarness(t, { env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
-  h.account();
+  await h.account();
   const trunk = await h.request('POST', '/api/partner/trunks', { body: { name: 'x'.repeat(100 * 1024) } });
   t.equal(trunk.status, 413, 'a 100 KiB trunk body is refused');
   t.same(trunk.body, { error: 'The request body is too large: this endpoint accepts at most 64 KiB.' });
@@ -124,7 +124,7 @@ t.test('body limits per route, in each root\'s error shape', async (t) => {
 
 t.test('preview root: 413 in the envelope', async (t) => {
   const h = await startPreviewHarness(t);
-  h.org();
+  await h.org();
   const res = await h.v1('POST', '/v1/webhooks', { body: { event_type: 'call.completed', target_url: `https://127.0.0.1/${'x'.repeat(200 * 1024)}` } });
   t.equal(res.status, 413);
   t.same(res.body, { error: {
@@ -175,7 +175,7 @@ t.test('the idle timeout cuts silent connections, but not a simulated call that 
 
   const app = await startWebhookApp(t);
   app.on('/voice', xml('<Pause length="2"/><Hangup/>'));
-  const a = h.account();
+  const a = await h.account();
   new NumberService(h.store.numbers, { allowLocalTargets: true }).add('+15550001000', a.id, { webhook_url: `${app.url}/voice` });
   const res = await fetch(`${h.url}/operator/simulate/inbound`, {
     method: 'POST',

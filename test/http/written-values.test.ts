@@ -26,7 +26,7 @@ t.test('RFC 3339, strictly', async (t) => {
 
 t.test('due_at and start_time_after refuse impossible dates, naming the field', async (t) => {
   const h = await startPreviewHarness(t);
-  const a = h.org();
+  const a = await h.org();
   await h.v1('POST', '/v1/queues', { body: { friendly_name: 'support' } });
   new NumberService(h.store.numbers, { allowLocalTargets: true }).add('+15550001000', a.id, {});
   for (const [what, text] of IMPOSSIBLE) {
@@ -57,7 +57,7 @@ t.test("a participant's hold_url is checked when written, not first when a hold 
 
 t.test("a queue's wait_url is checked when written, the empty string too", async (t) => {
   const h = await startPreviewHarness(t);
-  h.org();
+  await h.org();
   for (const url of ['', ' ', 'http://169.254.169.254/x.wav']) {
     const res = await h.v1('POST', '/v1/queues', { body: { friendly_name: 'support', wait_url: url } });
     t.match(res, { status: 400, body: { error: { param: 'wait_url' } } }, `${JSON.stringify(url)} refused`);

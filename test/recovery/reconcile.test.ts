@@ -44,7 +44,7 @@ t.test('a WAV its writer never finished is repaired from the file length', async
 async function peersScene(t: Parameters<typeof startHarness>[0]) {
   const clock = new FakeClock(Date.parse('2026-11-24T10:00:00Z'));
   const h = await startHarness(t, { clock });
-  const { id: accountId } = h.account();
+  const { id: accountId } = await h.account();
   const { store } = h;
   const deadBeat = clock.now() - 20_000;
   store.db.prepare('INSERT INTO instances (id, host, pid, started_at, beat_at) VALUES (?, ?, ?, ?, ?)').run('deadpeer', 'other-host', 1, at(deadBeat - 60_000), at(deadBeat));

@@ -13,7 +13,7 @@ const count = (h: Harness, table: string) => (h.store.db.prepare(`SELECT count(*
 async function setup(t: Parameters<typeof startHarness>[0], dev: boolean) {
   const env: Record<string, string> = { RINGBASE_TRUSTED_PROXIES: '127.0.0.1', ...(dev ? { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } : {}) };
   const h = await startHarness(t, { env });
-  const a = h.account();
+  const a = await h.account();
   h.store.orgSettings.allowHost(a.id, '127.0.0.1');
   h.store.orgSettings.allowHost(a.id, 'hooks.example.com');
   const numbers = new NumberService(h.store.numbers, { allowLocalTargets: h.config.devAllowLocalTargets });

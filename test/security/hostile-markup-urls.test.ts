@@ -18,7 +18,7 @@ t.ok(STATIC_HOSTILE_URLS.length >= 60, `${STATIC_HOSTILE_URLS.length} hostile UR
 
 t.test('inline markup naming a hostile URL is refused with 422 on markup; nothing is dialled', async (t) => {
   const h = await startHarness(t);
-  const { id } = h.account();
+  const { id } = await h.account();
   new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, {});
   let refused = 0;
   const attr = (url: string) => escape(url).replace(/"/g, '&quot;');
@@ -54,7 +54,7 @@ t.test('fetched markup: hostile <Play> URLs are skipped and fetched by nobody; a
   const refusedEvenInDev = STATIC_HOSTILE_URLS.filter((u) => /^https?:/.test(u) && !checkTargetUrl(u, { requireHttps: false, allowLoopback: true }).ok);
   t.ok(refusedEvenInDev.length >= 40, `${refusedEvenInDev.length} http(s) URLs are refused even with the dev flag`);
   const h = await startHarness(t, { clock: scaledClock(50), env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
-  const { id } = h.account();
+  const { id } = await h.account();
   const app = await startWebhookApp(t);
   const origin = await startMediaOrigin(t);
   new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, { webhook_url: `${app.url}/voice` });

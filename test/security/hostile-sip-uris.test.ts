@@ -19,7 +19,7 @@ t.ok(HOSTILE_SIP_URIS.length >= 20, `${HOSTILE_SIP_URIS.length} hostile SIP URIs
 t.test('API: a hostile `to` or inline <Dial><Sip> is a 422 that says why; nothing is dialled', async (t) => {
   for (const env of [{}, { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' }] as Array<Record<string, string>>) {
     const h = await startHarness(t, { env });
-    const { id } = h.account();
+    const { id } = await h.account();
     new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, {});
     for (const uri of HOSTILE_SIP_URIS) {
       const direct = await h.request('POST', '/api/calls', { body: { from: DID, to: uri, markup: '<Response><Hangup/></Response>' } });
@@ -36,7 +36,7 @@ t.test('API: a hostile `to` or inline <Dial><Sip> is a 422 that says why; nothin
 
 t.test('fetched markup: each hostile <Sip> fails visibly and is never dialled; the call goes on', async (t) => {
   const h = await startHarness(t, { clock: scaledClock(50), env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
-  const { id } = h.account();
+  const { id } = await h.account();
   const app = await startWebhookApp(t);
   new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, { webhook_url: `${app.url}/voice` });
   // Up to 10 targets per <Dial>: the corpus in chunks, each a Dial whose every target must be refused.
@@ -60,7 +60,7 @@ t.test('fetched markup: each hostile <Sip> fails visibly and is never dialled; t
 
 t.test('an allowed SIP destination is dialled at the vetted address', async (t) => {
   const h = await startHarness(t, { env: { RINGBASE_SIP_ALLOWED_NETWORKS: '10.20.0.0/16' } });
-  const { id } = h.account();
+  const { id } = await h.account();
   new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, {});
   const res = await h.request('POST', '/api/calls', { body: { from: DID, to: 'sip:pbx@10.20.1.2:5080', markup: '<Response><Hangup/></Response>' } });
   t.equal(res.status, 201, 'an operator-allowed network is reachable');

@@ -17,7 +17,7 @@ const trunkCount = (h: Harness) => (h.store.db.prepare('SELECT COUNT(*) AS n FRO
 
 t.test('API: hostile URLs on every trunk URL field, bad SIP domains and caller IDs: 422 on the field, nothing stored', async (t) => {
   const h = await startHarness(t);
-  h.account();
+  await h.account();
   let refused = 0;
   for (const field of URL_FIELDS) {
     for (const url of STATIC_HOSTILE_URLS) {
@@ -57,7 +57,7 @@ t.test('API: hostile URLs on every trunk URL field, bad SIP domains and caller I
 
 t.test('with the dev flag, plain http to loopback is accepted and nothing else private', async (t) => {
   const h = await startHarness(t, { env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
-  h.account();
+  await h.account();
   for (const field of URL_FIELDS) {
     t.equal((await h.request('POST', '/api/partner/trunks', { body: { [field]: 'http://127.0.0.1:3000/x' } })).status, 201, `${field}: loopback`);
     t.equal((await h.request('POST', '/api/partner/trunks', { body: { [field]: 'http://10.0.0.1/x' } })).status, 422, `${field}: private refused`);

@@ -6,7 +6,7 @@ import { startHarness } from '../helpers/harness.js';
 t.test('no API key, SIP password, TURN secret or webhook header value in logs or in the database in clear', async (t) => {
   const turnSecret = 'turn-secret-' + 'z'.repeat(20);
   const h = await startHarness(t, { env: { RINGBASE_TURN_SECRET: turnSecret, RINGBASE_TRUSTED_PROXIES: '127.0.0.1' } });
-  const a = h.account();
+  const a = await h.account();
   const headerValue = 'Bearer receiver-' + 'q'.repeat(24);
   h.store.orgSettings.allowHost(a.id, 'hooks.example.com');
   const sub = await h.request('POST', '/v1/webhooks', {

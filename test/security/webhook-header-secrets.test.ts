@@ -33,7 +33,7 @@ t.test('masks: the last 4 characters from 8 characters up, nothing below', async
 
 t.test('custom header values: sealed at rest, masked in every response, sent in clear to the receiver', async (t) => {
   const h = await startPreviewHarness(t);
-  const a = h.org();
+  const a = await h.org();
   const receiver = await startWebhookApp(t);
   receiver.on('/hook', { status: 200, body: '{}' });
   const credential = `Bearer rcv_${randomBytes(16).toString('hex')}`;

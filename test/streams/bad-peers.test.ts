@@ -16,7 +16,7 @@ type Tap = Parameters<typeof startHarness>[0];
 
 async function setup(t: Tap): Promise<{ h: Harness; app: WebhookApp }> {
   const h = await startHarness(t, { env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
-  const { id } = h.account();
+  const { id } = await h.account();
   const app = await startWebhookApp(t);
   new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, { webhook_url: `${app.url}/voice` });
   return { h, app };

@@ -12,7 +12,7 @@ import { startEchoAgent } from '../../examples/echo-agent.mjs';
 
 t.test('the echo agent: the caller hears itself, marks come back in order, a bad peer elsewhere changes nothing', async (t) => {
   const h = await startHarness(t, { env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
-  const { id } = h.account();
+  const { id } = await h.account();
   const app = await startWebhookApp(t);
   const numbers = new NumberService(h.store.numbers, { allowLocalTargets: true });
   numbers.add('+15550006000', id, { webhook_url: `${app.url}/echo` });

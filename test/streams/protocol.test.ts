@@ -17,7 +17,7 @@ const DID = '+15550003000';
 
 async function setup(t: Tap): Promise<{ h: Harness; app: WebhookApp; accountId: number }> {
   const h = await startHarness(t, { env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
-  const { id } = h.account();
+  const { id } = await h.account();
   const app = await startWebhookApp(t);
   new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, { webhook_url: `${app.url}/voice` });
   return { h, app, accountId: id };

@@ -76,7 +76,7 @@ if (bins) {
 
   t.test('TCP: REGISTER is accepted with the right password (a tcp binding) and refused with a wrong one', async (t) => {
     const d = await make(t);
-    d.h.account();
+    await d.h.account();
     const tk = await makeTrunk(d, { transport: 'tcp' });
     const reg = await runRegister(d.sipTarget, await freePort(), tk, d.scratch, 'tcp');
     const code = await reg.exited;
@@ -113,7 +113,7 @@ if (bins) {
 
   t.test('TLS: REGISTER is challenged, accepted with the right password (a tls binding), refused with a wrong one', async (t) => {
     const d = await make(t);
-    d.h.account();
+    await d.h.account();
     const tk = await makeTrunk(d, { transport: 'tls' });
     const ua = await SipTlsClient.connect(d.engines.drachtio.tlsPort, d.engines.drachtio.tlsCert);
     t.teardown(() => ua.close());

@@ -11,7 +11,7 @@ import { rtpRecorder } from '../../engine-suite/real-rtp.js';
 import { makeTrunk, scene, CALLER, DID } from '../../engine-suite/flows.js';
 
 async function trunk(d: RealDriver) {
-  d.h.account();
+  await d.h.account();
   return makeTrunk(d, { transport: 'udp' });
 }
 

@@ -8,7 +8,7 @@ const body = { from: DID, to: '+15550004444', markup: '<Response><Hangup/></Resp
 
 async function setup(t: Parameters<typeof startHarness>[0], opts: { fakeClock?: boolean } = {}) {
   const h = await startHarness(t, { ...opts, env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
-  const a = h.account();
+  const a = await h.account();
   new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, a.id);
   return { h, a };
 }
@@ -37,7 +37,7 @@ t.test('calls-per-second cap: a burst gets exactly the cap, the rest 429 with Re
   t.equal(late.headers.get('retry-after'), '1', 'never less than a second');
   await (h.clock as FakeClock).advance(1);
   t.equal((await h.request('POST', '/api/calls', { body })).status, 201, 'a new second, a new slot');
-  const other = h.account();
+  const other = await h.account();
   new NumberService(h.store.numbers, { allowLocalTargets: true }).add('+15550002000', other.id);
   t.equal((await h.request('POST', '/api/calls', { key: other.key, body: { ...body, from: '+15550002000' } })).status, 201, 'caps are per account');
 });
@@ -89,7 +89,7 @@ t.test('list calls: newest first, filters, cursor pages; 404 for unknown and for
   t.equal(bad.status, 422);
   t.same(Object.keys(bad.body.errors).sort(), ['page_size', 'status']);
   t.same((await h.request('GET', '/api/calls/CAnope')).body, { message: 'Call not found.' });
-  const other = h.account();
+  const other = await h.account();
   t.equal((await h.request('GET', `/api/calls/${made[0]}`, { key: other.key })).status, 404);
   t.same((await h.request('GET', '/api/calls', { key: other.key })).body.data, []);
   t.equal((await h.request('GET', '/api/calls')).status, 200);

@@ -13,7 +13,7 @@ const TRUNK_FIELDS = [
 
 t.test('create, fetch, list, update and revoke a trunk', async (t) => {
   const h = await startHarness(t);
-  h.account();
+  await h.account();
   const created = await h.request('POST', '/api/partner/trunks', {
     body: { label: 'Main PBX', client_ref: 'pbx-1', default_caller_id: '+15551230000', allowed_caller_ids: ['+15551230000'] },
   });
@@ -85,7 +85,7 @@ t.test('create, fetch, list, update and revoke a trunk', async (t) => {
 
 t.test('pending until the SIP layer has provisioned the trunk (fake clock)', async (t) => {
   const h = await startHarness(t, { fakeClock: true });
-  h.account();
+  await h.account();
   const tr = (await h.request('POST', '/api/partner/trunks', { body: {} })).body;
   t.equal((await h.request('GET', `/api/partner/trunks/${tr.id}`)).body.status, 'pending');
   t.notOk(h.engine.acceptsLogin(tr.endpoint_name, tr.connection.password), 'no logins before provisioning');
@@ -97,7 +97,7 @@ t.test('pending until the SIP layer has provisioned the trunk (fake clock)', asy
 
 t.test('a trunk revoked while provisioning stays revoked (fake clock)', async (t) => {
   const h = await startHarness(t, { fakeClock: true });
-  h.account();
+  await h.account();
   const tr = (await h.request('POST', '/api/partner/trunks', { body: {} })).body;
   await h.request('DELETE', `/api/partner/trunks/${tr.id}`);
   await (h.clock as import('../../../src/clock.js').FakeClock).advance(1);
@@ -108,7 +108,7 @@ t.test('a trunk revoked while provisioning stays revoked (fake clock)', async (t
 
 t.test('empty bodies, defaults and sip_domain in the connection', async (t) => {
   const h = await startHarness(t);
-  h.account();
+  await h.account();
   const empty = await h.request('POST', '/api/partner/trunks', { body: '' });
   t.equal(empty.status, 201, 'an empty JSON body creates a trunk with defaults');
   const noBody = await h.request('POST', '/api/partner/trunks');
@@ -120,7 +120,7 @@ t.test('empty bodies, defaults and sip_domain in the connection', async (t) => {
 
 t.test('validation errors: 422 {message, errors} keyed by field', async (t) => {
   const h = await startHarness(t);
-  h.account();
+  await h.account();
   const cases: Array<[string, Record<string, unknown>, string, RegExp]> = [
     ['label too long', { label: 'x'.repeat(256) }, 'label', /255 characters/],
     ['label with a line break', { label: 'a\nb' }, 'label', /line breaks/],
@@ -171,7 +171,7 @@ t.test('validation errors: 422 {message, errors} keyed by field', async (t) => {
 
 t.test('without Accept: application/json a validation error is a redirect', async (t) => {
   const h = await startHarness(t);
-  h.account();
+  await h.account();
   const plain = await h.request('POST', '/api/partner/trunks', { body: { label: 'a\nb' }, headers: { accept: '*/*' } });
   t.equal(plain.status, 302);
   t.equal(plain.headers.get('location'), '/');
@@ -188,7 +188,7 @@ t.test('without Accept: application/json a validation error is a redirect', asyn
 
 t.test('trunk capacity', async (t) => {
   const h = await startHarness(t);
-  h.account({ trunkCapacity: 2 });
+  await h.account({ trunkCapacity: 2 });
   t.equal((await h.request('POST', '/api/partner/trunks', { body: {} })).status, 201);
   const second = await h.request('POST', '/api/partner/trunks', { body: {} });
   t.equal(second.status, 201);
@@ -205,7 +205,7 @@ t.test('trunk capacity', async (t) => {
 t.test('wss connection with ICE servers', async (t) => {
   const secret = 'turn-shared-secret-for-tests';
   const h = await startHarness(t, { env: { RINGBASE_TURN_SECRET: secret, RINGBASE_TURN_HOST: 'turn.test.example', RINGBASE_SIP_WSS_PORT: '443', RINGBASE_SIP_WSS_PATH: '/sip' } });
-  h.account();
+  await h.account();
   const wss = (await h.request('POST', '/api/partner/trunks', { body: { transport: 'wss', label: 'agent seat' } })).body;
   t.equal(wss.connection.wss_url, 'wss://sip.test.example:443/sip');
   t.equal(wss.connection.transport, 'wss');
@@ -234,7 +234,7 @@ t.test('wss connection with ICE servers', async (t) => {
 
 t.test('ICE servers without TURN: STUN only', async (t) => {
   const h = await startHarness(t);
-  h.account();
+  await h.account();
   const wss = (await h.request('POST', '/api/partner/trunks', { body: { transport: 'wss' } })).body;
   const c = await h.request('GET', `/api/partner/trunks/${wss.id}/connection`);
   t.same(c.body.ice_servers, [{ urls: ['stun:sip.test.example:3478'] }]);
@@ -242,7 +242,7 @@ t.test('ICE servers without TURN: STUN only', async (t) => {
 
 t.test('a password that cannot be decrypted is reported, not crashed on', async (t) => {
   const h = await startHarness(t);
-  h.account();
+  await h.account();
   const tr = (await h.request('POST', '/api/partner/trunks', { body: { transport: 'wss' } })).body;
   // Written by another connection, as a damaged file or another tool would: the store's repositories are the
   // only writers of this process.

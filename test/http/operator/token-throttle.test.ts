@@ -6,7 +6,7 @@ import { operatorToken } from '../../../src/operator-token.js';
 
 t.test('wrong operator tokens: 20 × 401, then 429; the operator keeps working; API keys share the count', async (t) => {
   const h = await startHarness(t);
-  const a = h.account();
+  const a = await h.account();
   const token = operatorToken(h.dataDir, false)!;
   const operator = (bearer: string) => h.request('GET', '/operator/media-servers', { key: null, headers: { authorization: `Bearer ${bearer}` } });
   t.equal((await operator(token)).status, 409, 'the right token passes (the sandbox has no media servers: 409)');

@@ -9,7 +9,7 @@ import { NumberService } from '../../../src/numbers/service.js';
 
 async function setup(t: { teardown(fn: () => unknown): void }) {
   const h = await startPreviewHarness(t);
-  const a = h.org();
+  const a = await h.org();
   const v1 = (method: string, path: string, body?: unknown, key = a.key) => h.v1(method, path, { key, ...(body === undefined ? {} : { body }) });
   return { h, a, v1 };
 }
@@ -50,7 +50,7 @@ t.test('queues: create with defaults, unique names, validation, pages, update, m
   const updated = await v1('POST', `/v1/queues/${sid}`, { ring_timeout_seconds: 15 });
   t.match(updated.body, { sid, friendly_name: 'support', ring_timeout_seconds: 15, max_wait_seconds: 600 });
 
-  const other = h.account();
+  const other = await h.account();
   t.equal((await v1('GET', `/v1/queues/${sid}`, undefined, other.key)).status, 404, "another account's queue does not exist for it");
 
   // Two callers waiting, 48 s and 7 s (what the routing engine records when a call enters the queue).
@@ -82,7 +82,7 @@ t.test('agents: a seat and queues of the account, offline at first, status and b
   t.same([...created.body.queues].sort(), [support.sid, sales.sid].sort(), 'queues by name or sid, listed by sid');
   const sid = created.body.sid as string;
 
-  const foreignSeat = (await h.request('POST', '/api/partner/trunks', { key: h.account({ trunking: true }).key, body: { transport: 'wss' } })).body as { id: number };
+  const foreignSeat = (await h.request('POST', '/api/partner/trunks', { key: (await h.account({ trunking: true })).key, body: { transport: 'wss' } })).body as { id: number };
   t.match((await v1('POST', '/v1/agents', { friendly_name: 'X', trunk_id: foreignSeat.id })).body.error, { code: 'parameter_invalid', param: 'trunk_id' }, "another account's trunk is no seat");
   t.match((await v1('POST', '/v1/agents', { friendly_name: 'X', trunk_id: seat.id, queues: ['nope'] })).body.error, { code: 'parameter_invalid', param: 'queues' });
   t.match((await v1('POST', '/v1/agents', { friendly_name: 'X', trunk_id: seat.id, queues: ['support', 'support'] })).body.error, { param: 'queues' }, 'a queue named twice');
@@ -129,7 +129,7 @@ t.test('dispositions: set on a call of the account, listed per call; bad input n
     t.equal(res.status, 400, `${JSON.stringify(body).slice(0, 80)} refused`);
     t.match(res.body.error, { param }, `names ${param}`);
   }
-  const other = h.account();
+  const other = await h.account();
   t.equal((await v1('POST', '/v1/dispositions', { call_sid: sid, disposition: 'sale' }, other.key)).status, 400, "another account's call is not found");
 });
 
@@ -152,7 +152,7 @@ t.test('callbacks: scheduled with a queue and an account number, validated, list
     t.match(res.body.error, { param }, `names ${param}`);
   }
   t.equal((await v1('GET', '/v1/callbacks?status=scheduled')).body.data.length, 1);
-  t.equal((await v1('GET', `/v1/callbacks/${made.body.sid}`, undefined, h.account().key)).status, 404, "another account's callback");
+  t.equal((await v1('GET', `/v1/callbacks/${made.body.sid}`, undefined, (await h.account()).key)).status, 404, "another account's callback");
   const queueSid = made.body.queue_sid as string;
   const busy = await v1('DELETE', `/v1/queues/${queueSid}`);
   t.equal(busy.status, 409, 'a queue with a scheduled callback is not deleted');

@@ -5,7 +5,7 @@ import { startPreviewHarness } from './helpers.js';
 
 t.test('plain HTTP is refused on /v1 with the preview envelope; X-Forwarded-Proto only counts from trusted proxies', async (t) => {
   const h = await startHarness(t);
-  const a = h.account();
+  const a = await h.account();
   for (const headers of [{}, { 'x-forwarded-proto': 'https' }] as Array<Record<string, string>>) {
     const res = await h.request('GET', '/v1/webhooks', { key: a.key, headers });
     t.equal(res.status, 400);
@@ -21,7 +21,7 @@ t.test('plain HTTP is refused on /v1 with the preview envelope; X-Forwarded-Prot
 
 t.test('trusted proxy: https accepted, the last forwarded proto counts', async (t) => {
   const h = await startPreviewHarness(t);
-  h.org();
+  await h.org();
   t.equal((await h.v1('GET', '/v1/webhooks')).status, 200);
   const spoofed = await h.request('GET', '/v1/webhooks', { headers: { 'x-forwarded-proto': 'https, http' } });
   t.equal(spoofed.body.error.code, 'https_required', 'the value our proxy appended (http) wins');
@@ -32,7 +32,7 @@ t.test('trusted proxy: https accepted, the last forwarded proto counts', async (
 
 t.test('authentication errors in the envelope', async (t) => {
   const h = await startPreviewHarness(t);
-  h.org();
+  await h.org();
   const none = await h.v1('GET', '/v1/webhooks', { key: null });
   t.equal(none.status, 401);
   t.match(none.body.error, { type: 'authentication_error', code: 'api_key_required', status: 401 });
@@ -43,8 +43,8 @@ t.test('authentication errors in the envelope', async (t) => {
 t.test('per-key rate limit: headers on every response, 429 with Retry-After, reset on the clock', async (t) => {
   const clock = new FakeClock(Date.UTC(2026, 0, 1, 0, 0, 0));
   const h = await startPreviewHarness(t, { clock, env: { RINGBASE_PREVIEW_RATE_LIMIT: '3', RINGBASE_PREVIEW_RATE_WINDOW: '10' } });
-  const a = h.org();
-  const other = h.org();
+  const a = await h.org();
+  const other = await h.org();
   const reset = String(Date.UTC(2026, 0, 1, 0, 0, 10) / 1000);
   for (let i = 0; i < 3; i++) {
     const res = await h.v1('GET', '/v1/webhooks', { key: a.key });
@@ -68,7 +68,7 @@ t.test('per-key rate limit: headers on every response, 429 with Retry-After, res
 
 t.test('validation errors are 400 with code and param', async (t) => {
   const h = await startPreviewHarness(t);
-  h.org();
+  await h.org();
   const cases: Array<[string, unknown, string, string]> = [
     ['missing', { target_url: 'http://127.0.0.1/x' }, 'parameter_missing', 'event_type'],
     ['bad enum', { event_type: 'nope', target_url: 'http://127.0.0.1/x' }, 'parameter_invalid', 'event_type'],
@@ -93,7 +93,7 @@ t.test('validation errors are 400 with code and param', async (t) => {
 
 t.test('cursor pagination: default 50, max 100, opaque cursor, newest first', async (t) => {
   const h = await startPreviewHarness(t);
-  const a = h.org();
+  const a = await h.org();
   const types = ['web-form', 'call-start', 'hangup', 'no-agent', 'disposition'];
   for (const event_type of types) t.equal((await h.v1('POST', '/v1/webhooks', { body: { event_type, target_url: 'http://127.0.0.1/h' } })).status, 201);
   const all = await h.v1('GET', '/v1/webhooks');

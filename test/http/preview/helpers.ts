@@ -7,7 +7,7 @@ export interface PreviewHarness extends Harness {
   /** Like request, but over "https" (through the trusted proxy). */
   v1: Harness['request'];
   /** An account with an API key whose org allows webhooks to 127.0.0.1. */
-  org(): { id: number; key: string };
+  org(): Promise<{ id: number; key: string }>;
 }
 
 export async function startPreviewHarness(t: { teardown(fn: () => unknown): void }, opts: { env?: Record<string, string>; clock?: Clock; fakeClock?: boolean } = {}): Promise<PreviewHarness> {
@@ -17,9 +17,9 @@ export async function startPreviewHarness(t: { teardown(fn: () => unknown): void
   });
   return Object.assign(h, {
     v1: ((method, urlPath, o = {}) => h.request(method, urlPath, { ...o, headers: { 'x-forwarded-proto': 'https', ...o.headers } })) as Harness['request'],
-    org() {
-      const a = h.account();
-      h.store.orgSettings.allowHost(a.id, '127.0.0.1');
+    async org() {
+      const a = await h.account();
+      await h.store.orgSettings.allowHost(a.id, '127.0.0.1');
       return a;
     },
   });

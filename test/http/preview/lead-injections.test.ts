@@ -12,7 +12,7 @@ const LEAD = { phone: '+15550100003', campaign: 'spring', attributes: { name: 'A
 
 t.test('a lead is accepted (202), stored, readable, and delivered as a signed web-form event', async (t) => {
   const h = await startPreviewHarness(t);
-  const a = h.org();
+  const a = await h.org();
   const token = h.store.orgSettings.rotateInjectionToken(a.id);
   h.store.orgSettings.allowIp(a.id, '127.0.0.0/8');
   const receiver = await startWebhookApp(t);
@@ -24,7 +24,7 @@ t.test('a lead is accepted (202), stored, readable, and delivered as a signed we
   t.match(res.body, { sid: /^LD[0-9a-f]{32}$/, status: 'accepted', phone: LEAD.phone, campaign: 'spring', attributes: LEAD.attributes, created_at: String });
   t.ok(res.headers.get('x-ratelimit-limit'));
   t.same((await h.v1('GET', `/v1/leads/${res.body.sid}`)).body, res.body);
-  t.equal((await h.v1('GET', `/v1/leads/${res.body.sid}`, { key: h.org().key })).status, 404, 'other accounts cannot read it');
+  t.equal((await h.v1('GET', `/v1/leads/${res.body.sid}`, { key: (await h.org()).key })).status, 404, 'other accounts cannot read it');
 
   const delivered = await receiver.waitFor('/leads');
   t.same(verify(sub.secret, delivered.body, delivered.headers['x-service-signature'], Math.floor(Date.now() / 1000)), { ok: true });
@@ -33,7 +33,7 @@ t.test('a lead is accepted (202), stored, readable, and delivered as a signed we
 
 t.test('token and IP allow-list; the API key is not enough', async (t) => {
   const h = await startPreviewHarness(t);
-  const a = h.org();
+  const a = await h.org();
   const send = (headers: Record<string, string>) => h.v1('POST', '/v1/lead-injections', { key: null, body: LEAD, headers });
   t.match((await send({})).body.error, { code: 'injection_token_required', status: 401 });
   t.match((await h.v1('POST', '/v1/lead-injections', { body: LEAD })).body.error, { code: 'injection_token_required' }, 'API key alone');
@@ -53,7 +53,7 @@ t.test('token and IP allow-list; the API key is not enough', async (t) => {
 
 t.test('lead body validation', async (t) => {
   const h = await startPreviewHarness(t);
-  const a = h.org();
+  const a = await h.org();
   const token = h.store.orgSettings.rotateInjectionToken(a.id);
   h.store.orgSettings.allowIp(a.id, '127.0.0.1');
   const cases: Array<[unknown, string, string]> = [
@@ -79,7 +79,7 @@ t.test('self-signed TLS: generated once (key 0600); a spoofed X-Forwarded-For fr
   const h = await startHarness(t, { env: { RINGBASE_TLS_SELF_SIGNED: '1' } });
   const keyFile = path.join(h.dataDir, 'tls', 'self-signed.key');
   t.equal(statSync(keyFile).mode & 0o777, 0o600);
-  const a = h.account();
+  const a = await h.account();
   const token = h.store.orgSettings.rotateInjectionToken(a.id);
   h.store.orgSettings.allowIp(a.id, '203.0.113.0/24');
   const port = (h.app.http.server.address() as { port: number }).port;
@@ -100,7 +100,7 @@ t.test('self-signed TLS: generated once (key 0600); a spoofed X-Forwarded-For fr
 /** An account that injects leads from loopback, with a queue `sales` and the number +15550100002. */
 async function leadScene(t: Parameters<typeof startPreviewHarness>[0]) {
   const h = await startPreviewHarness(t);
-  const a = h.org();
+  const a = await h.org();
   const v1 = (method: string, path: string, body?: unknown) => h.v1(method, path, { key: a.key, ...(body === undefined ? {} : { body }) });
   const token = h.store.orgSettings.rotateInjectionToken(a.id);
   h.store.orgSettings.allowIp(a.id, '127.0.0.0/8');
@@ -146,7 +146,7 @@ t.test("speed to lead: once the campaign's caller ID is released, new leads are 
   t.equal((await v1('POST', '/v1/lead-campaigns/spring', { speed_to_lead_queue: 'sales', caller_id: '+15550100002' })).status, 200);
 
   numbers.release('+15550100002');
-  numbers.claim('+15550100002', h.org().id);
+  numbers.claim('+15550100002', (await h.org()).id);
   const refused = await h.v1('POST', '/v1/lead-injections', { key: null, body: LEAD, headers: { 'x-injection-token': token } });
   t.equal(refused.status, 409);
   t.match(refused.body.error, { code: 'campaign_caller_id_unusable', message: /spring.*\+15550100002 is not a number of this account.*caller_id/ });

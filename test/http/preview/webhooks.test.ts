@@ -6,7 +6,7 @@ const HOOK = 'http://127.0.0.1:9/hook';
 
 t.test('create, fetch, list, update, pause/resume, delete', async (t) => {
   const h = await startPreviewHarness(t);
-  h.org();
+  await h.org();
   const created = await h.v1('POST', '/v1/webhooks', { body: { event_type: 'hangup', target_url: HOOK, headers: { 'X-Tenant': 'acme' } } });
   t.equal(created.status, 201);
   const sub = created.body;
@@ -47,8 +47,8 @@ t.test('create, fetch, list, update, pause/resume, delete', async (t) => {
 
 t.test("another account's subscription is 404 everywhere", async (t) => {
   const h = await startPreviewHarness(t);
-  const a = h.org();
-  const b = h.org();
+  const a = await h.org();
+  const b = await h.org();
   const sub = (await h.v1('POST', '/v1/webhooks', { key: a.key, body: { event_type: 'queued', target_url: HOOK } })).body;
   for (const [method, path, body] of [['GET', `/v1/webhooks/${sub.sid}`], ['POST', `/v1/webhooks/${sub.sid}`, { status: 'paused' }], ['DELETE', `/v1/webhooks/${sub.sid}`], ['GET', `/v1/webhooks/${sub.sid}/deliveries`]] as const) {
     const res = await h.v1(method, path, { key: b.key, ...(body ? { body } : {}) });
@@ -61,7 +61,7 @@ t.test("another account's subscription is 404 everywhere", async (t) => {
 
 t.test('target_url must be https and allow-listed; hostile targets refused', async (t) => {
   const h = await startPreviewHarness(t, { env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '0' } });
-  const a = h.account();
+  const a = await h.account();
   h.store.orgSettings.allowHost(a.id, 'example.com');
   const hostile = [
     'http://example.com/hook', 'ftp://example.com/x', 'https://user:pw@example.com/', 'https://example.com@10.0.0.1/',
@@ -88,7 +88,7 @@ t.test('target_url must be https and allow-listed; hostile targets refused', asy
 
 t.test('custom headers cannot override ours or break framing', async (t) => {
   const h = await startPreviewHarness(t);
-  h.org();
+  await h.org();
   for (const name of ['X-Service-Signature', 'x-service-event', 'Content-Type', 'Host', 'Content-Length', 'Transfer-Encoding']) {
     const res = await h.v1('POST', '/v1/webhooks', { body: { event_type: 'hangup', target_url: HOOK, headers: { [name]: 'x' } } });
     t.match(res.body.error, { code: 'parameter_invalid', param: `headers.${name}` }, name);
@@ -101,7 +101,7 @@ t.test('custom headers cannot override ours or break framing', async (t) => {
 
 t.test('payload templates are validated when saved', async (t) => {
   const h = await startPreviewHarness(t);
-  h.org();
+  await h.org();
   const bad: Array<[string, RegExp]> = [
     ['{"from": {{data.nope}}}', /not a field of hangup/],
     ['{"from": "{{data.from}}"}', /valid JSON/],
@@ -120,7 +120,7 @@ t.test('payload templates are validated when saved', async (t) => {
 
 t.test('delivery log: attempts, status codes, latency, errors; paginated', async (t) => {
   const h = await startPreviewHarness(t);
-  const a = h.org();
+  const a = await h.org();
   const receiver = await startWebhookApp(t);
   receiver.on('/ok', { status: 204, body: '' });
   const sub = (await h.v1('POST', '/v1/webhooks', { body: { event_type: 'call-start', target_url: `${receiver.url}/ok` } })).body;
