@@ -1,6 +1,6 @@
-// ACD agents in SQLite: who they are, the seat (trunk) their calls ring, the queues they serve, the status they
+// ACD agents in the store (SQLite or PostgreSQL): who they are, the seat (trunk) their calls ring, the queues they serve, the status they
 // choose and the activity the platform sets. Queue membership is replaced whole, in the same transaction.
-import type { Db } from '../store/db.js';
+import type { SqlDb, SqlQueries } from '../store/sql.js';
 import type { Clock } from '../clock.js';
 
 export type AgentStatus = 'offline' | 'available' | 'break';
@@ -26,72 +26,74 @@ export interface AgentFields { friendlyName: string; trunkId: number; queueIds: 
 
 interface Row {
   id: number; sid: string; account_id: number; friendly_name: string; trunk_id: number; status: AgentStatus; break_reason: string | null;
-  activity: AgentActivity; current_call_sid: string | null; created_at: string; updated_at: string; queue_sids: string | null;
+  activity: AgentActivity; current_call_sid: string | null; created_at: string; updated_at: string;
 }
 
-const SELECT = `SELECT a.*, (SELECT group_concat(q.sid, ' ') FROM acd_agent_queues aq JOIN acd_queues q ON q.id = aq.queue_id
-  WHERE aq.agent_id = a.id) AS queue_sids FROM acd_agents a`;
-
-const toAgent = (r: Row): Agent => ({
+const toAgent = (r: Row, queueSids: string[]): Agent => ({
   id: r.id, sid: r.sid, accountId: r.account_id, friendlyName: r.friendly_name, trunkId: r.trunk_id,
-  queueSids: r.queue_sids ? r.queue_sids.split(' ').sort() : [], status: r.status, breakReason: r.break_reason, activity: r.activity,
+  queueSids: [...queueSids].sort(), status: r.status, breakReason: r.break_reason, activity: r.activity,
   currentCallSid: r.current_call_sid, createdAt: r.created_at, updatedAt: r.updated_at,
 });
 
 export interface AgentFilter { queueId?: number; status?: AgentStatus }
 
 export class AgentRepo {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock) {}
 
-  create(accountId: number, sid: string, f: AgentFields): Agent {
+  async create(accountId: number, sid: string, f: AgentFields): Promise<Agent> {
     const nowMs = this.clock.now();
     const now = new Date(nowMs).toISOString();
-    this.db.transaction(() => {
-      const info = this.db.prepare(`INSERT INTO acd_agents (sid, account_id, friendly_name, trunk_id, status, break_reason, activity, idle_since,
-        created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'idle', ?, ?, ?)`)
-        .run(sid, accountId, f.friendlyName, f.trunkId, f.status, f.breakReason, nowMs, now, now);
-      this.#setQueues(Number(info.lastInsertRowid), f.queueIds);
-    })();
-    return this.getForAccount(accountId, sid)!;
+    await this.sql.transaction(async (tx) => {
+      const { id } = (await tx.one<{ id: number }>(`INSERT INTO acd_agents (sid, account_id, friendly_name, trunk_id, status, break_reason, activity, idle_since,
+        created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'idle', ?, ?, ?) RETURNING id`, [sid, accountId, f.friendlyName, f.trunkId, f.status, f.breakReason, nowMs, now, now]))!;
+      await setQueues(tx, id, f.queueIds);
+    });
+    return (await this.getForAccount(accountId, sid))!;
   }
 
-  getForAccount(accountId: number, sid: string): Agent | undefined {
-    const row = this.db.prepare(`${SELECT} WHERE a.sid = ? AND a.account_id = ?`).get(sid, accountId) as Row | undefined;
-    return row && toAgent(row);
+  async getForAccount(accountId: number, sid: string): Promise<Agent | undefined> {
+    return (await this.#withQueues(await this.sql.all<Row>('SELECT * FROM acd_agents WHERE sid = ? AND account_id = ?', [sid, accountId])))[0];
   }
 
-  listForAccount(accountId: number, filter: AgentFilter, page: { beforeId: number | null; limit: number }): Agent[] {
-    return (this.db.prepare(`${SELECT} WHERE a.account_id = ? AND (? IS NULL OR a.id < ?) AND (? IS NULL OR a.status = ?)
-      AND (? IS NULL OR EXISTS (SELECT 1 FROM acd_agent_queues aq WHERE aq.agent_id = a.id AND aq.queue_id = ?)) ORDER BY a.id DESC LIMIT ?`)
-      .all(accountId, page.beforeId, page.beforeId, filter.status ?? null, filter.status ?? null, filter.queueId ?? null, filter.queueId ?? null, page.limit) as Row[])
-      .map(toAgent);
+  async listForAccount(accountId: number, filter: AgentFilter, page: { beforeId: number | null; limit: number }): Promise<Agent[]> {
+    return this.#withQueues(await this.sql.all<Row>(`SELECT a.* FROM acd_agents a WHERE a.account_id = ? AND (CAST(? AS BIGINT) IS NULL OR a.id < ?)
+      AND (CAST(? AS TEXT) IS NULL OR a.status = ?)
+      AND (CAST(? AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM acd_agent_queues aq WHERE aq.agent_id = a.id AND aq.queue_id = ?)) ORDER BY a.id DESC LIMIT ?`,
+    [accountId, page.beforeId, page.beforeId, filter.status ?? null, filter.status ?? null, filter.queueId ?? null, filter.queueId ?? null, page.limit]));
   }
 
-  update(agent: Agent, f: AgentFields): Agent {
-    this.db.transaction(() => {
+  async update(agent: Agent, f: AgentFields): Promise<Agent> {
+    await this.sql.transaction(async (tx) => {
       // Choosing "available" again clears the run of missed offers that put the agent on break.
-      this.db.prepare(`UPDATE acd_agents SET friendly_name = ?, trunk_id = ?, status = ?, break_reason = ?,
-        missed_in_a_row = CASE WHEN ? = 'available' THEN 0 ELSE missed_in_a_row END, updated_at = ? WHERE id = ?`)
-        .run(f.friendlyName, f.trunkId, f.status, f.breakReason, f.status, new Date(this.clock.now()).toISOString(), agent.id);
-      this.#setQueues(agent.id, f.queueIds);
-    })();
-    return this.getForAccount(agent.accountId, agent.sid)!;
+      await tx.run(`UPDATE acd_agents SET friendly_name = ?, trunk_id = ?, status = ?, break_reason = ?,
+        missed_in_a_row = CASE WHEN ? = 1 THEN 0 ELSE missed_in_a_row END, updated_at = ? WHERE id = ?`,
+      [f.friendlyName, f.trunkId, f.status, f.breakReason, f.status === 'available' ? 1 : 0, new Date(this.clock.now()).toISOString(), agent.id]);
+      await setQueues(tx, agent.id, f.queueIds);
+    });
+    return (await this.getForAccount(agent.accountId, agent.sid))!;
   }
 
   /** The agent talking on the call or wrapping it up, if any. */
-  onCall(accountId: number, callSid: string): Agent | undefined {
-    const row = this.db.prepare(`${SELECT} WHERE a.account_id = ? AND a.current_call_sid = ? AND a.activity IN ('busy', 'wrap-up')`).get(accountId, callSid) as Row | undefined;
-    return row && toAgent(row);
+  async onCall(accountId: number, callSid: string): Promise<Agent | undefined> {
+    return (await this.#withQueues(await this.sql.all<Row>("SELECT * FROM acd_agents WHERE account_id = ? AND current_call_sid = ? AND activity IN ('busy', 'wrap-up')",
+      [accountId, callSid])))[0];
   }
 
   /** Deletes an agent that is not on a call (reserved, ringing or busy); false when it is. */
-  deleteIfFree(agent: Agent): boolean {
-    return this.db.prepare("DELETE FROM acd_agents WHERE id = ? AND activity IN ('idle', 'wrap-up')").run(agent.id).changes === 1;
+  async deleteIfFree(agent: Agent): Promise<boolean> {
+    return (await this.sql.run("DELETE FROM acd_agents WHERE id = ? AND activity IN ('idle', 'wrap-up')", [agent.id])).changes === 1;
   }
 
-  #setQueues(agentId: number, queueIds: number[]): void {
-    this.db.prepare('DELETE FROM acd_agent_queues WHERE agent_id = ?').run(agentId);
-    const add = this.db.prepare('INSERT OR IGNORE INTO acd_agent_queues (agent_id, queue_id) VALUES (?, ?)');
-    for (const q of queueIds) add.run(agentId, q);
+  /** The rows as agents, each with the sids of its queues (one query for all of them). */
+  async #withQueues(rows: Row[]): Promise<Agent[]> {
+    if (rows.length === 0) return [];
+    const served = await this.sql.all<{ agent_id: number; sid: string }>(`SELECT aq.agent_id, q.sid FROM acd_agent_queues aq JOIN acd_queues q ON q.id = aq.queue_id
+      WHERE aq.agent_id IN (${rows.map(() => '?').join(', ')})`, rows.map((r) => r.id));
+    return rows.map((r) => toAgent(r, served.filter((s) => s.agent_id === r.id).map((s) => s.sid)));
   }
+}
+
+async function setQueues(tx: SqlQueries, agentId: number, queueIds: number[]): Promise<void> {
+  await tx.run('DELETE FROM acd_agent_queues WHERE agent_id = ?', [agentId]);
+  for (const q of queueIds) await tx.run('INSERT INTO acd_agent_queues (agent_id, queue_id) VALUES (?, ?) ON CONFLICT DO NOTHING', [agentId, q]);
 }

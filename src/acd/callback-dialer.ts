@@ -45,33 +45,35 @@ export class CallbackDialer {
    * Claims what is due; returns the queues that have a callback waiting for an agent now. A callback whose caller
    * ID is no longer the account's fails for good as it is claimed (its event says why): nobody is rung.
    */
-  claimDue(): number[] {
+  async claimDue(): Promise<number[]> {
     const { store, events, clock } = this.services;
     const unplaceable = new Set<string>();
-    const claimed = store.scheduledCallbacks.claimDue(CLAIM_BATCH, (c) => {
+    const claimed = (await store.scheduledCallbacks.claimDue(CLAIM_BATCH, async (tx, c) => {
+      // The caller ID check (numbers) and the event (the outbox) are still on the raw connection: on SQLite they
+      // run inside the claim's transaction.
       const problem = this.#callerIdProblem(c);
       if (problem) {
         unplaceable.add(c.sid);
-        store.scheduledCallbacks.attemptFailed(c.sid, problem, null);
+        await store.scheduledCallbacks.attemptFailed(c.sid, problem, null, tx);
       }
       emitCallbackDue(events, { accountId: c.accountId, callbackSid: c.sid, phone: c.to, dueAt: new Date(c.dueAt), campaign: c.queueName, failed: problem });
-    }).filter((c) => !unplaceable.has(c.sid));
+    })).filter((c) => !unplaceable.has(c.sid));
     for (const callback of claimed) {
       const job: Job = { callback, callSid: newSid('CA'), noAgent: null, offered: false, talking: null };
-      store.scheduledCallbacks.attempt(callback.sid, job.callSid, null);
+      await store.scheduledCallbacks.attempt(callback.sid, job.callSid, null);
       this.#jobs.set(job.callSid, job);
-      this.acd.router.enqueue(job.callSid, callback.queueId);
-      const queue = store.queues.find(callback.accountId, callback.queueSid)!;
-      job.noAgent = clock.setTimeout(() => this.#noAgent(job), queue.maxWaitSeconds * 1000);
+      await this.acd.router.enqueue(job.callSid, callback.queueId);
+      const queue = (await store.queues.find(callback.accountId, callback.queueSid))!;
+      job.noAgent = clock.setTimeout(() => void this.#noAgent(job), queue.maxWaitSeconds * 1000);
     }
     return [...new Set(claimed.map((c) => c.queueId))];
   }
 
   /** Callbacks a dead process left dialing are scheduled again (the attempt counts), their queue places given up. */
-  recover(): void {
+  async recover(): Promise<void> {
     const mine = new Set([...this.#jobs.values()].map((j) => j.callback.sid));
-    for (const c of this.services.store.scheduledCallbacks.requeueDialing((sid) => mine.has(sid))) {
-      if (c.callSid) this.acd.router.leave(c.callSid);
+    for (const c of await this.services.store.scheduledCallbacks.requeueDialing((sid) => mine.has(sid))) {
+      if (c.callSid) await this.acd.router.leave(c.callSid);
     }
   }
 
@@ -80,17 +82,17 @@ export class CallbackDialer {
     const job = this.#jobs.get(offer.callSid)!;
     const { store } = this.services;
     const { callback } = job;
-    const queue = store.queues.find(callback.accountId, callback.queueSid)!;
+    const queue = (await store.queues.find(callback.accountId, callback.queueSid))!;
     job.offered = true;
     const ring = await this.acd.ringAgent(offer, { from: callback.from, parentSid: job.callSid, queue, signal: new AbortController().signal, wanted: () => this.#jobs.has(job.callSid) });
     if (ring.kind !== 'answered') {
       // Waiting again (a miss, an agent gone on break): the next agent is tried now.
       job.offered = false;
-      this.acd.kick(queue.id);
+      await this.acd.kick(queue.id);
       return;
     }
     if (job.noAgent) this.services.clock.clearTimeout(job.noAgent);
-    store.scheduledCallbacks.attempt(callback.sid, job.callSid, offer.agentSid);
+    await store.scheduledCallbacks.attempt(callback.sid, job.callSid, offer.agentSid);
     const agentLeg = ring.leg;
     // The number may have been released while the agent's seat rang: the customer is not dialled from it.
     const caller = checkCallerId(store.numbers, callback.accountId, callback.from);
@@ -98,8 +100,8 @@ export class CallbackDialer {
       await agentLeg.hangup();
       await ring.session.finish(await agentLeg.ended);
       this.#jobs.delete(job.callSid);
-      store.scheduledCallbacks.attemptFailed(callback.sid, callerIdFailure(caller.problem), null);
-      this.acd.agentCallEnded(offer, job.callSid, callback.accountId, 0);
+      await store.scheduledCallbacks.attemptFailed(callback.sid, callerIdFailure(caller.problem), null);
+      await this.acd.agentCallEnded(offer, job.callSid, callback.accountId, 0);
       return;
     }
     const agentMember = await agentLeg.joinConference(this.room(job.callSid), { muted: false }).catch(() => null);
@@ -128,15 +130,19 @@ export class CallbackDialer {
     await ring.session.finish(await agentLeg.ended);
     await agentMember?.leave().catch(() => undefined);
     this.#jobs.delete(job.callSid);
-    if (talked) store.scheduledCallbacks.complete(callback.sid);
-    else this.#failed(callback, `the customer's phone was not answered (${store.calls.get(job.callSid)?.status ?? 'not placed'})`);
-    this.acd.agentCallEnded(offer, job.callSid, callback.accountId, talked ? queue.wrapUpSeconds : 0);
+    if (talked) await store.scheduledCallbacks.complete(callback.sid);
+    else await this.#failed(callback, `the customer's phone was not answered (${store.calls.get(job.callSid)?.status ?? 'not placed'})`);
+    await this.acd.agentCallEnded(offer, job.callSid, callback.accountId, talked ? queue.wrapUpSeconds : 0);
   }
 
-  #noAgent(job: Job): void {
+  async #noAgent(job: Job): Promise<void> {
     if (job.offered || !this.#jobs.delete(job.callSid)) return;
-    this.acd.router.leave(job.callSid);
-    this.#failed(job.callback, "no agent took the callback within the queue's maximum wait");
+    try {
+      await this.acd.router.leave(job.callSid);
+      await this.#failed(job.callback, "no agent took the callback within the queue's maximum wait");
+    } catch (err) {
+      this.services.log.error({ err, callbackSid: job.callback.sid }, 'callback: giving up the attempt failed');
+    }
   }
 
   #callerIdProblem(c: OpenCallback): string | null {
@@ -144,8 +150,8 @@ export class CallbackDialer {
     return check.ok ? null : callerIdFailure(check.problem);
   }
 
-  #failed(c: OpenCallback, error: string): void {
+  async #failed(c: OpenCallback, error: string): Promise<void> {
     const retryAt = c.attempts < CALLBACK_MAX_ATTEMPTS ? this.services.clock.now() + CALLBACK_RETRY_MS : null;
-    this.services.store.scheduledCallbacks.attemptFailed(c.sid, error, retryAt);
+    await this.services.store.scheduledCallbacks.attemptFailed(c.sid, error, retryAt);
   }
 }

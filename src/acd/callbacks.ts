@@ -1,6 +1,7 @@
-// Scheduled callbacks in SQLite: a customer to call back for a queue at a time. Each step is a conditional UPDATE,
-// so a callback is claimed (dialing) once, canceled only while scheduled, and either retried or finished.
-import type { Db } from '../store/db.js';
+// Scheduled callbacks in the store (SQLite or PostgreSQL): a customer to call back for a queue at a time. Each step
+// is a conditional UPDATE, so a callback is claimed (dialing) once, canceled only while scheduled, and either retried
+// or finished; due callbacks are claimed under row locks that other dialers pass over (docs/acd.md, Storage).
+import { rowLock, type SqlDb, type SqlQueries } from '../store/sql.js';
 import type { Clock } from '../clock.js';
 
 export type CallbackStatus = 'scheduled' | 'dialing' | 'completed' | 'failed' | 'canceled';
@@ -49,90 +50,102 @@ const toCallback = (r: Row): ScheduledCallback => ({
 });
 
 export class CallbackRepo {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock) {}
 
-  create(c: NewCallback): ScheduledCallback {
+  /** `q`: the caller's transaction when the callback commits with what made it (a lead and its event). */
+  async create(c: NewCallback, q: SqlQueries = this.sql): Promise<ScheduledCallback> {
     const now = this.#iso();
-    this.db.prepare(`INSERT INTO acd_callbacks (sid, account_id, queue_id, to_number, from_number, due_at, attributes, lead_sid, status, created_at, updated_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'scheduled', ?, ?)`).run(c.sid, c.accountId, c.queueId, c.to, c.from, c.dueAt, JSON.stringify(c.attributes), c.leadSid, now, now);
-    return this.get(c.sid)!;
+    await q.run(`INSERT INTO acd_callbacks (sid, account_id, queue_id, to_number, from_number, due_at, attributes, lead_sid, status, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'scheduled', ?, ?)`, [c.sid, c.accountId, c.queueId, c.to, c.from, c.dueAt, JSON.stringify(c.attributes), c.leadSid, now, now]);
+    return (await this.#one(q, 'c.sid = ?', c.sid))!;
   }
 
-  get(sid: string): ScheduledCallback | undefined {
-    const row = this.db.prepare(`${SELECT} WHERE c.sid = ?`).get(sid) as Row | undefined;
-    return row && toCallback(row);
-  }
+  get(sid: string): Promise<ScheduledCallback | undefined> { return this.#one(this.sql, 'c.sid = ?', sid); }
 
-  getForAccount(accountId: number, sid: string): ScheduledCallback | undefined {
-    const found = this.get(sid);
+  async getForAccount(accountId: number, sid: string): Promise<ScheduledCallback | undefined> {
+    const found = await this.get(sid);
     return found?.accountId === accountId ? found : undefined;
   }
 
-  listForAccount(accountId: number, filter: { status?: CallbackStatus }, page: { beforeId: number | null; limit: number }): ScheduledCallback[] {
-    return (this.db.prepare(`${SELECT} WHERE c.account_id = ? AND (? IS NULL OR c.id < ?) AND (? IS NULL OR c.status = ?) ORDER BY c.id DESC LIMIT ?`)
-      .all(accountId, page.beforeId, page.beforeId, filter.status ?? null, filter.status ?? null, page.limit) as Row[]).map(toCallback);
+  async listForAccount(accountId: number, filter: { status?: CallbackStatus }, page: { beforeId: number | null; limit: number }): Promise<ScheduledCallback[]> {
+    return (await this.sql.all<Row>(`${SELECT} WHERE c.account_id = ? AND (CAST(? AS BIGINT) IS NULL OR c.id < ?) AND (CAST(? AS TEXT) IS NULL OR c.status = ?)
+      ORDER BY c.id DESC LIMIT ?`, [accountId, page.beforeId, page.beforeId, filter.status ?? null, filter.status ?? null, page.limit])).map(toCallback);
   }
 
   /** The callback whose latest attempt is this call, if any. */
-  forCall(callSid: string): ScheduledCallback | undefined {
-    const row = this.db.prepare(`${SELECT} WHERE c.call_sid = ?`).get(callSid) as Row | undefined;
-    return row && toCallback(row);
-  }
+  forCall(callSid: string): Promise<ScheduledCallback | undefined> { return this.#one(this.sql, 'c.call_sid = ?', callSid); }
 
   /** The callback a lead became (speed to lead), if any. */
-  forLead(leadSid: string): ScheduledCallback | undefined {
-    const row = this.db.prepare(`${SELECT} WHERE c.lead_sid = ?`).get(leadSid) as Row | undefined;
-    return row && toCallback(row);
-  }
+  forLead(leadSid: string): Promise<ScheduledCallback | undefined> { return this.#one(this.sql, 'c.lead_sid = ?', leadSid); }
 
   /** How many of the account's callbacks still to be made (scheduled or dialing) call from this number. */
-  countOpenFrom(accountId: number, from: string): number {
-    return this.db.prepare("SELECT COUNT(*) FROM acd_callbacks WHERE account_id = ? AND from_number = ? AND status IN ('scheduled', 'dialing')")
-      .pluck().get(accountId, from) as number;
+  async countOpenFrom(accountId: number, from: string): Promise<number> {
+    return (await this.sql.one<{ n: number }>("SELECT COUNT(*) AS n FROM acd_callbacks WHERE account_id = ? AND from_number = ? AND status IN ('scheduled', 'dialing')",
+      [accountId, from]))!.n;
   }
 
   /** Cancels a callback that is still scheduled; false once it is dialing or finished. */
-  cancel(sid: string): boolean {
-    return this.db.prepare("UPDATE acd_callbacks SET status = 'canceled', updated_at = ? WHERE sid = ? AND status = 'scheduled'").run(this.#iso(), sid).changes === 1;
+  async cancel(sid: string): Promise<boolean> {
+    return (await this.sql.run("UPDATE acd_callbacks SET status = 'canceled', updated_at = ? WHERE sid = ? AND status = 'scheduled'", [this.#iso(), sid])).changes === 1;
   }
 
-  /** Claims the callbacks that are due (scheduled → dialing, one attempt more), oldest due first; `each` runs in the same transaction. */
-  claimDue(limit: number, each: (c: OpenCallback) => void): OpenCallback[] {
-    return this.db.transaction(() => {
-      const due = (this.db.prepare(`${SELECT} WHERE c.status = 'scheduled' AND c.due_at <= ? ORDER BY c.due_at, c.id LIMIT ?`).all(this.clock.now(), limit) as Row[])
-        .map(toCallback).filter(isOpen);
-      const claim = this.db.prepare("UPDATE acd_callbacks SET status = 'dialing', attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'scheduled'");
-      return due.filter((c) => claim.run(this.#iso(), c.id).changes === 1).map((c) => {
-        const claimed = { ...c, status: 'dialing' as const, attempts: c.attempts + 1 };
-        each(claimed);
-        return claimed;
-      });
-    }).immediate();
+  /**
+   * Claims the callbacks that are due (scheduled → dialing, one attempt more), oldest due first; `each` runs in the
+   * same transaction, with it. The due rows are locked as they are read, and rows another dialer has locked are
+   * passed over (SKIP LOCKED on PostgreSQL; SQLite's one writer needs no lock): each due callback is claimed by one
+   * dialer, and dialers never wait on each other.
+   */
+  async claimDue(limit: number, each: (tx: SqlQueries, c: OpenCallback) => Promise<void>): Promise<OpenCallback[]> {
+    return this.sql.transaction(async (tx) => {
+      const due = await tx.all<{ id: number }>(`SELECT id FROM acd_callbacks WHERE status = 'scheduled' AND due_at <= ? ORDER BY due_at, id LIMIT ?${rowLock(tx, { skipLocked: true })}`,
+        [this.clock.now(), limit]);
+      const claimed: OpenCallback[] = [];
+      for (const { id } of due) {
+        // Held by this transaction since the SELECT: still scheduled, so the claim takes it.
+        const took = await tx.run("UPDATE acd_callbacks SET status = 'dialing', attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'scheduled'", [this.#iso(), id]);
+        const c = took.changes === 1 ? await this.#one(tx, 'c.id = ?', id) : undefined;
+        if (!c || !isOpen(c)) continue;
+        await each(tx, c);
+        claimed.push(c);
+      }
+      return claimed;
+    });
   }
 
   /** The attempt's calls: the customer's, and the agent who took it. */
-  attempt(sid: string, callSid: string, agentSid: string | null): void {
-    this.db.prepare('UPDATE acd_callbacks SET call_sid = ?, agent_sid = ?, updated_at = ? WHERE sid = ?').run(callSid, agentSid, this.#iso(), sid);
+  async attempt(sid: string, callSid: string, agentSid: string | null): Promise<void> {
+    await this.sql.run('UPDATE acd_callbacks SET call_sid = ?, agent_sid = ?, updated_at = ? WHERE sid = ?', [callSid, agentSid, this.#iso(), sid]);
   }
 
-  complete(sid: string): void {
-    this.db.prepare("UPDATE acd_callbacks SET status = 'completed', last_error = NULL, updated_at = ? WHERE sid = ? AND status = 'dialing'").run(this.#iso(), sid);
+  async complete(sid: string): Promise<void> {
+    await this.sql.run("UPDATE acd_callbacks SET status = 'completed', last_error = NULL, updated_at = ? WHERE sid = ? AND status = 'dialing'", [this.#iso(), sid]);
   }
 
-  /** The attempt failed: scheduled again at `retryAt`, or failed for good when null. */
-  attemptFailed(sid: string, error: string, retryAt: number | null): void {
-    if (retryAt === null) this.db.prepare("UPDATE acd_callbacks SET status = 'failed', last_error = ?, updated_at = ? WHERE sid = ? AND status = 'dialing'").run(error, this.#iso(), sid);
-    else this.db.prepare("UPDATE acd_callbacks SET status = 'scheduled', due_at = ?, last_error = ?, updated_at = ? WHERE sid = ? AND status = 'dialing'").run(retryAt, error, this.#iso(), sid);
+  /** The attempt failed: scheduled again at `retryAt`, or failed for good when null. `q`: the claim's transaction, when it fails as claimed. */
+  async attemptFailed(sid: string, error: string, retryAt: number | null, q: SqlQueries = this.sql): Promise<void> {
+    if (retryAt === null) await q.run("UPDATE acd_callbacks SET status = 'failed', last_error = ?, updated_at = ? WHERE sid = ? AND status = 'dialing'", [error, this.#iso(), sid]);
+    else await q.run("UPDATE acd_callbacks SET status = 'scheduled', due_at = ?, last_error = ?, updated_at = ? WHERE sid = ? AND status = 'dialing'", [retryAt, error, this.#iso(), sid]);
   }
 
   /**
    * Callbacks left dialing by a process that died are scheduled again (the attempt counts); returns them, with the
    * call each attempt had queued, so its place in the queue can be given up.
    */
-  requeueDialing(except: (sid: string) => boolean): Array<{ sid: string; callSid: string | null }> {
-    const rows = this.db.prepare("SELECT sid, call_sid FROM acd_callbacks WHERE status = 'dialing'").all() as Array<{ sid: string; call_sid: string | null }>;
-    const back = this.db.prepare("UPDATE acd_callbacks SET status = 'scheduled', last_error = 'the platform restarted during the attempt', updated_at = ? WHERE sid = ? AND status = 'dialing'");
-    return rows.filter((r) => !except(r.sid) && back.run(this.#iso(), r.sid).changes === 1).map((r) => ({ sid: r.sid, callSid: r.call_sid }));
+  async requeueDialing(except: (sid: string) => boolean): Promise<Array<{ sid: string; callSid: string | null }>> {
+    const rows = await this.sql.all<{ sid: string; call_sid: string | null }>("SELECT sid, call_sid FROM acd_callbacks WHERE status = 'dialing'");
+    const back: Array<{ sid: string; callSid: string | null }> = [];
+    for (const r of rows) {
+      if (except(r.sid)) continue;
+      const moved = await this.sql.run("UPDATE acd_callbacks SET status = 'scheduled', last_error = 'the platform restarted during the attempt', updated_at = ? WHERE sid = ? AND status = 'dialing'",
+        [this.#iso(), r.sid]);
+      if (moved.changes === 1) back.push({ sid: r.sid, callSid: r.call_sid });
+    }
+    return back;
+  }
+
+  async #one(q: SqlQueries, where: string, value: string | number): Promise<ScheduledCallback | undefined> {
+    const row = await q.one<Row>(`${SELECT} WHERE ${where}`, [value]);
+    return row && toCallback(row);
   }
 
   #iso(): string { return new Date(this.clock.now()).toISOString(); }

@@ -1,6 +1,6 @@
 // Lead campaigns' settings: speed to lead sends each lead injected for the campaign to a queue as a callback due at
 // once (its agent is rung, then the lead), with the campaign's caller ID. Campaigns without settings just collect leads.
-import type { Db } from '../store/db.js';
+import type { SqlDb, SqlQueries } from '../store/sql.js';
 import type { Clock } from '../clock.js';
 
 export interface LeadCampaign {
@@ -21,33 +21,34 @@ const toCampaign = (r: Row): LeadCampaign =>
   ({ id: r.id, name: r.name, queueId: r.speed_to_lead_queue_id, queueSid: r.queue_sid, callerId: r.caller_id, createdAt: r.created_at, updatedAt: r.updated_at });
 
 export class LeadCampaignRepo {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock) {}
 
   /** Creates or replaces the campaign's settings. */
-  put(accountId: number, name: string, s: { queueId: number | null; callerId: string | null }): LeadCampaign {
+  async put(accountId: number, name: string, s: { queueId: number | null; callerId: string | null }): Promise<LeadCampaign> {
     const now = new Date(this.clock.now()).toISOString();
-    this.db.prepare(`INSERT INTO lead_campaigns (account_id, name, speed_to_lead_queue_id, caller_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-      ON CONFLICT (account_id, name) DO UPDATE SET speed_to_lead_queue_id = excluded.speed_to_lead_queue_id, caller_id = excluded.caller_id, updated_at = excluded.updated_at`)
-      .run(accountId, name, s.queueId, s.callerId, now, now);
-    return this.get(accountId, name)!;
+    await this.sql.run(`INSERT INTO lead_campaigns (account_id, name, speed_to_lead_queue_id, caller_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+      ON CONFLICT (account_id, name) DO UPDATE SET speed_to_lead_queue_id = excluded.speed_to_lead_queue_id, caller_id = excluded.caller_id, updated_at = excluded.updated_at`,
+    [accountId, name, s.queueId, s.callerId, now, now]);
+    return (await this.get(accountId, name))!;
   }
 
-  get(accountId: number, name: string): LeadCampaign | undefined {
-    const row = this.db.prepare(`${SELECT} WHERE c.account_id = ? AND c.name = ?`).get(accountId, name) as Row | undefined;
+  /** `q`: the caller's transaction when the campaign decides what that transaction writes (a lead's callback). */
+  async get(accountId: number, name: string, q: SqlQueries = this.sql): Promise<LeadCampaign | undefined> {
+    const row = await q.one<Row>(`${SELECT} WHERE c.account_id = ? AND c.name = ?`, [accountId, name]);
     return row && toCampaign(row);
   }
 
-  list(accountId: number): LeadCampaign[] {
-    return (this.db.prepare(`${SELECT} WHERE c.account_id = ? ORDER BY c.name`).all(accountId) as Row[]).map(toCampaign);
+  async list(accountId: number): Promise<LeadCampaign[]> {
+    return (await this.sql.all<Row>(`${SELECT} WHERE c.account_id = ? ORDER BY c.name`, [accountId])).map(toCampaign);
   }
 
   /** The account's campaigns whose speed to lead calls leads back from this number. */
-  namesCallingFrom(accountId: number, callerId: string): string[] {
-    return this.db.prepare('SELECT name FROM lead_campaigns WHERE account_id = ? AND caller_id = ? AND speed_to_lead_queue_id IS NOT NULL ORDER BY name')
-      .pluck().all(accountId, callerId) as string[];
+  async namesCallingFrom(accountId: number, callerId: string): Promise<string[]> {
+    return (await this.sql.all<{ name: string }>('SELECT name FROM lead_campaigns WHERE account_id = ? AND caller_id = ? AND speed_to_lead_queue_id IS NOT NULL ORDER BY name',
+      [accountId, callerId])).map((r) => r.name);
   }
 
-  delete(accountId: number, name: string): boolean {
-    return this.db.prepare('DELETE FROM lead_campaigns WHERE account_id = ? AND name = ?').run(accountId, name).changes === 1;
+  async delete(accountId: number, name: string): Promise<boolean> {
+    return (await this.sql.run('DELETE FROM lead_campaigns WHERE account_id = ? AND name = ?', [accountId, name])).changes === 1;
   }
 }

@@ -1,5 +1,5 @@
 // Dispositions: the outcome code an agent (or a system) sets on a call, kept with the call sid and the agent.
-import type { Db } from '../store/db.js';
+import type { SqlDb, SqlQueries } from '../store/sql.js';
 import type { Clock } from '../clock.js';
 
 export interface Disposition {
@@ -17,17 +17,18 @@ const toDisposition = (r: Row): Disposition =>
   ({ sid: r.sid, callSid: r.call_sid, agentSid: r.agent_sid, disposition: r.disposition, notes: r.notes, createdAt: r.created_at });
 
 export class DispositionRepo {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock) {}
 
-  create(accountId: number, d: Omit<Disposition, 'createdAt'>): Disposition {
+  /** Stores a disposition; `q` is the caller's transaction when its event must commit with it. */
+  async create(accountId: number, d: Omit<Disposition, 'createdAt'>, q: SqlQueries = this.sql): Promise<Disposition> {
     const createdAt = new Date(this.clock.now()).toISOString();
-    this.db.prepare('INSERT INTO acd_dispositions (sid, account_id, call_sid, agent_sid, disposition, notes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(d.sid, accountId, d.callSid, d.agentSid, d.disposition, d.notes, createdAt);
+    await q.run('INSERT INTO acd_dispositions (sid, account_id, call_sid, agent_sid, disposition, notes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [d.sid, accountId, d.callSid, d.agentSid, d.disposition, d.notes, createdAt]);
     return { ...d, createdAt };
   }
 
   /** The call's dispositions, oldest first (a call may be given more than one: the last one stands). */
-  forCall(accountId: number, callSid: string): Disposition[] {
-    return (this.db.prepare('SELECT * FROM acd_dispositions WHERE account_id = ? AND call_sid = ? ORDER BY id').all(accountId, callSid) as Row[]).map(toDisposition);
+  async forCall(accountId: number, callSid: string): Promise<Disposition[]> {
+    return (await this.sql.all<Row>('SELECT * FROM acd_dispositions WHERE account_id = ? AND call_sid = ? ORDER BY id', [accountId, callSid])).map(toDisposition);
   }
 }

@@ -1,5 +1,5 @@
-// ACD queues in SQLite, with the live figures a queue's view carries (callers waiting, longest wait, agents free).
-import type { Db } from '../store/db.js';
+// ACD queues in the store (SQLite or PostgreSQL), with the live figures a queue's view carries (callers waiting, longest wait, agents free).
+import type { SqlDb } from '../store/sql.js';
 import type { Clock } from '../clock.js';
 
 export interface QueueSettings {
@@ -44,76 +44,77 @@ export class QueueNameTakenError extends Error {
   constructor(readonly friendlyName: string) { super(`a queue named ${friendlyName} already exists`); }
 }
 
-const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE';
+/** A second queue of the same name in the account: SQLite's and PostgreSQL's words for the unique index refusing it. */
+const isUniqueViolation = (err: unknown) => ['SQLITE_CONSTRAINT_UNIQUE', '23505'].includes((err as { code?: string }).code ?? '');
 
 export class QueueRepo {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock) {}
 
-  create(accountId: number, sid: string, s: QueueSettings): Queue {
+  async create(accountId: number, sid: string, s: QueueSettings): Promise<Queue> {
     const now = new Date(this.clock.now()).toISOString();
     try {
-      this.db.prepare(`INSERT INTO acd_queues (sid, account_id, friendly_name, max_wait_seconds, ring_timeout_seconds, wrap_up_seconds,
-        max_no_answer, wait_url, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-        .run(sid, accountId, s.friendlyName, s.maxWaitSeconds, s.ringTimeoutSeconds, s.wrapUpSeconds, s.maxNoAnswer, s.waitUrl, now, now);
+      const row = await this.sql.one<Row>(`INSERT INTO acd_queues (sid, account_id, friendly_name, max_wait_seconds, ring_timeout_seconds, wrap_up_seconds,
+        max_no_answer, wait_url, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      [sid, accountId, s.friendlyName, s.maxWaitSeconds, s.ringTimeoutSeconds, s.wrapUpSeconds, s.maxNoAnswer, s.waitUrl, now, now]);
+      return toQueue(row!);
     } catch (err) {
       if (isUniqueViolation(err)) throw new QueueNameTakenError(s.friendlyName);
       throw err;
     }
-    return this.getForAccount(accountId, sid)!;
   }
 
-  getForAccount(accountId: number, sid: string): Queue | undefined {
-    const row = this.db.prepare('SELECT * FROM acd_queues WHERE sid = ? AND account_id = ?').get(sid, accountId) as Row | undefined;
+  async getForAccount(accountId: number, sid: string): Promise<Queue | undefined> {
+    const row = await this.sql.one<Row>('SELECT * FROM acd_queues WHERE sid = ? AND account_id = ?', [sid, accountId]);
     return row && toQueue(row);
   }
 
   /** A queue by sid or by name: markup and agents name queues either way. */
-  find(accountId: number, sidOrName: string): Queue | undefined {
-    const row = this.db.prepare('SELECT * FROM acd_queues WHERE account_id = ? AND (sid = ? OR friendly_name = ?)').get(accountId, sidOrName, sidOrName) as Row | undefined;
+  async find(accountId: number, sidOrName: string): Promise<Queue | undefined> {
+    const row = await this.sql.one<Row>('SELECT * FROM acd_queues WHERE account_id = ? AND (sid = ? OR friendly_name = ?)', [accountId, sidOrName, sidOrName]);
     return row && toQueue(row);
   }
 
-  listForAccount(accountId: number, page: { beforeId: number | null; limit: number }): Queue[] {
-    return (this.db.prepare('SELECT * FROM acd_queues WHERE account_id = ? AND (? IS NULL OR id < ?) ORDER BY id DESC LIMIT ?')
-      .all(accountId, page.beforeId, page.beforeId, page.limit) as Row[]).map(toQueue);
+  async listForAccount(accountId: number, page: { beforeId: number | null; limit: number }): Promise<Queue[]> {
+    return (await this.sql.all<Row>('SELECT * FROM acd_queues WHERE account_id = ? AND (CAST(? AS BIGINT) IS NULL OR id < ?) ORDER BY id DESC LIMIT ?',
+      [accountId, page.beforeId, page.beforeId, page.limit])).map(toQueue);
   }
 
-  update(queue: Queue, s: QueueSettings): Queue {
+  async update(queue: Queue, s: QueueSettings): Promise<Queue> {
     try {
-      this.db.prepare(`UPDATE acd_queues SET friendly_name = ?, max_wait_seconds = ?, ring_timeout_seconds = ?, wrap_up_seconds = ?,
-        max_no_answer = ?, wait_url = ?, updated_at = ? WHERE id = ?`)
-        .run(s.friendlyName, s.maxWaitSeconds, s.ringTimeoutSeconds, s.wrapUpSeconds, s.maxNoAnswer, s.waitUrl, new Date(this.clock.now()).toISOString(), queue.id);
+      const row = await this.sql.one<Row>(`UPDATE acd_queues SET friendly_name = ?, max_wait_seconds = ?, ring_timeout_seconds = ?, wrap_up_seconds = ?,
+        max_no_answer = ?, wait_url = ?, updated_at = ? WHERE id = ? RETURNING *`,
+      [s.friendlyName, s.maxWaitSeconds, s.ringTimeoutSeconds, s.wrapUpSeconds, s.maxNoAnswer, s.waitUrl, new Date(this.clock.now()).toISOString(), queue.id]);
+      return row ? toQueue(row) : queue;
     } catch (err) {
       if (isUniqueViolation(err)) throw new QueueNameTakenError(s.friendlyName);
       throw err;
     }
-    return this.getForAccount(queue.accountId, queue.sid)!;
   }
 
   /**
    * Deletes the queue unless callers wait in it or callbacks are still to be made for it (checked in the same
    * statement); false when either is so. Finished callbacks keep their history, without the queue.
    */
-  deleteIfEmpty(queue: Queue): boolean {
-    return this.db.prepare(`DELETE FROM acd_queues WHERE id = ? AND NOT EXISTS (SELECT 1 FROM acd_members WHERE queue_id = ?)
-      AND NOT EXISTS (SELECT 1 FROM acd_callbacks WHERE queue_id = ? AND status IN ('scheduled', 'dialing'))`).run(queue.id, queue.id, queue.id).changes === 1;
+  async deleteIfEmpty(queue: Queue): Promise<boolean> {
+    return (await this.sql.run(`DELETE FROM acd_queues WHERE id = ? AND NOT EXISTS (SELECT 1 FROM acd_members WHERE queue_id = ?)
+      AND NOT EXISTS (SELECT 1 FROM acd_callbacks WHERE queue_id = ? AND status IN ('scheduled', 'dialing'))`, [queue.id, queue.id, queue.id])).changes === 1;
   }
 
-  figures(queue: Queue): QueueFigures {
-    const waiting = this.db.prepare('SELECT COUNT(*) AS n, MIN(enqueued_at) AS first FROM acd_members WHERE queue_id = ?').get(queue.id) as { n: number; first: number | null };
-    const free = this.db.prepare(`SELECT COUNT(*) AS n FROM acd_agents a JOIN acd_agent_queues q ON q.agent_id = a.id
-      WHERE q.queue_id = ? AND a.status = 'available' AND a.activity = 'idle'`).get(queue.id) as { n: number };
+  async figures(queue: Queue): Promise<QueueFigures> {
+    const waiting = (await this.sql.one<{ n: number; first_at: number | null }>('SELECT COUNT(*) AS n, MIN(enqueued_at) AS first_at FROM acd_members WHERE queue_id = ?', [queue.id]))!;
+    const free = (await this.sql.one<{ n: number }>(`SELECT COUNT(*) AS n FROM acd_agents a JOIN acd_agent_queues q ON q.agent_id = a.id
+      WHERE q.queue_id = ? AND a.status = 'available' AND a.activity = 'idle'`, [queue.id]))!;
     return {
       size: waiting.n,
-      longestWaitSeconds: waiting.first === null ? 0 : Math.max(0, Math.floor((this.clock.now() - waiting.first) / 1000)),
+      longestWaitSeconds: waiting.first_at === null ? 0 : Math.max(0, Math.floor((this.clock.now() - waiting.first_at) / 1000)),
       agentsAvailable: free.n,
     };
   }
 
   /** The callers waiting, first in line first. */
-  waiting(queue: Queue): WaitingCaller[] {
+  async waiting(queue: Queue): Promise<WaitingCaller[]> {
     const now = this.clock.now();
-    return (this.db.prepare('SELECT call_sid, enqueued_at FROM acd_members WHERE queue_id = ? ORDER BY enqueued_at, rowid').all(queue.id) as Array<{ call_sid: string; enqueued_at: number }>)
+    return (await this.sql.all<{ call_sid: string; enqueued_at: number }>('SELECT call_sid, enqueued_at FROM acd_members WHERE queue_id = ? ORDER BY enqueued_at, id', [queue.id]))
       .map((m, i) => ({ callSid: m.call_sid, position: i + 1, waitSeconds: Math.max(0, Math.floor((now - m.enqueued_at) / 1000)) }));
   }
 }

@@ -1,6 +1,6 @@
 // The ACD's calls: a caller waits in a room of its own on the media server (held, hearing the queue's music), the
 // router picks the agent, the agent's seat rings, and the agent who answers joins the caller's room (a supervisor
-// can join it too: monitor). Decisions are the router's (SQLite); this class carries the legs, the
+// can join it too: monitor). Decisions are the router's (the store); this class carries the legs, the
 // timers and the events. Only the process holding a caller's leg offers that caller.
 import type { CallLeg, ConferenceMember, OriginateTarget } from '../engine/port.js';
 import type { CallRecord } from '../store/calls.js';
@@ -17,6 +17,7 @@ import type { Disposition } from './dispositions.js';
 import { AcdRouter, type Offer } from './routing.js';
 import { CallbackDialer } from './callback-dialer.js';
 import { AcdStats } from './stats.js';
+import { AcdSweeper } from './sweeper.js';
 import { DEFAULT_QUEUE_SETTINGS, QueueNameTakenError, type Queue } from './queues.js';
 
 /** Twilio's QueueResult values that apply here (plus `timeout`: the wait reached maxWait / max_wait_seconds). */
@@ -52,9 +53,6 @@ export interface WaitOutcome { result: QueueResult; queueSid: string; waitSecond
 /** The caller and the agent talk in this room; a supervisor joins it to listen, whisper or barge. */
 export const acdRoom = (callSid: string) => `acd-${callSid}`;
 
-/** How often wrap-ups that ran out end, seats that registered since are tried, and dead callers are cleared. */
-export const SWEEP_MS = 1_000;
-const RECONCILE_EVERY = 10;
 
 interface Waiter {
   session: CallSession;
@@ -75,26 +73,23 @@ export class AcdService {
   readonly stats = new AcdStats();
   readonly #waiters = new Map<string, Waiter>();
   readonly #callbacks: CallbackDialer;
-  #sweep: TimerHandle | null = null;
+  readonly #sweeper: AcdSweeper;
   /** Per agent, the offer its seat is ringing for: aborting it withdraws the offer. */
   readonly #ringingSeats = new Map<number, AbortController>();
-  #sweeps = 0;
 
   constructor(private readonly services: CallServices) {
-    this.router = new AcdRouter(services.store.db, services.clock);
+    this.router = new AcdRouter(services.store.sql, services.clock);
     this.#callbacks = new CallbackDialer(services, this, acdRoom);
+    this.#sweeper = new AcdSweeper({
+      router: this.router, callbacks: this.#callbacks, clock: services.clock, log: services.log,
+      waitingQueues: () => [...this.#waiters.values()].filter((w) => !w.settled).map((w) => w.queue.id),
+      live: (sid) => this.#waiters.has(sid), kick: (q) => this.kick(q), agentChanged: (a) => this.agentChanged(a),
+    });
   }
 
-  start(): void {
-    this.#callbacks.recover();
-    this.#reconcile();
-    this.#schedule();
-  }
+  start(): void { this.#sweeper.start(); }
 
-  stop(): void {
-    if (this.#sweep) this.services.clock.clearTimeout(this.#sweep);
-    this.#sweep = null;
-  }
+  stop(): void { this.#sweeper.stop(); }
 
   /**
    * A supervisor joins the room of the agent's call: `monitor` listens (muted), `whisper` is heard by the agent only,
@@ -136,15 +131,15 @@ export class AcdService {
    * may have callers for it. An agent that stops taking calls while its seat rings has the offer withdrawn at once
    * (the seat gets its CANCEL; ringAgent gives the caller to the next agent, counting no miss).
    */
-  agentChanged(agentId: number, status?: AgentStatus): void {
+  async agentChanged(agentId: number, status?: AgentStatus): Promise<void> {
     if (status !== undefined && status !== 'available') this.#ringingSeats.get(agentId)?.abort();
-    for (const q of this.router.queuesOf(agentId)) this.kick(q);
+    for (const q of await this.router.queuesOf(agentId)) await this.kick(q);
   }
 
   /** Ends an agent's wrap-up now (a disposition was set); false when it was not in wrap-up. */
-  endWrapUp(agentId: number): boolean {
-    const ended = this.router.wrapUpDone(agentId);
-    if (ended) this.agentChanged(agentId);
+  async endWrapUp(agentId: number): Promise<boolean> {
+    const ended = await this.router.wrapUpDone(agentId);
+    if (ended) await this.agentChanged(agentId);
     return ended;
   }
 
@@ -152,22 +147,23 @@ export class AcdService {
    * Sets a call's disposition: stored with its event in one transaction (the transactional outbox), by the agent
    * talking on the call or wrapping it up, whose wrap-up it ends.
    */
-  dispose(accountId: number, call: CallRecord, disposition: string, notes: string | null): Disposition {
+  async dispose(accountId: number, call: CallRecord, disposition: string, notes: string | null): Promise<Disposition> {
     const { store, events } = this.services;
-    const agent = store.agents.onCall(accountId, call.sid);
-    const saved = store.db.transaction(() => {
-      const row = store.dispositions.create(accountId, { sid: newSid('DP'), callSid: call.sid, agentSid: agent?.sid ?? null, disposition, notes });
+    const agent = await store.agents.onCall(accountId, call.sid);
+    const saved = await store.sql.transaction(async (tx) => {
+      const row = await store.dispositions.create(accountId, { sid: newSid('DP'), callSid: call.sid, agentSid: agent?.sid ?? null, disposition, notes }, tx);
+      // The outbox is still on the raw connection: on SQLite its write runs inside this transaction.
       emitDisposition(events, { accountId, callSid: call.sid, from: call.from, to: call.to, disposition: row.disposition, setBy: row.agentSid, notes: row.notes });
       return row;
-    })();
-    if (agent?.activity === 'wrap-up') this.endWrapUp(agent.id);
+    });
+    if (agent?.activity === 'wrap-up') await this.endWrapUp(agent.id);
     return saved;
   }
 
   /** <Enqueue> and the IVR's queue key: the caller waits until an agent takes the call, hangs up, or the wait runs out. */
   async wait(session: CallSession, req: WaitRequest): Promise<WaitOutcome> {
     const { clock } = this.services;
-    const queue = this.#queueNamed(session.accountId, req.queue);
+    const queue = await this.#queueNamed(session.accountId, req.queue);
     const enteredAt = clock.now();
     const outcome = (result: QueueResult, agentSid: string | null = null): WaitOutcome =>
       ({ result, queueSid: queue.sid, waitSeconds: this.#waited(enteredAt), agentSid });
@@ -187,36 +183,43 @@ export class AcdService {
     let finish!: (r: QueueResult) => void;
     const finished = new Promise<QueueResult>((resolve) => { finish = resolve; });
     const waiter: Waiter = { session, queue, enteredAt, member, holdLease, settled: false, finish, ringing: null, agent: null, maxWait: null };
-    if (leg.isEnded || !this.router.enqueue(session.sid, queue.id)) {
+    if (leg.isEnded || !(await this.router.enqueue(session.sid, queue.id))) {
       await this.#release(waiter);
       return outcome('hangup');
     }
     this.#waiters.set(session.sid, waiter);
     session.timeline('queued', { queue: queue.friendlyName, queue_sid: queue.sid });
-    this.#event(waiter, 'queued');
-    if (this.services.store.queues.figures(queue).agentsAvailable === 0) this.#event(waiter, 'no-agent', 'none-available');
+    await this.#event(waiter, 'queued');
+    if ((await this.services.store.queues.figures(queue)).agentsAvailable === 0) await this.#event(waiter, 'no-agent', 'none-available');
     waiter.maxWait = clock.setTimeout(() => void this.#timedOut(waiter), (req.maxWaitSeconds ?? queue.maxWaitSeconds) * 1000);
     void leg.ended.then(() => this.#callerGone(waiter));
-    this.kick(queue.id);
+    void this.kick(queue.id);
 
     const result = await finished;
     this.#waiters.delete(session.sid);
     return outcome(result, waiter.agent?.sid ?? null);
   }
 
-  /** Offers the queue's callers (those this process carries) to its free agents, as long as both remain. */
-  kick(queueId: number): void {
-    for (;;) {
-      const offer = this.router.reserveNext(queueId, (a) => this.#seatUp(a.trunkId), (sid) => this.#waiters.get(sid)?.settled === false || this.#callbacks.waiting(sid));
-      if (!offer) return;
-      const offering = this.#waiters.has(offer.callSid) ? this.#offer(offer) : this.#callbacks.offer(offer);
-      void offering.catch((err: unknown) => this.services.log.error({ err, callSid: offer.callSid }, 'queue: offer failed'));
+  /**
+   * Offers the queue's callers (those this process carries) to its free agents, as long as both remain. Never
+   * rejects: a failed decision is logged, and the next sweep tries the queue again.
+   */
+  async kick(queueId: number): Promise<void> {
+    try {
+      for (;;) {
+        const offer = await this.router.reserveNext(queueId, (a) => this.#seatUp(a.trunkId), (sid) => this.#waiters.get(sid)?.settled === false || this.#callbacks.waiting(sid));
+        if (!offer) return;
+        const offering = this.#waiters.has(offer.callSid) ? this.#offer(offer) : this.#callbacks.offer(offer);
+        void offering.catch((err: unknown) => this.services.log.error({ err, callSid: offer.callSid }, 'queue: offer failed'));
+      }
+    } catch (err) {
+      this.services.log.error({ err, queueId }, 'queue: routing decision failed');
     }
   }
 
-  #seatUp(trunkId: number): boolean {
+  async #seatUp(trunkId: number): Promise<boolean> {
     const trunk = this.services.store.trunks.getById(trunkId);
-    return trunk !== undefined && trunk.status === 'active' && this.services.engine.seatRegistered(trunk.endpoint_name);
+    return trunk !== undefined && trunk.status === 'active' && (await this.services.engine.seatRegistered(trunk.endpoint_name));
   }
 
   /**
@@ -228,7 +231,7 @@ export class AcdService {
     const trunk = store.trunks.getById(offer.trunkId)!;
     const childSid = newSid('CA');
     store.calls.create({ sid: childSid, accountId: trunk.accountId, direction: 'outbound-dial', from: o.from, to: `agent:${offer.agentSid}`, status: 'queued', parentSid: o.parentSid });
-    this.router.ringing(offer);
+    await this.router.ringing(offer);
     this.stats.count(o.queue.sid, 'offered');
     // Withdrawn when the caller no longer waits (o.signal) or the agent stops taking calls (agentChanged aborts agentLeft).
     const agentLeft = new AbortController();
@@ -244,13 +247,13 @@ export class AcdService {
       if (!o.wanted()) return { kind: 'withdrawn', childSid };
       if (agentLeft.signal.aborted) {
         // The agent went on break or offline: the caller is first in line again, and no miss counts against the agent.
-        this.router.withdraw(offer);
+        await this.router.withdraw(offer);
         return { kind: 'withdrawn', childSid };
       }
-      const onBreak = this.router.missed(offer, o.queue.maxNoAnswer);
+      const onBreak = await this.router.missed(offer, o.queue.maxNoAnswer);
       return { kind: 'missed', childSid, cause: result.cause, onBreak };
     }
-    if (!o.wanted() || !this.router.answered(offer)) {
+    if (!o.wanted() || !(await this.router.answered(offer))) {
       await result.leg.hangup();
       store.calls.finish(childSid, 'canceled', 'canceled');
       return { kind: 'withdrawn', childSid };
@@ -262,11 +265,11 @@ export class AcdService {
   }
 
   /** The agent's call is over: wrap-up (none when a disposition was set during the call), then the next offer. */
-  agentCallEnded(offer: Offer, callSid: string, accountId: number, wrapUpSeconds: number): void {
+  async agentCallEnded(offer: Offer, callSid: string, accountId: number, wrapUpSeconds: number): Promise<void> {
     // A disposition set during the call already did what wrap-up is for.
-    const wrapUp = this.services.store.dispositions.forCall(accountId, callSid).length > 0 ? 0 : wrapUpSeconds;
-    this.router.callEnded(offer.agentId, callSid, wrapUp);
-    if (wrapUp <= 0) this.agentChanged(offer.agentId);
+    const wrapUp = (await this.services.store.dispositions.forCall(accountId, callSid)).length > 0 ? 0 : wrapUpSeconds;
+    await this.router.callEnded(offer.agentId, callSid, wrapUp);
+    if (wrapUp <= 0) await this.agentChanged(offer.agentId);
   }
 
   async #offer(offer: Offer): Promise<void> {
@@ -283,7 +286,7 @@ export class AcdService {
     if (ring.kind === 'missed') session.timeline('queue-offer-missed', { agent_sid: offer.agentSid, cause: ring.cause, agent_on_break: ring.onBreak });
     if (ring.kind !== 'answered') {
       // The caller may be first in line again (a miss, an agent gone on break): the next agent is tried now.
-      this.kick(queue.id);
+      await this.kick(queue.id);
       return;
     }
     const agentLeg = ring.leg;
@@ -301,7 +304,7 @@ export class AcdService {
     }
     if (!agentLeg.isEnded) await agentLeg.hangup();
     await ring.session.finish(await agentLeg.ended);
-    this.agentCallEnded(offer, offer.callSid, session.accountId, queue.wrapUpSeconds);
+    await this.agentCallEnded(offer, offer.callSid, session.accountId, queue.wrapUpSeconds);
     await this.#settle(waiter, 'bridged');
   }
 
@@ -321,17 +324,17 @@ export class AcdService {
   /** A waiting caller leaves the line (hung up: abandoned; waited too long: no-agent), withdrawing a ringing offer. */
   async #leaveLine(waiter: Waiter, result: 'hangup' | 'timeout'): Promise<void> {
     if (waiter.settled) return;
-    const position = this.router.position(waiter.session.sid) ?? 1;
+    const position = (await this.router.position(waiter.session.sid)) ?? 1;
     waiter.ringing?.abort();
-    if (!this.router.leave(waiter.session.sid)) return;
+    if (!(await this.router.leave(waiter.session.sid))) return;
     const queue = waiter.queue.friendlyName;
     if (result === 'hangup') {
       waiter.session.timeline('abandoned', { queue });
       this.stats.count(waiter.queue.sid, 'abandoned');
-      this.#event(waiter, 'abandoned', undefined, position);
+      await this.#event(waiter, 'abandoned', undefined, position);
     } else {
       waiter.session.timeline('queue-timeout', { queue });
-      this.#event(waiter, 'no-agent', 'max-wait', position);
+      await this.#event(waiter, 'no-agent', 'max-wait', position);
     }
     await this.#settle(waiter, result);
   }
@@ -356,50 +359,26 @@ export class AcdService {
     return Math.floor((this.services.clock.now() - enteredAt) / 1000);
   }
 
-  #event(waiter: Waiter, type: 'queued' | 'abandoned' | 'no-agent', reason?: 'none-available' | 'max-wait', position?: number): void {
+  async #event(waiter: Waiter, type: 'queued' | 'abandoned' | 'no-agent', reason?: 'none-available' | 'max-wait', position?: number): Promise<void> {
     const { session, queue } = waiter;
     const moment = {
       accountId: session.accountId, callSid: session.sid, from: session.call.from, to: session.call.to, queue: queue.friendlyName, queueSid: queue.sid,
-      waitSeconds: this.#waited(waiter.enteredAt), position: position ?? this.router.position(session.sid) ?? 1,
+      waitSeconds: this.#waited(waiter.enteredAt), position: position ?? (await this.router.position(session.sid)) ?? 1,
     };
     if (type === 'no-agent') emitQueueEvent(this.services.events, type, { ...moment, reason: reason! });
     else emitQueueEvent(this.services.events, type, moment);
   }
 
   /** Markup names queues freely (as on Twilio): a name not yet used is a new queue with the default settings. */
-  #queueNamed(accountId: number, name: string): Queue {
+  async #queueNamed(accountId: number, name: string): Promise<Queue> {
     const { queues } = this.services.store;
-    const found = queues.find(accountId, name);
+    const found = await queues.find(accountId, name);
     if (found) return found;
     try {
-      return queues.create(accountId, newSid('QU'), { ...DEFAULT_QUEUE_SETTINGS, friendlyName: name });
+      return await queues.create(accountId, newSid('QU'), { ...DEFAULT_QUEUE_SETTINGS, friendlyName: name });
     } catch (err) {
-      if (err instanceof QueueNameTakenError) return queues.find(accountId, name)!;
+      if (err instanceof QueueNameTakenError) return (await queues.find(accountId, name))!;
       throw err;
     }
-  }
-
-  #schedule(): void {
-    this.#sweep = this.services.clock.setTimeout(() => {
-      this.#sweepOnce();
-      this.#schedule();
-    }, SWEEP_MS);
-  }
-
-  #sweepOnce(): void {
-    try {
-      for (const agentId of this.router.endDueWrapUps()) this.agentChanged(agentId);
-      for (const q of this.#callbacks.claimDue()) this.kick(q);
-      if (++this.#sweeps % RECONCILE_EVERY === 0) this.#reconcile();
-      // Seats that registered since the last offer: the queues with callers here are tried again.
-      const waiting = [...this.#waiters.values()].filter((w) => !w.settled).map((w) => w.queue.id);
-      for (const q of new Set([...waiting, ...this.#callbacks.waitingQueues()])) this.kick(q);
-    } catch (err) {
-      this.services.log.error({ err }, 'queue: sweep failed');
-    }
-  }
-
-  #reconcile(): void {
-    for (const q of this.router.reconcile((sid) => this.#waiters.has(sid))) this.kick(q);
   }
 }

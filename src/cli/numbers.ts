@@ -87,11 +87,11 @@ export function numberCommands(program: Command, run: Runner): void {
     }));
 
   number.command('release <e164>').description('return a number to the pool (its settings are reset; callbacks and campaigns calling from it stop)')
-    .action(withNumbers(run, (ctx, numbers, e164: string) => {
+    .action(withNumbers(run, async (ctx, numbers, e164: string) => {
       const held = numbers.find(e164);
       const stops = held.accountId === null ? { callbacks: 0, campaigns: [] } : {
-        callbacks: ctx.store.scheduledCallbacks.countOpenFrom(held.accountId, held.e164),
-        campaigns: ctx.store.leadCampaigns.namesCallingFrom(held.accountId, held.e164),
+        callbacks: await ctx.store.scheduledCallbacks.countOpenFrom(held.accountId, held.e164),
+        campaigns: await ctx.store.leadCampaigns.namesCallingFrom(held.accountId, held.e164),
       };
       const n = numbers.release(e164);
       const lines = [`${n.e164} released to the pool`];

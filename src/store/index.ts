@@ -80,11 +80,11 @@ export function openStore(dataDir: string, clock: Clock): Store {
     webhookSubscriptions: new SubscriptionRepo(db, clock),
     conferences: new ConferenceRepo(db, clock),
     instances: new InstanceRepo(db, clock),
-    queues: new QueueRepo(db, clock),
-    agents: new AgentRepo(db, clock),
-    dispositions: new DispositionRepo(db, clock),
-    scheduledCallbacks: new CallbackRepo(db, clock),
-    leadCampaigns: new LeadCampaignRepo(db, clock),
+    queues: new QueueRepo(sql, clock),
+    agents: new AgentRepo(sql, clock),
+    dispositions: new DispositionRepo(sql, clock),
+    scheduledCallbacks: new CallbackRepo(sql, clock),
+    leadCampaigns: new LeadCampaignRepo(sql, clock),
     close: () => db.close(),
   };
 }

@@ -346,4 +346,20 @@ export const migrations: string[] = [
   // The ACD (src/acd): queues, the agents who take their calls and which queues each serves, and the callers
   // waiting in a queue. An agent's status is the agent's choice; its activity is the platform's (docs/acd.md).
   ACD_SCHEMA,
+  // Callers wait in line in the order they came, ties on the same millisecond included: an id gives that order on
+  // both backends (SQLite's rowid, which gave it before, does not exist on PostgreSQL). Waiting callers are kept.
+  `
+  CREATE TABLE acd_members_in_line (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    call_sid TEXT NOT NULL UNIQUE,
+    queue_id INTEGER NOT NULL REFERENCES acd_queues(id),
+    enqueued_at INTEGER NOT NULL,
+    offered_to INTEGER REFERENCES acd_agents(id)
+  );
+  INSERT INTO acd_members_in_line (call_sid, queue_id, enqueued_at, offered_to)
+    SELECT call_sid, queue_id, enqueued_at, offered_to FROM acd_members ORDER BY queue_id, enqueued_at;
+  DROP TABLE acd_members;
+  ALTER TABLE acd_members_in_line RENAME TO acd_members;
+  CREATE INDEX acd_members_queue ON acd_members(queue_id, enqueued_at, id);
+  `,
 ];

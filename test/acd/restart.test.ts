@@ -19,28 +19,29 @@ t.test("a dead instance's waiting callers leave the queue and its agents are fre
   store.db.prepare('INSERT INTO instances (id, host, pid, started_at, beat_at) VALUES (?, ?, ?, ?, ?)').run('deadpeer', 'other-host', 1, at(deadBeat - 60_000), at(deadBeat));
   const call = (sid: string, owner: string) => store.db.prepare(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, created_at, answered_at, owner)
     VALUES (?, ?, 'inbound', '+15557770001', '+15550001000', 'in-progress', ?, ?, ?)`).run(sid, accountId, at(deadBeat - 40_000), at(deadBeat - 30_000), owner);
-  const queue = store.queues.create(accountId, 'QU1', { ...DEFAULT_QUEUE_SETTINGS, friendlyName: 'support' });
+  const queue = await store.queues.create(accountId, 'QU1', { ...DEFAULT_QUEUE_SETTINGS, friendlyName: 'support' });
   const trunk = (await h.request('POST', '/api/partner/trunks', { body: { transport: 'udp' } })).body as { id: number };
-  const agent = (sid: string, activity: string, callSid: string | null) => {
-    const a = store.agents.create(accountId, sid, { friendlyName: sid, trunkId: trunk.id, queueIds: [queue.id], status: 'available', breakReason: null });
-    store.db.prepare('UPDATE acd_agents SET activity = ?, current_call_sid = ? WHERE id = ?').run(activity, callSid, a.id);
+  const agent = async (sid: string, activity: string, callSid: string | null) => {
+    const a = await store.agents.create(accountId, sid, { friendlyName: sid, trunkId: trunk.id, queueIds: [queue.id], status: 'available', breakReason: null });
+    await store.sql.run('UPDATE acd_agents SET activity = ?, current_call_sid = ? WHERE id = ?', [activity, callSid, a.id]);
     return a;
   };
   for (const sid of ['CAtalking', 'CAringing', 'CAwaiting']) call(sid, 'deadpeer');
   call('CAlive', store.instanceId);
-  const talking = agent('AGtalking', 'busy', 'CAtalking');
-  const ringing = agent('AGringing', 'ringing', 'CAringing');
-  const live = agent('AGlive', 'busy', 'CAlive');
-  const member = store.db.prepare('INSERT INTO acd_members (call_sid, queue_id, enqueued_at, offered_to) VALUES (?, ?, ?, ?)');
-  member.run('CAringing', queue.id, deadBeat - 10_000, ringing.id);
-  member.run('CAwaiting', queue.id, deadBeat - 5_000, null);
+  const talking = await agent('AGtalking', 'busy', 'CAtalking');
+  const ringing = await agent('AGringing', 'ringing', 'CAringing');
+  const live = await agent('AGlive', 'busy', 'CAlive');
+  const member = (callSid: string, at: number, offeredTo: number | null) =>
+    store.sql.run('INSERT INTO acd_members (call_sid, queue_id, enqueued_at, offered_to) VALUES (?, ?, ?, ?)', [callSid, queue.id, at, offeredTo]);
+  await member('CAringing', deadBeat - 10_000, ringing.id);
+  await member('CAwaiting', deadBeat - 5_000, null);
 
   // What the instance heartbeat does every 5 s (src/recovery), then the ACD's own sweeps.
   await reconcileDeadInstances(h.app.callServices, { self: store.instanceId, host: hostname(), nowMs: clock.now(), staleMs: 15_000, pidAlive: () => true });
   await clock.advance(12_000);
   t.match(store.calls.get('CAwaiting'), { status: 'completed', hangupCause: 'platform-restart' }, 'crash reconciliation finished the calls');
-  t.equal(store.queues.figures(queue).size, 0, 'the dead callers left the queue');
-  t.match(store.agents.getForAccount(accountId, talking.sid), { activity: 'idle', currentCallSid: null }, 'the talking agent: wrap-up ended, idle');
-  t.match(store.agents.getForAccount(accountId, ringing.sid), { activity: 'idle', currentCallSid: null }, 'the ringing agent: idle');
-  t.match(store.agents.getForAccount(accountId, live.sid), { activity: 'busy', currentCallSid: 'CAlive' }, "a live call's agent is left alone");
+  t.equal((await store.queues.figures(queue)).size, 0, 'the dead callers left the queue');
+  t.match(await store.agents.getForAccount(accountId, talking.sid), { activity: 'idle', currentCallSid: null }, 'the talking agent: wrap-up ended, idle');
+  t.match(await store.agents.getForAccount(accountId, ringing.sid), { activity: 'idle', currentCallSid: null }, 'the ringing agent: idle');
+  t.match(await store.agents.getForAccount(accountId, live.sid), { activity: 'busy', currentCallSid: 'CAlive' }, "a live call's agent is left alone");
 });

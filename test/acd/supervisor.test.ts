@@ -25,7 +25,7 @@ for (const [mode, agentHears, callerHears] of [['monitor', false, false], ['whis
     const agent = (await v1('POST', '/v1/agents', { friendly_name: 'Sam', trunk_id: seat.id, queues: ['support'] })).body;
     t.equal((await v1('POST', `/v1/agents/${agent.sid}/monitor`, { to: SUPERVISOR })).status, 409, 'nobody to monitor while the agent is idle');
     await v1('POST', `/v1/agents/${agent.sid}`, { status: 'available' });
-    d.party(SUPERVISOR, { behavior: 'answer' });
+    await d.party(SUPERVISOR, { behavior: 'answer' });
     s.app.on('/voice', xml('<Enqueue>support</Enqueue>'));
     const call = await d.inbound(CALLER, DID);
     await until('the agent is busy', 10_000, async () => (await v1('GET', `/v1/agents/${agent.sid}`)).body.activity === 'busy');
@@ -66,7 +66,7 @@ t.test('the agent console calls a supervisor into a busy agent\'s call; bad inpu
   const s = await scene(t, d);
   const v1 = (method: string, path: string, body?: Record<string, unknown>) => d.h.request(method, path, { ...(body ? { body } : {}), headers: { 'x-forwarded-proto': 'https' } });
   const users = new UserService(d.h.store.users, d.h.clock);
-  const { user } = users.create(s.accountId, 'lead@example.com');
+  const { user } = await users.create(s.accountId, 'lead@example.com');
   await users.setPassword(user.id, PASSWORD);
   const c = new DashboardClient(d.h.url);
   await c.signIn('lead@example.com', PASSWORD);
@@ -75,7 +75,7 @@ t.test('the agent console calls a supervisor into a busy agent\'s call; bad inpu
   await d.agentSeat(seat, { behavior: 'answer', hangupAfterMs: 20_000 });
   const agent = (await v1('POST', '/v1/agents', { friendly_name: 'Sam', trunk_id: seat.id, queues: ['support'] })).body;
   await v1('POST', `/v1/agents/${agent.sid}`, { status: 'available' });
-  d.party(SUPERVISOR, { behavior: 'answer' });
+  await d.party(SUPERVISOR, { behavior: 'answer' });
   s.app.on('/voice', xml('<Enqueue>support</Enqueue>'));
   const call = await d.inbound(CALLER, DID);
   await until('the agent is busy', 10_000, async () => (await v1('GET', `/v1/agents/${agent.sid}`)).body.activity === 'busy');
@@ -106,8 +106,8 @@ t.test("a scheduled callback's call is supervised as any agent call, from the ca
   await d.agentSeat(seat, { behavior: 'answer', hangupAfterMs: 60_000 });
   const agent = (await v1('POST', '/v1/agents', { friendly_name: 'Sam', trunk_id: seat.id, queues: ['callbacks'] })).body;
   await v1('POST', `/v1/agents/${agent.sid}`, { status: 'available' });
-  d.party(CUSTOMER, { behavior: 'answer', hangupAfterMs: 60_000 });
-  d.party(SUPERVISOR, { behavior: 'answer' });
+  await d.party(CUSTOMER, { behavior: 'answer', hangupAfterMs: 60_000 });
+  await d.party(SUPERVISOR, { behavior: 'answer' });
   const made = await v1('POST', '/v1/callbacks', { queue: 'callbacks', to: CUSTOMER, from: DID, due_at: new Date(d.h.clock.now()).toISOString() });
   t.equal(made.status, 201, JSON.stringify(made.body));
   await until('the agent is busy', 10_000, async () => (await v1('GET', `/v1/agents/${agent.sid}`)).body.activity === 'busy');
@@ -125,6 +125,6 @@ t.test("a scheduled callback's call is supervised as any agent call, from the ca
   t.ok(!rooms.hears(room, first, supervisor) && !rooms.hears(room, second, supervisor), 'and is heard by neither (monitor)');
   t.equal(d.h.store.calls.get(placed.body.call_sid)!.from, DID, "called from the callback's number");
   t.ok(d.h.store.calls.timeline(callSid).some((e) => e.kind === 'supervisor-called'), "on the customer call's timeline");
-  await until('the callback completed', 20_000, () => d.h.store.scheduledCallbacks.get(made.body.sid)!.status === 'completed', 50);
+  await until('the callback completed', 20_000, async () => (await d.h.store.scheduledCallbacks.get(made.body.sid))!.status === 'completed', 50);
   t.equal((await final(d, placed.body.call_sid)).status, 'completed', "the supervisor's call ended with the agent's");
 });

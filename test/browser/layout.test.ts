@@ -14,8 +14,8 @@ t.test('every page fits 1280 and 390 px and keeps the navigation; the 404 page t
   const a = await accountWithUser(h, 'owner@example.com');
   new NumberService(h.store.numbers, { allowLocalTargets: false }).add(NUMBER, a.id, { webhook_url: 'https://app.example.com/voice-webhook-with-a-rather-long-path/for/layout' });
   const trunk = (await h.request('POST', '/api/partner/trunks', { key: a.key, body: { transport: 'wss', label: 'A seat with a long label for the layout check' } })).body as { id: number };
-  const queue = h.store.queues.create(a.id, 'QU00000000000000000000000000000001', { ...DEFAULT_QUEUE_SETTINGS, friendlyName: 'A queue with a rather long name for the layout' });
-  const agent = h.store.agents.create(a.id, 'AG00000000000000000000000000000001', {
+  const queue = await h.store.queues.create(a.id, 'QU00000000000000000000000000000001', { ...DEFAULT_QUEUE_SETTINGS, friendlyName: 'A queue with a rather long name for the layout' });
+  const agent = await h.store.agents.create(a.id, 'AG00000000000000000000000000000001', {
     friendlyName: 'An agent with a long name for the layout', trunkId: trunk.id, queueIds: [queue.id], status: 'available', breakReason: null,
   });
   const sid = 'CA00000000000000000000000000000001';

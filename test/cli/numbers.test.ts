@@ -56,12 +56,12 @@ t.test("number release says which callbacks and speed-to-lead campaigns calling 
   await rb('account', 'create', '--name', 'A');
   await rb('number', 'add', '+14155550101', '--account', '1');
   const store = openStore(dir, systemClock());
-  const queue = store.queues.create(1, 'QU0', { ...DEFAULT_QUEUE_SETTINGS, friendlyName: 'sales' });
+  const queue = await store.queues.create(1, 'QU0', { ...DEFAULT_QUEUE_SETTINGS, friendlyName: 'sales' });
   for (const sid of ['CB1', 'CB2']) {
-    store.scheduledCallbacks.create({ sid, accountId: 1, queueId: queue.id, to: '+15550100003', from: '+14155550101', dueAt: Date.now() + 3_600_000, attributes: {}, leadSid: null });
+    await store.scheduledCallbacks.create({ sid, accountId: 1, queueId: queue.id, to: '+15550100003', from: '+14155550101', dueAt: Date.now() + 3_600_000, attributes: {}, leadSid: null });
   }
-  store.leadCampaigns.put(1, 'spring', { queueId: queue.id, callerId: '+14155550101' });
-  store.leadCampaigns.put(1, 'collect-only', { queueId: null, callerId: '+14155550101' });
+  await store.leadCampaigns.put(1, 'spring', { queueId: queue.id, callerId: '+14155550101' });
+  await store.leadCampaigns.put(1, 'collect-only', { queueId: null, callerId: '+14155550101' });
   store.close();
 
   const human = await rb('number', 'release', '+14155550101');

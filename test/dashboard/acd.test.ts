@@ -24,7 +24,7 @@ t.test('queues and agents: created from forms, errors in words, the console per 
   t.match((await c.submit('/dashboard/queues', '/dashboard/queues', { friendly_name: ' ' })).text, /Enter a name of 1 to 64 characters/);
   t.equal((await c.submit('/dashboard/queues', '/dashboard/queues', { friendly_name: 'support' })).location, '/dashboard/queues?done=queue-created');
   t.equal((await c.submit('/dashboard/queues', '/dashboard/queues', { friendly_name: 'support' })).status, 409, 'names are unique');
-  const queueSid = h.store.queues.find(a.id, 'support')!.sid;
+  const queueSid = (await h.store.queues.find(a.id, 'support'))!.sid;
   const bad = await c.submit('/dashboard/queues', '/dashboard/agents', { friendly_name: 'Sam', trunk_id: '999999', queue: queueSid });
   t.equal(bad.status, 422);
   t.match(bad.text, /Choose a seat/);
@@ -47,7 +47,7 @@ t.test('queues and agents: created from forms, errors in words, the console per 
   t.match((await c.get('/dashboard/queues/live')).text, /Sam[\s\S]*Desk phone|Desk phone[\s\S]*Sam/);
 
   t.equal((await c.submit(agentPath, `${agentPath}/status`, { status: 'available' })).location, `${agentPath}?done=agent-status`);
-  t.match(h.store.agents.getForAccount(a.id, agentPath.split('/').pop()!), { status: 'available' });
+  t.match(await h.store.agents.getForAccount(a.id, agentPath.split('/').pop()!), { status: 'available' });
   const other = await accountWithUser(h, 'other@example.com');
   const o = new DashboardClient(h.url);
   await o.signIn('other@example.com', PASSWORD);
@@ -74,11 +74,11 @@ t.test('JsSIP is served by the platform: one ES module, any origin may import it
 t.test('a disposition from the console ends the wrap-up and is stored with the agent', async (t) => {
   const { h, a, c, trunk } = await setup(t);
   const seat = await trunk('udp');
-  const queue = h.store.queues.create(a.id, 'QU1', { friendlyName: 'support', maxWaitSeconds: 600, ringTimeoutSeconds: 20, wrapUpSeconds: 600, maxNoAnswer: 3, waitUrl: null });
-  const agent = h.store.agents.create(a.id, `AG${'1'.repeat(32)}`, { friendlyName: 'Sam', trunkId: seat.id, queueIds: [queue.id], status: 'available', breakReason: null });
+  const queue = await h.store.queues.create(a.id, 'QU1', { friendlyName: 'support', maxWaitSeconds: 600, ringTimeoutSeconds: 20, wrapUpSeconds: 600, maxNoAnswer: 3, waitUrl: null });
+  const agent = await h.store.agents.create(a.id, `AG${'1'.repeat(32)}`, { friendlyName: 'Sam', trunkId: seat.id, queueIds: [queue.id], status: 'available', breakReason: null });
   const callSid = `CA${'2'.repeat(32)}`;
   h.store.calls.create({ sid: callSid, accountId: a.id, direction: 'inbound', from: '+15557770001', to: '+15550001000', status: 'completed' });
-  h.store.db.prepare("UPDATE acd_agents SET activity = 'wrap-up', current_call_sid = ?, wrap_up_ends_at = ? WHERE id = ?").run(callSid, Date.now() + 600_000, agent.id);
+  await h.store.sql.run("UPDATE acd_agents SET activity = 'wrap-up', current_call_sid = ?, wrap_up_ends_at = ? WHERE id = ?", [callSid, Date.now() + 600_000, agent.id]);
   const path = `/dashboard/agents/${agent.sid}`;
   const page = await c.get(path);
   t.match(page.text, /id="disposition-form"/);
@@ -88,8 +88,8 @@ t.test('a disposition from the console ends the wrap-up and is stored with the a
   t.match(refused.text, /Enter the outcome/);
   const saved = await c.submit(path, `${path}/disposition`, { call_sid: callSid, disposition: 'sale', notes: 'two seats' });
   t.equal(saved.location, `${path}?done=disposition-saved`);
-  t.match(h.store.agents.getForAccount(a.id, agent.sid), { activity: 'idle', currentCallSid: null });
-  t.match(h.store.dispositions.forCall(a.id, callSid), [{ disposition: 'sale', notes: 'two seats', agentSid: agent.sid }]);
+  t.match(await h.store.agents.getForAccount(a.id, agent.sid), { activity: 'idle', currentCallSid: null });
+  t.match(await h.store.dispositions.forCall(a.id, callSid), [{ disposition: 'sale', notes: 'two seats', agentSid: agent.sid }]);
 });
 
 t.test("trunk access switched off: no seat passwords, no agents on trunks (403, as the trunk pages and API)", async (t) => {
@@ -97,7 +97,7 @@ t.test("trunk access switched off: no seat passwords, no agents on trunks (403, 
   const wss = await trunk('wss');
   const made = await c.submit('/dashboard/queues', '/dashboard/agents', { friendly_name: 'Sam', trunk_id: String(wss.id), queue: '' });
   const agentPath = made.location!.replace(/\?.*/, '');
-  h.store.accounts.update(a.id, { trunking: false });
+  await h.store.accounts.update(a.id, { trunking: false });
   const creds = await c.submit(agentPath, `${agentPath}/seat`);
   t.equal(creds.status, 403);
   t.notMatch(creds.text, /password/i, 'no credential');
@@ -105,5 +105,5 @@ t.test("trunk access switched off: no seat passwords, no agents on trunks (403, 
   const another = await c.submit('/dashboard/queues', '/dashboard/agents', { friendly_name: 'Alex', trunk_id: String(wss.id), queue: '' });
   t.equal(another.status, 403);
   t.match(another.text, /Trunk access is not enabled/);
-  t.equal(h.store.db.prepare('SELECT COUNT(*) FROM acd_agents').pluck().get(), 1, 'no agent created');
+  t.equal((await h.store.sql.one<{ n: number }>('SELECT COUNT(*) AS n FROM acd_agents'))!.n, 1, 'no agent created');
 });

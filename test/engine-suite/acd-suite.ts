@@ -24,8 +24,8 @@ const operatorMetrics = (d: EngineDriver) =>
   d.h.request('GET', '/metrics', { key: null, headers: { authorization: `Bearer ${operatorToken(d.h.dataDir, false)}` } });
 
 /** Every ACD event of the account goes to the scene's webhook app at /events/<type>. */
-function subscribe(d: EngineDriver, s: Scene, types: EventType[]): void {
-  d.h.store.orgSettings.allowHost(s.accountId, '127.0.0.1');
+async function subscribe(d: EngineDriver, s: Scene, types: EventType[]): Promise<void> {
+  await d.h.store.orgSettings.allowHost(s.accountId, '127.0.0.1');
   for (const eventType of types) {
     s.app.on(`/events/${eventType}`, { body: '' });
     d.h.store.webhookSubscriptions.create({
@@ -55,14 +55,14 @@ async function staff(d: EngineDriver, queue: Record<string, unknown>, seats: Arr
   return { queueSid: q.body.sid as string, agents };
 }
 
-const agent = (d: EngineDriver, sid: string) => d.h.store.db.prepare('SELECT * FROM acd_agents WHERE sid = ?').get(sid) as
-  { activity: string; status: string; break_reason: string | null; current_call_sid: string | null };
+const agent = async (d: EngineDriver, sid: string) => (await d.h.store.sql.one<{ activity: string; status: string; break_reason: string | null; current_call_sid: string | null }>(
+  'SELECT * FROM acd_agents WHERE sid = ?', [sid]))!;
 
 export function acdSuite(t: Test, make: MakeDriver): void {
   t.test('Enqueue: the agent answers and talks with the caller; the action hears bridged; a disposition ends wrap-up', async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
-    subscribe(d, s, ['queued', 'disposition']);
+    await subscribe(d, s, ['queued', 'disposition']);
     const { queueSid, agents: [a] } = await staff(d, { friendly_name: 'support', wrap_up_seconds: 600 }, ['answer']);
     s.app.on('/voice', xml('<Say>Please hold.</Say><Enqueue action="/after">support</Enqueue>'));
     s.app.on('/after', xml('<Say>Thanks for calling.</Say><Hangup/>'));
@@ -76,12 +76,12 @@ export function acdSuite(t: Test, make: MakeDriver): void {
     const [legSid] = d.h.store.db.prepare('SELECT sid FROM calls WHERE parent_sid = ?').pluck().all(sid) as string[];
     t.match(await final(d, legSid!), { status: 'completed', direction: 'outbound-dial', to: `agent:${a!.sid}` }, "the agent's leg is a child call");
     t.match((await eventData(s, 'queued'))[0], { queue: 'support', queue_sid: queueSid, position: 1, wait_seconds: 0 });
-    t.match(agent(d, a!.sid), { activity: 'wrap-up', current_call_sid: sid }, 'wrap-up after the call');
+    t.match(await agent(d, a!.sid), { activity: 'wrap-up', current_call_sid: sid }, 'wrap-up after the call');
 
     const set = await v1(d, 'POST', '/v1/dispositions', { call_sid: sid, disposition: 'sale', notes: 'two seats' });
     t.equal(set.status, 201, JSON.stringify(set.body));
     t.match(set.body, { call_sid: sid, disposition: 'sale', agent_sid: a!.sid });
-    t.match(agent(d, a!.sid), { activity: 'idle', current_call_sid: null }, 'the disposition ended wrap-up');
+    t.match(await agent(d, a!.sid), { activity: 'idle', current_call_sid: null }, 'the disposition ended wrap-up');
     t.match((await eventData(s, 'disposition'))[0], { disposition: 'sale', set_by: a!.sid, notes: 'two seats', from: CALLER });
     const kinds = d.h.store.calls.timeline(sid).map((e) => e.kind);
     t.ok(['queued', 'queue-offer', 'queue-bridged', 'queue-result'].every((k) => kinds.includes(k)), kinds.join(' '));
@@ -103,8 +103,8 @@ export function acdSuite(t: Test, make: MakeDriver): void {
     const after = await s.app.waitFor('/after');
     await call.ended;
     t.match(after.json, { queue_result: 'bridged', agent_sid: answering!.sid });
-    t.match(agent(d, silent!.sid), { status: 'break', break_reason: 'missed 1 offered calls in a row', activity: 'idle' });
-    await until('the answering agent is idle again', WAIT_MS, () => agent(d, answering!.sid).activity === 'idle');
+    t.match(await agent(d, silent!.sid), { status: 'break', break_reason: 'missed 1 offered calls in a row', activity: 'idle' });
+    await until('the answering agent is idle again', WAIT_MS, async () => (await agent(d, answering!.sid)).activity === 'idle');
     const kinds = d.h.store.calls.timeline(after.json.call_sid).map((e) => e.kind);
     t.equal(kinds.filter((k) => k === 'queue-offer').length, 2, 'offered twice');
   });
@@ -128,7 +128,7 @@ export function acdSuite(t: Test, make: MakeDriver): void {
     const after = await s.app.waitFor('/after');
     await call.ended;
     t.match(after.json, { queue_result: 'bridged', agent_sid: next!.sid });
-    t.match(d.h.store.db.prepare('SELECT status, break_reason, missed_in_a_row FROM acd_agents WHERE sid = ?').get(leaving!.sid),
+    t.match(await d.h.store.sql.one('SELECT status, break_reason, missed_in_a_row FROM acd_agents WHERE sid = ?', [leaving!.sid]),
       { status: 'break', break_reason: 'coffee', missed_in_a_row: 0 }, 'on the break it chose, no miss counted');
     const [withdrawn] = d.h.store.db.prepare('SELECT sid FROM calls WHERE to_addr = ?').pluck().all(`agent:${leaving!.sid}`) as string[];
     t.match(await final(d, withdrawn!), { status: 'canceled' }, "the first seat's call was withdrawn (CANCEL)");
@@ -139,7 +139,7 @@ export function acdSuite(t: Test, make: MakeDriver): void {
   t.test('no agent: no-agent on entry, then max wait: no-agent again and the action hears timeout', async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
-    subscribe(d, s, ['no-agent']);
+    await subscribe(d, s, ['no-agent']);
     s.app.on('/voice', xml('<Enqueue action="/after" maxWait="10">nobody-home</Enqueue>'));
     s.app.on('/after', xml('<Say>Sorry.</Say><Hangup/>'));
     const call = await d.inbound(CALLER, DID);
@@ -156,9 +156,9 @@ export function acdSuite(t: Test, make: MakeDriver): void {
   t.test('a scheduled callback: the callback event, the agent rung first, then the customer; they talk; completed', async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
-    subscribe(d, s, ['callback']);
+    await subscribe(d, s, ['callback']);
     const { agents: [a] } = await staff(d, { friendly_name: 'callbacks', wrap_up_seconds: 0 }, ['answer'], 6_000);
-    d.party(CUSTOMER, { behavior: 'answer', hangupAfterMs: 3_000 });
+    await d.party(CUSTOMER, { behavior: 'answer', hangupAfterMs: 3_000 });
     const due = new Date(d.h.clock.now()).toISOString();
     const made = await v1(d, 'POST', '/v1/callbacks', { queue: 'callbacks', to: CUSTOMER, from: DID, due_at: due, attributes: { name: 'Ada' } });
     t.equal(made.status, 201, JSON.stringify(made.body));
@@ -174,15 +174,15 @@ export function acdSuite(t: Test, make: MakeDriver): void {
     t.ok(customer.answeredAt, 'the customer answered');
     const legs = d.h.store.db.prepare('SELECT sid, to_addr, rowid FROM calls WHERE sid = ? OR parent_sid = ? ORDER BY rowid').all(done.call_sid, done.call_sid) as Array<{ to_addr: string }>;
     t.same(legs.map((l) => l.to_addr), [`agent:${a!.sid}`, CUSTOMER], 'the agent was rung before the customer');
-    await until('the agent is idle', WAIT_MS, () => agent(d, a!.sid).activity === 'idle');
+    await until('the agent is idle', WAIT_MS, async () => (await agent(d, a!.sid)).activity === 'idle');
   });
 
   t.test('a callback whose number moved to another account fails when due: its event says why, nobody is rung from the old number', async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
-    subscribe(d, s, ['callback']);
+    await subscribe(d, s, ['callback']);
     const { agents: [a] } = await staff(d, { friendly_name: 'callbacks', wrap_up_seconds: 0 }, ['answer'], 6_000);
-    d.party(CUSTOMER, { behavior: 'answer', hangupAfterMs: 3_000 });
+    await d.party(CUSTOMER, { behavior: 'answer', hangupAfterMs: 3_000 });
     // Due two real seconds on: time enough to move the number first.
     const due = new Date(d.h.clock.now() + 2_000 * d.speed).toISOString();
     const made = await v1(d, 'POST', '/v1/callbacks', { queue: 'callbacks', to: CUSTOMER, from: DID, due_at: due });
@@ -196,27 +196,27 @@ export function acdSuite(t: Test, make: MakeDriver): void {
     t.match(failed, { status: 'failed', attempts: 1, call_sid: null, last_error: /is not a number of this account: the callback is not made/ }, 'failed for good, not retried');
     t.equal(d.h.store.db.prepare('SELECT COUNT(*) FROM calls').pluck().get(), 0, 'no call placed: neither the agent nor the customer rung');
     if (d.name === 'sandbox') t.same(d.h.engine.originated(), [], 'the engine was asked to dial nothing');
-    t.match(agent(d, a!.sid), { activity: 'idle', current_call_sid: null });
+    t.match(await agent(d, a!.sid), { activity: 'idle', current_call_sid: null });
   });
 
   t.test("a callback whose customer does not answer is scheduled again 5 minutes on, the agent's time not counted as wrap-up", async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
     const { agents: [a] } = await staff(d, { friendly_name: 'callbacks', wrap_up_seconds: 600 }, ['answer'], 60_000);
-    d.party(CUSTOMER, { behavior: 'no-answer' });
+    await d.party(CUSTOMER, { behavior: 'no-answer' });
     const made = await v1(d, 'POST', '/v1/callbacks', { queue: 'callbacks', to: CUSTOMER, from: DID, due_at: new Date(d.h.clock.now()).toISOString() });
-    await until('the attempt ended', 60_000, () => d.h.store.scheduledCallbacks.get(made.body.sid)!.lastError !== null, 50);
-    const retried = d.h.store.scheduledCallbacks.get(made.body.sid)!;
+    await until('the attempt ended', 60_000, async () => (await d.h.store.scheduledCallbacks.get(made.body.sid))!.lastError !== null, 50);
+    const retried = (await d.h.store.scheduledCallbacks.get(made.body.sid))!;
     t.match(retried, { status: 'scheduled', attempts: 1, lastError: /not answered \(no-answer\)/ });
     t.ok(retried.dueAt >= d.h.clock.now() + 4 * 60_000, 'due again about 5 minutes later');
-    await until('the agent is free again', WAIT_MS, () => agent(d, a!.sid).activity === 'idle');
+    await until('the agent is free again', WAIT_MS, async () => (await agent(d, a!.sid)).activity === 'idle');
     t.equal(s.app.requests.length, 0, 'no webhook involved');
   });
 
   t.test('a caller hanging up while waiting is abandoned, with its wait and place in line', async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
-    subscribe(d, s, ['abandoned']);
+    await subscribe(d, s, ['abandoned']);
     await v1(d, 'POST', '/v1/queues', { friendly_name: 'billing' });
     s.app.on('/voice', xml('<Enqueue>billing</Enqueue>'));
     const call = await d.inbound(CALLER, DID, { hangupAfterMs: 4_000 });

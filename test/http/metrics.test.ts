@@ -12,7 +12,7 @@ t.test('per-account series only with the operator or metrics token; the open end
   const a = await h.account();
   const queue = await h.request('POST', '/v1/queues', { key: a.key, body: { friendly_name: 'support' }, headers: { 'x-forwarded-proto': 'https' } });
   const sid = queue.body.sid as string;
-  h.store.db.prepare('INSERT INTO acd_members (call_sid, queue_id, enqueued_at) VALUES (?, ?, ?)').run(`CA${'a'.repeat(32)}`, h.store.queues.getForAccount(a.id, sid)!.id, h.clock.now());
+  await h.store.sql.run('INSERT INTO acd_members (call_sid, queue_id, enqueued_at) VALUES (?, ?, ?)', [`CA${'a'.repeat(32)}`, (await h.store.queues.getForAccount(a.id, sid))!.id, h.clock.now()]);
   const scrape = (authorization?: string) => h.request('GET', '/metrics', { key: null, headers: authorization ? { authorization } : {} });
 
   for (const [who, auth] of [['no token', undefined], ["an account's API key", `Bearer ${a.key}`], ['a wrong token', `Bearer ${'x'.repeat(40)}`]] as const) {

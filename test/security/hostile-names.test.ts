@@ -71,10 +71,10 @@ async function setup(t: Parameters<typeof startPreviewHarness>[0]) {
   const h = await startPreviewHarness(t, { env: { RINGBASE_PREVIEW_RATE_LIMIT: '100000' } });
   const a = await accountWithUser(h, 'names@example.com');
   // The good names place real (sandbox) calls; the calls-per-second cap is not what this test is about.
-  h.store.accounts.update(a.id, { cpsCap: 1_000 });
-  h.store.orgSettings.allowHost(a.id, '127.0.0.1');
-  h.store.orgSettings.allowIp(a.id, '127.0.0.0/8');
-  const injectionToken = h.store.orgSettings.rotateInjectionToken(a.id);
+  await h.store.accounts.update(a.id, { cpsCap: 1_000 });
+  await h.store.orgSettings.allowHost(a.id, '127.0.0.1');
+  await h.store.orgSettings.allowIp(a.id, '127.0.0.0/8');
+  const injectionToken = await h.store.orgSettings.rotateInjectionToken(a.id);
   const numbers = new NumberService(h.store.numbers, { allowLocalTargets: true });
   const did = '+15550001000';
   numbers.add(did, a.id, {});
@@ -97,9 +97,9 @@ async function setup(t: Parameters<typeof startPreviewHarness>[0]) {
   await c.signIn('names@example.com', PASSWORD);
   const csrf = DashboardClient.csrfOf(await c.get('/dashboard/queues'));
   const post = (path: string, fields: Record<string, string>) => c.post(path, { _csrf: csrf, ...fields });
-  const wrapping = h.store.agents.create(a.id, `AG${'4'.repeat(32)}`, { friendlyName: 'Ana', trunkId: seat.id, queueIds: [], status: 'available', breakReason: null });
-  const toWrapUp = () => h.store.db.prepare("UPDATE acd_agents SET activity = 'wrap-up', current_call_sid = ?, wrap_up_ends_at = ? WHERE id = ?").run(callSid, Date.now() + 600_000, wrapping.id);
-  toWrapUp();
+  const wrapping = await h.store.agents.create(a.id, `AG${'4'.repeat(32)}`, { friendlyName: 'Ana', trunkId: seat.id, queueIds: [], status: 'available', breakReason: null });
+  const toWrapUp = () => h.store.sql.run("UPDATE acd_agents SET activity = 'wrap-up', current_call_sid = ?, wrap_up_ends_at = ? WHERE id = ?", [callSid, Date.now() + 600_000, wrapping.id]);
+  await toWrapUp();
 
   const markupCall = async (markup: string) => apiOutcome(await json('POST', '/api/calls', { from: did, to: '+15557770002', markup }, { authorization: `Bearer ${a.key}`, accept: 'application/json' }), 'markup');
   const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -132,8 +132,8 @@ async function setup(t: Parameters<typeof startPreviewHarness>[0]) {
     { name: 'POST /api/calls markup <Conference>', rule: 'name', attempt: (v) => markupCall(`<Response><Dial><Conference>${xml(v)}</Conference></Dial></Response>`) },
     { name: 'dashboard new queue', rule: 'name', attempt: async (v) => pageOutcome(await post('/dashboard/queues', { friendly_name: v }), 'friendly_name') },
     { name: 'dashboard new agent', rule: 'name', attempt: async (v) => pageOutcome(await post('/dashboard/agents', { friendly_name: v, trunk_id: String(seat.id), queue: '' }), 'friendly_name') },
-    { name: 'dashboard disposition', rule: 'name', attempt: async (v) => { toWrapUp(); return pageOutcome(await post(`/dashboard/agents/${wrapping.sid}/disposition`, { call_sid: callSid, disposition: v }), 'disposition'); } },
-    { name: 'dashboard disposition notes', rule: 'text', blankIsNone: true, attempt: async (v) => { toWrapUp(); return pageOutcome(await post(`/dashboard/agents/${wrapping.sid}/disposition`, { call_sid: callSid, disposition: 'sale', notes: v }), 'notes'); } },
+    { name: 'dashboard disposition', rule: 'name', attempt: async (v) => { await toWrapUp(); return pageOutcome(await post(`/dashboard/agents/${wrapping.sid}/disposition`, { call_sid: callSid, disposition: v }), 'disposition'); } },
+    { name: 'dashboard disposition notes', rule: 'text', blankIsNone: true, attempt: async (v) => { await toWrapUp(); return pageOutcome(await post(`/dashboard/agents/${wrapping.sid}/disposition`, { call_sid: callSid, disposition: 'sale', notes: v }), 'notes'); } },
     { name: 'dashboard API key name', rule: 'name', attempt: async (v) => pageOutcome(await post('/dashboard/keys', { name: v }), 'name') },
     { name: 'dashboard trunk label', rule: 'name', blankIsNone: true, attempt: async (v) => pageOutcome(await post(`/dashboard/trunks/${seat.id}/edit`, { label: v, voice_webhook_method: 'POST', cli_lookup_method: 'POST', status_callback_events: 'completed' }), 'label') },
     { name: 'dashboard number reference', rule: 'name', blankIsNone: true, attempt: async (v) => pageOutcome(await post(`/dashboard/numbers/${encodeURIComponent(did)}`, { client_ref: v, response_format: 'xml', active: 'on' }), 'client_ref') },

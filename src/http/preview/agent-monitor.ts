@@ -25,7 +25,7 @@ export async function agentMonitorRoutes(app: FastifyInstance, deps: { services:
       params: SidParams, body: MonitorBody, response: { 201: MonitorResource, ...previewErrorResponses(404, 409) },
     },
   }, async (req, reply) => {
-    const agent = store.agents.getForAccount(req.account.id, req.params.sid);
+    const agent = await store.agents.getForAccount(req.account.id, req.params.sid);
     if (!agent) throw errors.notFound('Agent');
     const b = req.body;
     const mode = b.mode ?? 'monitor';

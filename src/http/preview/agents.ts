@@ -11,7 +11,7 @@ import { SidParams, previewErrorResponses } from '../schemas/preview.js';
 import {
   AgentCreateBody, AgentList, AgentListQuery, AgentResource, AgentUpdateBody, type AgentCreateInput, type AgentListInput, type AgentUpdateInput,
 } from '../schemas/preview-acd.js';
-import { fetchPage, pageRequest } from './pagination.js';
+import { fetchPageAsync, pageRequest } from './pagination.js';
 
 const tags = ['Queues and agents (preview)'];
 const security = [{ bearerAuth: [] }];
@@ -28,8 +28,8 @@ export async function agentRoutes(app: FastifyInstance, deps: { store: Store; ac
   acceptFormBodies(app);
   const { store, acd } = deps;
 
-  function load(req: SidRequest): Agent {
-    const agent = store.agents.getForAccount(req.account.id, req.params.sid);
+  async function load(req: SidRequest): Promise<Agent> {
+    const agent = await store.agents.getForAccount(req.account.id, req.params.sid);
     if (!agent) throw errors.notFound('Agent');
     return agent;
   }
@@ -42,12 +42,14 @@ export async function agentRoutes(app: FastifyInstance, deps: { store: Store; ac
     return trunk.id;
   }
 
-  function queueIds(accountId: number, refs: string[]): number[] {
-    return refs.map((ref) => {
-      const queue = store.queues.find(accountId, ref);
+  async function queueIds(accountId: number, refs: string[]): Promise<number[]> {
+    const ids: number[] = [];
+    for (const ref of refs) {
+      const queue = await store.queues.find(accountId, ref);
       if (!queue) throw previewErrors.parameterInvalid('queues', `No queue is named or has the sid ${JSON.stringify(ref)}.`);
-      return queue.id;
-    });
+      ids.push(queue.id);
+    }
+    return ids;
   }
 
   app.post<{ Body: AgentCreateInput }>('/v1/agents', {
@@ -55,51 +57,52 @@ export async function agentRoutes(app: FastifyInstance, deps: { store: Store; ac
   }, async (req, reply) => {
     const b = req.body;
     const fields: AgentFields = {
-      friendlyName: b.friendly_name, trunkId: seat(req.account, b.trunk_id), queueIds: queueIds(req.account.id, b.queues ?? []),
+      friendlyName: b.friendly_name, trunkId: seat(req.account, b.trunk_id), queueIds: await queueIds(req.account.id, b.queues ?? []),
       status: 'offline', breakReason: null,
     };
-    return reply.status(201).send(view(store.agents.create(req.account.id, newSid('AG'), fields)));
+    return reply.status(201).send(view(await store.agents.create(req.account.id, newSid('AG'), fields)));
   });
 
   app.get<{ Querystring: AgentListInput }>('/v1/agents', {
     schema: { tags, security, summary: 'List agents, newest first; filters queue and status', querystring: AgentListQuery, response: { 200: AgentList, ...previewErrorResponses() } },
   }, async (req) => {
     const q = req.query;
-    const queue = q.queue === undefined ? undefined : store.queues.find(req.account.id, q.queue);
+    const queue = q.queue === undefined ? undefined : await store.queues.find(req.account.id, q.queue);
     if (q.queue !== undefined && !queue) throw previewErrors.parameterInvalid('queue', `No queue is named or has the sid ${JSON.stringify(q.queue)}.`);
     const filter = { ...(queue ? { queueId: queue.id } : {}), ...(q.status ? { status: q.status } : {}) };
-    return fetchPage(pageRequest(q), (p) => store.agents.listForAccount(req.account.id, filter, p), view);
+    return fetchPageAsync(pageRequest(q), (p) => store.agents.listForAccount(req.account.id, filter, p), view);
   });
 
   app.get<{ Params: { sid: string } }>('/v1/agents/:sid', {
     schema: { tags, security, summary: 'Fetch an agent', params: SidParams, response: { 200: AgentResource, ...previewErrorResponses(404) } },
-  }, async (req) => view(load(req)));
+  }, async (req) => view(await load(req)));
 
   app.post<{ Params: { sid: string }; Body: AgentUpdateInput }>('/v1/agents/:sid', {
     schema: { tags, security, summary: "Update an agent; status is the agent's choice (offline, available, break)", params: SidParams, body: AgentUpdateBody, response: { 200: AgentResource, ...previewErrorResponses(403, 404) } },
   }, async (req) => {
-    const agent = load(req);
+    const agent = await load(req);
     const b = req.body;
     const status = b.status ?? agent.status;
     const fields: AgentFields = {
       friendlyName: b.friendly_name ?? agent.friendlyName,
       trunkId: b.trunk_id === undefined ? agent.trunkId : seat(req.account, b.trunk_id),
-      queueIds: b.queues === undefined ? agent.queueSids.map((sid) => store.queues.find(req.account.id, sid)!.id) : queueIds(req.account.id, b.queues),
+      // The agent's queues are named by sid, so every one is found.
+      queueIds: await queueIds(req.account.id, b.queues ?? agent.queueSids),
       status,
       // A reason belongs to a break: choosing another status clears it.
       breakReason: status === 'break' ? (b.break_reason === undefined ? agent.breakReason : b.break_reason) : null,
     };
-    const updated = store.agents.update(agent, fields);
+    const updated = await store.agents.update(agent, fields);
     // Newly available, or serving other queues: callers waiting there may be offered to it now.
-    acd.agentChanged(updated.id, updated.status);
+    await acd.agentChanged(updated.id, updated.status);
     return view(updated);
   });
 
   app.delete<{ Params: { sid: string } }>('/v1/agents/:sid', {
     schema: { tags, security, summary: 'Delete an agent (refused while it is offered or on a call)', params: SidParams, response: { 204: { type: 'null', description: 'Deleted.' }, ...previewErrorResponses(404, 409) } },
   }, async (req, reply) => {
-    const agent = load(req);
-    if (!store.agents.deleteIfFree(agent)) throw previewErrors.conflict('agent_on_call', `${agent.friendlyName} is on a call (${agent.activity}); delete the agent once it has ended.`);
+    const agent = await load(req);
+    if (!(await store.agents.deleteIfFree(agent))) throw previewErrors.conflict('agent_on_call', `${agent.friendlyName} is on a call (${agent.activity}); delete the agent once it has ended.`);
     return reply.status(204).send();
   });
 }

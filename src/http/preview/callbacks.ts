@@ -9,7 +9,7 @@ import { errors, previewErrors } from '../errors.js';
 import { acceptFormBodies } from '../form-bodies.js';
 import { SidParams, previewErrorResponses } from '../schemas/preview.js';
 import { CallbackCreateBody, CallbackList, CallbackListQuery, CallbackResource, type CallbackCreateInput, type CallbackListInput } from '../schemas/preview-callbacks.js';
-import { fetchPage, pageRequest } from './pagination.js';
+import { fetchPageAsync, pageRequest } from './pagination.js';
 import { readRfc3339 } from '../../rfc3339.js';
 import { callerNumber } from './call-parties.js';
 
@@ -27,8 +27,8 @@ export const callbackView = (c: ScheduledCallback) => ({
 export async function callbackRoutes(app: FastifyInstance, deps: { store: Store; clock: Clock }): Promise<void> {
   acceptFormBodies(app);
   const { store, clock } = deps;
-  const load = (req: FastifyRequest<{ Params: { sid: string } }>) => {
-    const found = store.scheduledCallbacks.getForAccount(req.account.id, req.params.sid);
+  const load = async (req: FastifyRequest<{ Params: { sid: string } }>) => {
+    const found = await store.scheduledCallbacks.getForAccount(req.account.id, req.params.sid);
     if (!found) throw errors.notFound('Callback');
     return found;
   };
@@ -37,7 +37,7 @@ export async function callbackRoutes(app: FastifyInstance, deps: { store: Store;
     schema: { tags, security, summary: 'Schedule a callback: at due_at an agent of the queue is rung, then the customer', body: CallbackCreateBody, response: { 201: CallbackResource, ...previewErrorResponses() } },
   }, async (req, reply) => {
     const b = req.body;
-    const queue = store.queues.find(req.account.id, b.queue);
+    const queue = await store.queues.find(req.account.id, b.queue);
     if (!queue) throw previewErrors.parameterInvalid('queue', `No queue is named or has the sid ${JSON.stringify(b.queue)}.`);
     callerNumber({ store }, req.account.id, b.from);
     // The schema's date-time format has refused anything but a real RFC 3339 time.
@@ -47,7 +47,7 @@ export async function callbackRoutes(app: FastifyInstance, deps: { store: Store;
     const now = clock.now();
     if (dueAt < now - PAST_GRACE_MS) throw previewErrors.parameterInvalid('due_at', 'The due_at parameter is in the past.');
     if (dueAt > now + MAX_AHEAD_MS) throw previewErrors.parameterInvalid('due_at', 'The due_at parameter is more than 90 days ahead.');
-    const created = store.scheduledCallbacks.create({
+    const created = await store.scheduledCallbacks.create({
       sid: newSid('CB'), accountId: req.account.id, queueId: queue.id, to: b.to, from: b.from, dueAt: Math.max(dueAt, now), attributes: b.attributes ?? {}, leadSid: null,
     });
     return reply.status(201).send(callbackView(created));
@@ -55,19 +55,19 @@ export async function callbackRoutes(app: FastifyInstance, deps: { store: Store;
 
   app.get<{ Querystring: CallbackListInput }>('/v1/callbacks', {
     schema: { tags, security, summary: 'List callbacks, newest first; filter status', querystring: CallbackListQuery, response: { 200: CallbackList, ...previewErrorResponses() } },
-  }, async (req) => fetchPage(pageRequest(req.query), (p) => store.scheduledCallbacks.listForAccount(req.account.id, req.query.status ? { status: req.query.status } : {}, p), callbackView));
+  }, async (req) => fetchPageAsync(pageRequest(req.query), (p) => store.scheduledCallbacks.listForAccount(req.account.id, req.query.status ? { status: req.query.status } : {}, p), callbackView));
 
   app.get<{ Params: { sid: string } }>('/v1/callbacks/:sid', {
     schema: { tags, security, summary: 'Fetch a callback', params: SidParams, response: { 200: CallbackResource, ...previewErrorResponses(404) } },
-  }, async (req) => callbackView(load(req)));
+  }, async (req) => callbackView(await load(req)));
 
   app.delete<{ Params: { sid: string } }>('/v1/callbacks/:sid', {
     schema: { tags, security, summary: 'Cancel a scheduled callback (refused once it is dialing or finished)', params: SidParams, response: { 200: CallbackResource, ...previewErrorResponses(404, 409) } },
   }, async (req) => {
-    const callback = load(req);
-    if (!store.scheduledCallbacks.cancel(callback.sid)) {
+    const callback = await load(req);
+    if (!(await store.scheduledCallbacks.cancel(callback.sid))) {
       throw previewErrors.conflict('callback_not_scheduled', `The callback is ${callback.status}; only a scheduled callback can be canceled.`);
     }
-    return callbackView(store.scheduledCallbacks.get(callback.sid)!);
+    return callbackView((await store.scheduledCallbacks.get(callback.sid))!);
   });
 }

@@ -25,10 +25,10 @@ export async function dispositionRoutes(app: FastifyInstance, deps: { store: Sto
     const b = req.body;
     const call = store.calls.getForAccount(req.account.id, b.call_sid);
     if (!call) throw previewErrors.parameterInvalid('call_sid', `No call of this account has the sid ${b.call_sid}.`);
-    return reply.status(201).send(view(deps.acd.dispose(req.account.id, call, b.disposition, b.notes ?? null)));
+    return reply.status(201).send(view(await deps.acd.dispose(req.account.id, call, b.disposition, b.notes ?? null)));
   });
 
   app.get<{ Querystring: { call_sid: string } }>('/v1/dispositions', {
     schema: { tags, security, summary: "A call's dispositions, oldest first", querystring: DispositionListQuery, response: { 200: DispositionList, ...previewErrorResponses() } },
-  }, async (req) => ({ data: store.dispositions.forCall(req.account.id, req.query.call_sid).map(view), has_more: false, next_cursor: null }));
+  }, async (req) => ({ data: (await store.dispositions.forCall(req.account.id, req.query.call_sid)).map(view), has_more: false, next_cursor: null }));
 }

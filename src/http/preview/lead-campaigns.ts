@@ -22,24 +22,24 @@ export async function leadCampaignRoutes(app: FastifyInstance, deps: { services:
     schema: { tags, security, summary: "Set a campaign's speed to lead (created on first use)", params: CampaignParams, body: CampaignBody, response: { 200: Campaign, ...previewErrorResponses() } },
   }, async (req) => {
     const b = req.body;
-    const current = store.leadCampaigns.get(req.account.id, req.params.name);
+    const current = await store.leadCampaigns.get(req.account.id, req.params.name);
     const queueRef = b.speed_to_lead_queue === undefined ? current?.queueSid ?? null : b.speed_to_lead_queue;
-    const queue = queueRef === null ? null : store.queues.find(req.account.id, queueRef);
+    const queue = queueRef === null ? null : await store.queues.find(req.account.id, queueRef);
     if (queueRef !== null && !queue) throw previewErrors.parameterInvalid('speed_to_lead_queue', `No queue is named or has the sid ${JSON.stringify(queueRef)}.`);
     const callerId = b.caller_id === undefined ? current?.callerId ?? null : b.caller_id;
     if (queue && callerId === null) throw previewErrors.parameterInvalid('caller_id', 'Speed to lead needs a caller_id: a number of this account the lead sees calling.');
     if (callerId !== null) callerNumber(deps.services, req.account.id, callerId, 'caller_id');
-    return view(store.leadCampaigns.put(req.account.id, req.params.name, { queueId: queue?.id ?? null, callerId }));
+    return view(await store.leadCampaigns.put(req.account.id, req.params.name, { queueId: queue?.id ?? null, callerId }));
   });
 
   app.get('/v1/lead-campaigns', {
     schema: { tags, security, summary: 'Campaigns with settings, by name', response: { 200: Type.Object({ data: Type.Array(Campaign), has_more: Type.Boolean(), next_cursor: Type.Null() }), ...previewErrorResponses() } },
-  }, async (req) => ({ data: store.leadCampaigns.list(req.account.id).map(view), has_more: false, next_cursor: null }));
+  }, async (req) => ({ data: (await store.leadCampaigns.list(req.account.id)).map(view), has_more: false, next_cursor: null }));
 
   app.get<{ Params: { name: string } }>('/v1/lead-campaigns/:name', {
     schema: { tags, security, summary: "A campaign's settings", params: CampaignParams, response: { 200: Campaign, ...previewErrorResponses(404) } },
   }, async (req) => {
-    const found = store.leadCampaigns.get(req.account.id, req.params.name);
+    const found = await store.leadCampaigns.get(req.account.id, req.params.name);
     if (!found) throw errors.notFound('Campaign');
     return view(found);
   });
@@ -47,7 +47,7 @@ export async function leadCampaignRoutes(app: FastifyInstance, deps: { services:
   app.delete<{ Params: { name: string } }>('/v1/lead-campaigns/:name', {
     schema: { tags, security, summary: "Remove a campaign's settings (its leads stay)", params: CampaignParams, response: { 204: { type: 'null', description: 'Removed.' }, ...previewErrorResponses(404) } },
   }, async (req, reply) => {
-    if (!store.leadCampaigns.delete(req.account.id, req.params.name)) throw errors.notFound('Campaign');
+    if (!(await store.leadCampaigns.delete(req.account.id, req.params.name))) throw errors.notFound('Campaign');
     return reply.status(204).send();
   });
 }

@@ -2,6 +2,7 @@
 // injection token and IP allow-list, not an API key (the token may sit in a less trusted system).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Store } from '../../store/index.js';
+import type { SqlQueries } from '../../store/sql.js';
 import type { LifecycleEvents } from '../../events/lifecycle.js';
 import type { Lead as LeadRecord } from '../../org/leads.js';
 import { errors, previewErrors } from '../errors.js';
@@ -40,18 +41,18 @@ export function injectionAuth(deps: Deps) {
  * A campaign with speed to lead turns the lead into a callback due now in its queue; returns the callback's sid.
  * A campaign whose caller ID is no longer the account's refuses the lead: nobody would call it back.
  */
-function speedToLead(store: Store, accountId: number, lead: LeadRecord): string | null {
-  const campaign = store.leadCampaigns.get(accountId, lead.campaign);
+async function speedToLead(store: Store, tx: SqlQueries, accountId: number, lead: LeadRecord): Promise<string | null> {
+  const campaign = await store.leadCampaigns.get(accountId, lead.campaign, tx);
   if (campaign?.queueId == null || !campaign.callerId) return null;
   const caller = checkCallerId(store.numbers, accountId, campaign.callerId);
   if (!caller.ok) {
     throw previewErrors.conflict('campaign_caller_id_unusable', `Campaign ${campaign.name} calls leads back from its caller_id, but ${caller.problem}. `
       + `The lead was not taken; set another caller_id (POST /v1/lead-campaigns/${campaign.name}) or turn speed to lead off.`);
   }
-  return store.scheduledCallbacks.create({
+  return (await store.scheduledCallbacks.create({
     sid: newSid('CB'), accountId, queueId: campaign.queueId, to: lead.phone, from: campaign.callerId, dueAt: Date.parse(lead.createdAt),
     attributes: lead.attributes, leadSid: lead.sid,
-  }).sid;
+  }, tx)).sid;
 }
 
 export async function leadInjectionRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
@@ -77,7 +78,7 @@ export async function leadInjectionRoutes(app: FastifyInstance, deps: Deps): Pro
         type: 'web-form', accountId, callSid: null,
         data: { lead_sid: created.sid, phone: created.phone, campaign: created.campaign, attributes: created.attributes },
       });
-      return { lead: created, callbackSid: speedToLead(store, accountId, created) };
+      return { lead: created, callbackSid: await speedToLead(store, tx, accountId, created) };
     });
     return reply.status(202).send(view(lead, callbackSid));
   });
@@ -93,6 +94,6 @@ export async function leadRoutes(app: FastifyInstance, deps: { store: Store }): 
   }, async (req) => {
     const lead = await deps.store.leads.getForAccount(req.account.id, req.params.sid);
     if (!lead) throw errors.notFound('Lead');
-    return view(lead, deps.store.scheduledCallbacks.forLead(lead.sid)?.sid ?? null);
+    return view(lead, (await deps.store.scheduledCallbacks.forLead(lead.sid))?.sid ?? null);
   });
 }

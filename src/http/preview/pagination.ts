@@ -17,12 +17,20 @@ export function pageRequest(query: { page_size?: number; cursor?: string }): Pag
 
 /** Asks the repository for one row more than the page so `has_more` needs no count query. */
 export function fetchPage<T extends { id: number }, V>(req: PageRequest, fetch: (r: PageRequest) => T[], view: (row: T) => V) {
-  const rows = fetch({ beforeId: req.beforeId, limit: req.limit + 1 });
+  const { page, more } = pageOf(req, fetch({ beforeId: req.beforeId, limit: req.limit + 1 }));
+  return { data: page.map(view), ...more };
+}
+
+/** fetchPage for a repository on the SqlDb port (its rows, and maybe each row's view, come as promises). */
+export async function fetchPageAsync<T extends { id: number }, V>(req: PageRequest, fetch: (r: PageRequest) => Promise<T[]>, view: (row: T) => V | Promise<V>) {
+  const { page, more } = pageOf(req, await fetch({ beforeId: req.beforeId, limit: req.limit + 1 }));
+  const data: V[] = [];
+  for (const row of page) data.push(await view(row));
+  return { data, ...more };
+}
+
+function pageOf<T extends { id: number }>(req: PageRequest, rows: T[]) {
   const page = rows.slice(0, req.limit);
   const hasMore = rows.length > req.limit;
-  return {
-    data: page.map(view),
-    has_more: hasMore,
-    next_cursor: hasMore ? PREFIX + Buffer.from(String(page.at(-1)!.id)).toString('base64url') : null,
-  };
+  return { page, more: { has_more: hasMore, next_cursor: hasMore ? PREFIX + Buffer.from(String(page.at(-1)!.id)).toString('base64url') : null } };
 }

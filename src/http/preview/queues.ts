@@ -10,14 +10,14 @@ import { PageQuery, SidParams, previewErrorResponses } from '../schemas/preview.
 import {
   QueueCreateBody, QueueList, QueueMembers, QueueResource, QueueUpdateBody, type QueueCreateInput, type QueueUpdateInput,
 } from '../schemas/preview-acd.js';
-import { fetchPage, pageRequest } from './pagination.js';
+import { fetchPageAsync, pageRequest } from './pagination.js';
 
 const tags = ['Queues and agents (preview)'];
 const security = [{ bearerAuth: [] }];
 type SidRequest = FastifyRequest<{ Params: { sid: string } }>;
 
-export function queueView(store: Store, q: Queue) {
-  const f = store.queues.figures(q);
+export async function queueView(store: Store, q: Queue) {
+  const f = await store.queues.figures(q);
   return {
     sid: q.sid, friendly_name: q.friendlyName, max_wait_seconds: q.maxWaitSeconds, ring_timeout_seconds: q.ringTimeoutSeconds,
     wrap_up_seconds: q.wrapUpSeconds, max_no_answer: q.maxNoAnswer, wait_url: q.waitUrl, size: f.size, agents_available: f.agentsAvailable,
@@ -29,8 +29,8 @@ export async function queueRoutes(app: FastifyInstance, deps: { store: Store; me
   acceptFormBodies(app);
   const { store, media } = deps;
 
-  function load(req: SidRequest): Queue {
-    const queue = store.queues.getForAccount(req.account.id, req.params.sid);
+  async function load(req: SidRequest): Promise<Queue> {
+    const queue = await store.queues.getForAccount(req.account.id, req.params.sid);
     if (!queue) throw errors.notFound('Queue');
     return queue;
   }
@@ -58,8 +58,8 @@ export async function queueRoutes(app: FastifyInstance, deps: { store: Store; me
     schema: { tags, security, summary: 'Create a queue', body: QueueCreateBody, response: { 201: QueueResource, ...previewErrorResponses(409) } },
   }, async (req, reply) => {
     try {
-      const queue = store.queues.create(req.account.id, newSid('QU'), settings(DEFAULT_QUEUE_SETTINGS, req.body));
-      return await reply.status(201).send(queueView(store, queue));
+      const queue = await store.queues.create(req.account.id, newSid('QU'), settings(DEFAULT_QUEUE_SETTINGS, req.body));
+      return await reply.status(201).send(await queueView(store, queue));
     } catch (err) {
       throw nameTaken(err);
     }
@@ -67,18 +67,18 @@ export async function queueRoutes(app: FastifyInstance, deps: { store: Store; me
 
   app.get<{ Querystring: { page_size?: number; cursor?: string } }>('/v1/queues', {
     schema: { tags, security, summary: 'List queues, newest first', querystring: PageQuery, response: { 200: QueueList, ...previewErrorResponses() } },
-  }, async (req) => fetchPage(pageRequest(req.query), (p) => store.queues.listForAccount(req.account.id, p), (q) => queueView(store, q)));
+  }, async (req) => fetchPageAsync(pageRequest(req.query), (p) => store.queues.listForAccount(req.account.id, p), (q) => queueView(store, q)));
 
   app.get<{ Params: { sid: string } }>('/v1/queues/:sid', {
     schema: { tags, security, summary: 'Fetch a queue with its live figures', params: SidParams, response: { 200: QueueResource, ...previewErrorResponses(404) } },
-  }, async (req) => queueView(store, load(req)));
+  }, async (req) => queueView(store, await load(req)));
 
   app.post<{ Params: { sid: string }; Body: QueueUpdateInput }>('/v1/queues/:sid', {
     schema: { tags, security, summary: 'Update a queue', params: SidParams, body: QueueUpdateBody, response: { 200: QueueResource, ...previewErrorResponses(404, 409) } },
   }, async (req) => {
-    const queue = load(req);
+    const queue = await load(req);
     try {
-      return queueView(store, store.queues.update(queue, settings(queue, req.body)));
+      return await queueView(store, await store.queues.update(queue, settings(queue, req.body)));
     } catch (err) {
       throw nameTaken(err);
     }
@@ -87,8 +87,8 @@ export async function queueRoutes(app: FastifyInstance, deps: { store: Store; me
   app.delete<{ Params: { sid: string } }>('/v1/queues/:sid', {
     schema: { tags, security, summary: 'Delete a queue (refused while callers wait in it)', params: SidParams, response: { 204: { type: 'null', description: 'Deleted.' }, ...previewErrorResponses(404, 409) } },
   }, async (req, reply) => {
-    const queue = load(req);
-    if (!store.queues.deleteIfEmpty(queue)) {
+    const queue = await load(req);
+    if (!(await store.queues.deleteIfEmpty(queue))) {
       throw previewErrors.conflict('queue_not_empty', `Callers are waiting in ${queue.friendlyName}, or callbacks are scheduled for it; delete it once they have left and the callbacks are done or canceled.`);
     }
     return reply.status(204).send();
@@ -97,7 +97,7 @@ export async function queueRoutes(app: FastifyInstance, deps: { store: Store; me
   app.get<{ Params: { sid: string } }>('/v1/queues/:sid/members', {
     schema: { tags, security, summary: 'The callers waiting in a queue, first in line first', params: SidParams, response: { 200: QueueMembers, ...previewErrorResponses(404) } },
   }, async (req) => ({
-    data: store.queues.waiting(load(req)).map((m) => ({ call_sid: m.callSid, position: m.position, wait_seconds: m.waitSeconds })),
+    data: (await store.queues.waiting(await load(req))).map((m) => ({ call_sid: m.callSid, position: m.position, wait_seconds: m.waitSeconds })),
     has_more: false, next_cursor: null,
   }));
 }

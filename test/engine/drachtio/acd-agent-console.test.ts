@@ -50,7 +50,7 @@ if (bins && !unavailable) {
     t.match(csp, `connect-src 'self' wss://127.0.0.1:${d.engines.drachtio.wssPort};`, 'and connects only to its seat\'s wss origin');
     await page.click('#phone-connect');
     await page.waitForSelector('#softphone[data-state="registered"]', { timeout: 15_000 });
-    t.ok(d.engine.registrations(seat.endpoint_name).length > 0, 'the softphone registered the seat');
+    t.ok((await d.engine.registrations(seat.endpoint_name)).length > 0, 'the softphone registered the seat');
     await page.click('button:has-text("Available")');
     await page.waitForSelector('#agent-status:has-text("available")');
 
@@ -79,8 +79,8 @@ if (bins && !unavailable) {
     await page.fill('#disposition-form textarea[name="notes"]', 'Reset the password.');
     await page.click('#disposition-form button[type="submit"]');
     await page.waitForSelector('#agent-activity:has-text("idle")', { timeout: 10_000 });
-    const callSid = (d.h.store.db.prepare('SELECT call_sid FROM acd_dispositions').get() as { call_sid: string }).call_sid;
-    t.match(d.h.store.dispositions.forCall(a.id, callSid), [{ disposition: 'resolved', notes: 'Reset the password.', agentSid: agent.sid }]);
+    const callSid = (await d.h.store.sql.one<{ call_sid: string }>('SELECT call_sid FROM acd_dispositions'))!.call_sid;
+    t.match(await d.h.store.dispositions.forCall(a.id, callSid), [{ disposition: 'resolved', notes: 'Reset the password.', agentSid: agent.sid }]);
     t.equal((await final(d, callSid)).status, 'completed');
   });
 }

@@ -55,17 +55,17 @@ t.test('queues: create with defaults, unique names, validation, pages, update, m
 
   // Two callers waiting, 48 s and 7 s (what the routing engine records when a call enters the queue).
   const now = h.clock.now();
-  const queueId = h.store.queues.getForAccount(a.id, sid)!.id;
-  const wait = h.store.db.prepare('INSERT INTO acd_members (call_sid, queue_id, enqueued_at) VALUES (?, ?, ?)');
-  wait.run('CA0000000000000000000000000000000a', queueId, now - 48_000);
-  wait.run('CA0000000000000000000000000000000b', queueId, now - 7_000);
+  const queueId = (await h.store.queues.getForAccount(a.id, sid))!.id;
+  const wait = (callSid: string, at: number) => h.store.sql.run('INSERT INTO acd_members (call_sid, queue_id, enqueued_at) VALUES (?, ?, ?)', [callSid, queueId, at]);
+  await wait('CA0000000000000000000000000000000a', now - 48_000);
+  await wait('CA0000000000000000000000000000000b', now - 7_000);
   t.match((await v1('GET', `/v1/queues/${sid}`)).body, { size: 2, longest_wait_seconds: 48 });
   const members = await v1('GET', `/v1/queues/${sid}/members`);
   t.match(members.body, { data: [{ call_sid: /a$/, position: 1, wait_seconds: 48 }, { call_sid: /b$/, position: 2, wait_seconds: 7 }], has_more: false });
   const busy = await v1('DELETE', `/v1/queues/${sid}`);
   t.equal(busy.status, 409);
   t.match(busy.body.error, { code: 'queue_not_empty' });
-  h.store.db.prepare('DELETE FROM acd_members').run();
+  await h.store.sql.run('DELETE FROM acd_members');
   t.equal((await v1('DELETE', `/v1/queues/${sid}`)).status, 204);
   t.equal((await v1('GET', `/v1/queues/${sid}`)).status, 404);
 });
@@ -102,7 +102,7 @@ t.test('agents: a seat and queues of the account, offline at first, status and b
   t.match((await v1('GET', '/v1/agents?queue=nope')).body.error, { param: 'queue' });
   t.match((await v1('POST', `/v1/agents/${sid}`, { queues: [] })).body, { queues: [] }, 'queues replaced whole');
 
-  h.store.db.prepare("UPDATE acd_agents SET activity = 'busy', current_call_sid = 'CA0000000000000000000000000000000c' WHERE sid = ?").run(sid);
+  await h.store.sql.run("UPDATE acd_agents SET activity = 'busy', current_call_sid = 'CA0000000000000000000000000000000c' WHERE sid = ?", [sid]);
   const onCall = await v1('DELETE', `/v1/agents/${sid}`);
   t.equal(onCall.status, 409);
   t.match(onCall.body.error, { code: 'agent_on_call' });
@@ -170,7 +170,7 @@ t.test('agents need trunk access, as the trunk API: without it, 403 trunking_dis
   const { h, a, v1 } = await setup(t);
   const seat = (await h.request('POST', '/api/partner/trunks', { key: a.key, body: { transport: 'wss' } })).body as { id: number };
   const agent = (await v1('POST', '/v1/agents', { friendly_name: 'Sam', trunk_id: seat.id })).body as { sid: string };
-  h.store.accounts.update(a.id, { trunking: false });
+  await h.store.accounts.update(a.id, { trunking: false });
   const created = await v1('POST', '/v1/agents', { friendly_name: 'Alex', trunk_id: seat.id });
   t.equal(created.status, 403);
   t.match(created.body.error, { code: 'trunking_disabled', type: 'authentication_error', message: /Trunk access is not enabled/ });

@@ -13,8 +13,8 @@ const LEAD = { phone: '+15550100003', campaign: 'spring', attributes: { name: 'A
 t.test('a lead is accepted (202), stored, readable, and delivered as a signed web-form event', async (t) => {
   const h = await startPreviewHarness(t);
   const a = await h.org();
-  const token = h.store.orgSettings.rotateInjectionToken(a.id);
-  h.store.orgSettings.allowIp(a.id, '127.0.0.0/8');
+  const token = await h.store.orgSettings.rotateInjectionToken(a.id);
+  await h.store.orgSettings.allowIp(a.id, '127.0.0.0/8');
   const receiver = await startWebhookApp(t);
   receiver.on('/leads', { status: 200, body: '' });
   const sub = (await h.v1('POST', '/v1/webhooks', { body: { event_type: 'web-form', target_url: `${receiver.url}/leads` } })).body;
@@ -37,14 +37,14 @@ t.test('token and IP allow-list; the API key is not enough', async (t) => {
   const send = (headers: Record<string, string>) => h.v1('POST', '/v1/lead-injections', { key: null, body: LEAD, headers });
   t.match((await send({})).body.error, { code: 'injection_token_required', status: 401 });
   t.match((await h.v1('POST', '/v1/lead-injections', { body: LEAD })).body.error, { code: 'injection_token_required' }, 'API key alone');
-  const old = h.store.orgSettings.rotateInjectionToken(a.id);
-  const token = h.store.orgSettings.rotateInjectionToken(a.id);
+  const old = await h.store.orgSettings.rotateInjectionToken(a.id);
+  const token = await h.store.orgSettings.rotateInjectionToken(a.id);
   t.match((await send({ 'x-injection-token': old })).body.error, { code: 'injection_token_invalid' }, 'rotated token stops working');
   t.match((await send({ 'x-injection-token': token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A') })).body.error, { code: 'injection_token_invalid' });
   t.match((await send({ 'x-injection-token': 'inj_999_aaaaaaaaaaaaaaaaaaaaaaaaaaaaa' })).body.error, { code: 'injection_token_invalid' });
   const refused = await send({ 'x-injection-token': token });
   t.match(refused.body.error, { code: 'ip_not_allowed', status: 403, message: /127\.0\.0\.1/ }, 'empty allow-list refuses everyone');
-  h.store.orgSettings.allowIp(a.id, '203.0.113.0/24');
+  await h.store.orgSettings.allowIp(a.id, '203.0.113.0/24');
   t.equal((await send({ 'x-injection-token': token })).status, 403);
   // 127.0.0.1 is a trusted proxy in this harness, so the address it forwards counts.
   t.equal((await send({ 'x-injection-token': token, 'x-forwarded-for': '203.0.113.9' })).status, 202);
@@ -54,8 +54,8 @@ t.test('token and IP allow-list; the API key is not enough', async (t) => {
 t.test('lead body validation', async (t) => {
   const h = await startPreviewHarness(t);
   const a = await h.org();
-  const token = h.store.orgSettings.rotateInjectionToken(a.id);
-  h.store.orgSettings.allowIp(a.id, '127.0.0.1');
+  const token = await h.store.orgSettings.rotateInjectionToken(a.id);
+  await h.store.orgSettings.allowIp(a.id, '127.0.0.1');
   const cases: Array<[unknown, string, string]> = [
     [{ campaign: 'x' }, 'parameter_missing', 'phone'],
     [{ phone: '+15550100003' }, 'parameter_missing', 'campaign'],
@@ -72,7 +72,7 @@ t.test('lead body validation', async (t) => {
     t.equal(res.status, 400, JSON.stringify(body));
     t.match(res.body.error, { code, param }, JSON.stringify(body));
   }
-  t.equal(h.store.db.prepare('SELECT COUNT(*) FROM leads').pluck().get(), 0);
+  t.equal((await h.store.sql.one<{ n: number }>('SELECT COUNT(*) AS n FROM leads'))!.n, 0);
 });
 
 t.test('self-signed TLS: generated once (key 0600); a spoofed X-Forwarded-For from an untrusted peer is ignored', async (t) => {
@@ -80,8 +80,8 @@ t.test('self-signed TLS: generated once (key 0600); a spoofed X-Forwarded-For fr
   const keyFile = path.join(h.dataDir, 'tls', 'self-signed.key');
   t.equal(statSync(keyFile).mode & 0o777, 0o600);
   const a = await h.account();
-  const token = h.store.orgSettings.rotateInjectionToken(a.id);
-  h.store.orgSettings.allowIp(a.id, '203.0.113.0/24');
+  const token = await h.store.orgSettings.rotateInjectionToken(a.id);
+  await h.store.orgSettings.allowIp(a.id, '203.0.113.0/24');
   const port = (h.app.http.server.address() as { port: number }).port;
   const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
   t.teardown(() => dispatcher.close());
@@ -91,7 +91,7 @@ t.test('self-signed TLS: generated once (key 0600); a spoofed X-Forwarded-For fr
   const spoofed = await post({ 'x-forwarded-for': '203.0.113.9' });
   t.equal(spoofed.status, 403);
   t.equal(((await spoofed.json()) as { error: { code: string } }).error.code, 'ip_not_allowed');
-  h.store.orgSettings.allowIp(a.id, '127.0.0.1');
+  await h.store.orgSettings.allowIp(a.id, '127.0.0.1');
   t.equal((await post({})).status, 202, 'served over real TLS');
   const list = await undiciFetch(`https://127.0.0.1:${port}/v1/webhooks`, { dispatcher, headers: { authorization: `Bearer ${a.key}` } });
   t.equal(list.status, 200);
@@ -102,8 +102,8 @@ async function leadScene(t: Parameters<typeof startPreviewHarness>[0]) {
   const h = await startPreviewHarness(t);
   const a = await h.org();
   const v1 = (method: string, path: string, body?: unknown) => h.v1(method, path, { key: a.key, ...(body === undefined ? {} : { body }) });
-  const token = h.store.orgSettings.rotateInjectionToken(a.id);
-  h.store.orgSettings.allowIp(a.id, '127.0.0.0/8');
+  const token = await h.store.orgSettings.rotateInjectionToken(a.id);
+  await h.store.orgSettings.allowIp(a.id, '127.0.0.0/8');
   await v1('POST', '/v1/queues', { friendly_name: 'sales' });
   const numbers = new NumberService(h.store.numbers, { allowLocalTargets: true });
   numbers.add('+15550100002', a.id, {});
@@ -150,6 +150,6 @@ t.test("speed to lead: once the campaign's caller ID is released, new leads are 
   const refused = await h.v1('POST', '/v1/lead-injections', { key: null, body: LEAD, headers: { 'x-injection-token': token } });
   t.equal(refused.status, 409);
   t.match(refused.body.error, { code: 'campaign_caller_id_unusable', message: /spring.*\+15550100002 is not a number of this account.*caller_id/ });
-  t.equal(h.store.db.prepare('SELECT COUNT(*) FROM leads').pluck().get(), 0, 'no lead stored');
-  t.equal(h.store.db.prepare('SELECT COUNT(*) FROM acd_callbacks').pluck().get(), 0, 'no callback scheduled');
+  t.equal((await h.store.sql.one<{ n: number }>('SELECT COUNT(*) AS n FROM leads'))!.n, 0, 'no lead stored');
+  t.equal((await h.store.sql.one<{ n: number }>('SELECT COUNT(*) AS n FROM acd_callbacks'))!.n, 0, 'no callback scheduled');
 });

@@ -37,20 +37,22 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
   const { store } = d;
   const acd = d.callServices.acd;
 
-  const live = (accountId: number) => {
-    const queues = store.queues.listForAccount(accountId, { beforeId: null, limit: 200 });
+  const live = async (accountId: number) => {
+    const queues = await store.queues.listForAccount(accountId, { beforeId: null, limit: 200 });
     const names = new Map(queues.map((q) => [q.sid, q.friendlyName]));
-    return queuesLive(queues.map((q) => ({ q, f: store.queues.figures(q) })), store.agents.listForAccount(accountId, {}, { beforeId: null, limit: 500 }), (sid) => names.get(sid) ?? sid);
+    const lines = [];
+    for (const q of queues) lines.push({ q, f: await store.queues.figures(q) });
+    return queuesLive(lines, await store.agents.listForAccount(accountId, {}, { beforeId: null, limit: 500 }), (sid) => names.get(sid) ?? sid);
   };
-  const queuesPage = (req: FastifyRequest, reply: FastifyReply, forms: { queue?: FormRender; agent?: FormRender } = {}, status = 200) => {
+  const queuesPage = async (req: FastifyRequest, reply: FastifyReply, forms: { queue?: FormRender; agent?: FormRender } = {}, status = 200) => {
     const v = viewerOf(req);
     const seats = store.trunks.listForAccount(v.account.id).filter((t) => t.status !== 'revoked');
-    const queues = store.queues.listForAccount(v.account.id, { beforeId: null, limit: 200 });
-    return sendPage(reply, queuesView(v, live(v.account.id), { queue: forms.queue ?? new FormRender({}), agent: forms.agent ?? new FormRender({}) }, seats, queues, queryOf(req).done), status);
+    const queues = await store.queues.listForAccount(v.account.id, { beforeId: null, limit: 200 });
+    return sendPage(reply, queuesView(v, await live(v.account.id), { queue: forms.queue ?? new FormRender({}), agent: forms.agent ?? new FormRender({}) }, seats, queues, queryOf(req).done), status);
   };
 
   app.get('/queues', async (req, reply) => queuesPage(req, reply));
-  app.get('/queues/live', async (req, reply) => sendPage(reply, live(viewerOf(req).account.id)));
+  app.get('/queues/live', async (req, reply) => sendPage(reply, await live(viewerOf(req).account.id)));
 
   app.post('/queues', async (req, reply) => {
     const v = viewerOf(req);
@@ -59,7 +61,7 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
     const problem = nameFault(form.friendly_name ?? '', NAME_LIMITS.queue, 'Enter a name');
     if (problem) return queuesPage(req, reply, { queue: new FormRender(form, { friendly_name: [problem] }) }, 422);
     try {
-      store.queues.create(v.account.id, newSid('QU'), { ...DEFAULT_QUEUE_SETTINGS, friendlyName: name });
+      await store.queues.create(v.account.id, newSid('QU'), { ...DEFAULT_QUEUE_SETTINGS, friendlyName: name });
     } catch (err) {
       if (!(err instanceof QueueNameTakenError)) throw err;
       return queuesPage(req, reply, { queue: new FormRender(form, { friendly_name: [`A queue named ${name} already exists.`] }) }, 409);
@@ -74,67 +76,67 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
     if (!v.account.trunking) return queuesPage(req, reply, { agent: new FormRender(form, { trunk_id: [trunkingOff.message] }) }, 403);
     const name = trimName(form.friendly_name ?? '');
     const seat = /^\d{1,15}$/.test(form.trunk_id ?? '') ? store.trunks.getForAccount(v.account.id, Number(form.trunk_id)) : undefined;
-    const queue = form.queue ? store.queues.find(v.account.id, form.queue) : undefined;
+    const queue = form.queue ? await store.queues.find(v.account.id, form.queue) : undefined;
     const errors: Record<string, string[]> = {};
     const problem = nameFault(form.friendly_name ?? '', NAME_LIMITS.agent, 'Enter a name');
     if (problem) errors.friendly_name = [problem];
     if (!seat || seat.status === 'revoked') errors.trunk_id = ['Choose a seat: a trunk of this account that is not revoked.'];
     if (form.queue && !queue) errors.queue = ['Choose a queue from the list.'];
     if (Object.keys(errors).length > 0) return queuesPage(req, reply, { agent: new FormRender(form, errors) }, 422);
-    const agent = store.agents.create(v.account.id, newSid('AG'), { friendlyName: name, trunkId: seat!.id, queueIds: queue ? [queue.id] : [], status: 'offline', breakReason: null });
+    const agent = await store.agents.create(v.account.id, newSid('AG'), { friendlyName: name, trunkId: seat!.id, queueIds: queue ? [queue.id] : [], status: 'offline', breakReason: null });
     return reply.redirect(`/dashboard/agents/${agent.sid}?done=agent-created`, 303);
   });
 
-  function load(req: AgentRequest, reply: FastifyReply): Agent | undefined {
-    const a = /^AG[0-9a-f]{32}$/.test(req.params.sid) ? store.agents.getForAccount(viewerOf(req).account.id, req.params.sid) : undefined;
+  async function load(req: AgentRequest, reply: FastifyReply): Promise<Agent | undefined> {
+    const a = /^AG[0-9a-f]{32}$/.test(req.params.sid) ? await store.agents.getForAccount(viewerOf(req).account.id, req.params.sid) : undefined;
     if (!a) void sendPage(reply, errorView(404, 'There is no such agent on this account.', viewerOf(req)), 404);
     return a;
   }
 
   /** The call the agent is offered, on, or wrapping up, as the agent needs to see it. */
-  function screenPop(a: Agent): ScreenPop | null {
+  async function screenPop(a: Agent): Promise<ScreenPop | null> {
     const call = a.currentCallSid ? store.calls.get(a.currentCallSid) : undefined;
     if (!call) return null;
     const timeline = store.calls.timeline(call.sid);
     const queued = timeline.find((e) => e.kind === 'queued');
     const bridged = timeline.find((e) => e.kind === 'queue-bridged');
-    const callback = store.scheduledCallbacks.forCall(call.sid);
+    const callback = await store.scheduledCallbacks.forCall(call.sid);
     return {
       callSid: call.sid, from: callback ? callback.to : call.from, queue: (queued?.detail.queue as string | undefined) ?? callback?.queueName ?? null,
       waitSeconds: (bridged?.detail.wait_seconds as number | undefined) ?? null, attributes: callback?.attributes ?? {},
     };
   }
-  const agentLivePart = (req: FastifyRequest, a: Agent, forms: { wrapUp?: FormRender; supervise?: FormRender } = {}) =>
-    agentLive(viewerOf(req), a, screenPop(a), a.activity === 'wrap-up' ? forms.wrapUp ?? new FormRender({}) : null, forms.supervise ?? null);
-  const agentPage = (req: FastifyRequest, reply: FastifyReply, a: Agent, forms: { wrapUp?: FormRender; supervise?: FormRender }, status: number) =>
-    sendPage(reply, agentView(viewerOf(req), a, store.trunks.getForAccount(a.accountId, a.trunkId), agentLivePart(req, a, forms), []), status);
+  const agentLivePart = async (req: FastifyRequest, a: Agent, forms: { wrapUp?: FormRender; supervise?: FormRender } = {}) =>
+    agentLive(viewerOf(req), a, await screenPop(a), a.activity === 'wrap-up' ? forms.wrapUp ?? new FormRender({}) : null, forms.supervise ?? null);
+  const agentPage = async (req: FastifyRequest, reply: FastifyReply, a: Agent, forms: { wrapUp?: FormRender; supervise?: FormRender }, status: number) =>
+    sendPage(reply, agentView(viewerOf(req), a, store.trunks.getForAccount(a.accountId, a.trunkId), await agentLivePart(req, a, forms), []), status);
 
   app.get<{ Params: { sid: string } }>('/agents/:sid', async (req, reply) => {
-    const a = load(req, reply);
+    const a = await load(req, reply);
     if (!a) return reply;
     const seat = store.trunks.getForAccount(a.accountId, a.trunkId);
     const ice = seat ? iceServersFor(seat, d.config.turn, d.config.sip.host, d.clock.now()) : [];
     void reply.header('content-security-policy', consoleCsp(seat ? connectionFor(seat, null, d.config.sip).wss_url : null));
-    return sendPage(reply, agentView(viewerOf(req), a, seat, agentLivePart(req, a), ice, queryOf(req).done));
+    return sendPage(reply, agentView(viewerOf(req), a, seat, await agentLivePart(req, a), ice, queryOf(req).done));
   });
   app.get<{ Params: { sid: string } }>('/agents/:sid/live', async (req, reply) => {
-    const a = load(req, reply);
-    return a ? sendPage(reply, agentLivePart(req, a)) : reply;
+    const a = await load(req, reply);
+    return a ? sendPage(reply, await agentLivePart(req, a)) : reply;
   });
 
   app.post<{ Params: { sid: string } }>('/agents/:sid/status', async (req, reply) => {
-    const a = load(req, reply);
+    const a = await load(req, reply);
     if (!a) return reply;
     const status = formOf(req).status as AgentStatus;
     if (!['available', 'break', 'offline'].includes(status)) return sendPage(reply, errorView(400, 'Choose available, break or offline.', viewerOf(req)), 400);
-    const queueIds = acd.router.queuesOf(a.id);
-    store.agents.update(a, { friendlyName: a.friendlyName, trunkId: a.trunkId, queueIds, status, breakReason: null });
-    acd.agentChanged(a.id, status);
+    const queueIds = await acd.router.queuesOf(a.id);
+    await store.agents.update(a, { friendlyName: a.friendlyName, trunkId: a.trunkId, queueIds, status, breakReason: null });
+    await acd.agentChanged(a.id, status);
     return reply.redirect(`/dashboard/agents/${a.sid}?done=agent-status`, 303);
   });
 
   app.post<{ Params: { sid: string } }>('/agents/:sid/disposition', async (req, reply) => {
-    const a = load(req, reply);
+    const a = await load(req, reply);
     if (!a) return reply;
     const form = formOf(req);
     const disposition = trimName(form.disposition ?? '');
@@ -147,13 +149,13 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
     if (notesProblem) errors.notes = [`The notes ${notesProblem}.`];
     if (!call) errors.disposition = [...(errors.disposition ?? []), 'This call is no longer on the agent: reload the page.'];
     if (Object.keys(errors).length > 0) return agentPage(req, reply, a, { wrapUp: new FormRender(form, errors) }, 422);
-    acd.dispose(a.accountId, call!, disposition, notes === '' ? null : notes);
+    await acd.dispose(a.accountId, call!, disposition, notes === '' ? null : notes);
     return reply.redirect(`/dashboard/agents/${a.sid}?done=disposition-saved`, 303);
   });
 
   // The supervisor's own phone is called into the agent's call, as POST /v1/agents/{sid}/monitor does.
   app.post<{ Params: { sid: string } }>('/agents/:sid/monitor', async (req, reply) => {
-    const a = load(req, reply);
+    const a = await load(req, reply);
     if (!a) return reply;
     const form = formOf(req);
     const mode = form.mode as MonitorMode;
@@ -173,7 +175,7 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
 
   // The softphone's credentials: a POST (CSRF-checked, never cached), so no link or prefetch can read them.
   app.post<{ Params: { sid: string } }>('/agents/:sid/seat', async (req, reply) => {
-    const a = load(req, reply);
+    const a = await load(req, reply);
     if (!a) return reply;
     if (!viewerOf(req).account.trunking) return reply.status(403).type('application/json').send({ error: trunkingOff.message });
     const seat = store.trunks.getForAccount(a.accountId, a.trunkId);
