@@ -90,21 +90,23 @@ export class OrgSettingsRepo {
     }))!;
   }
 
+  // The list changes are async even where the input check alone refuses: a bad entry rejects, never throws.
+
   /** `ips`: which IP literals may be listed; the input surfaces pass the public-only rule (docs/security.md). */
-  allowHost(accountId: number, host: string, ips: IpLiterals = 'any'): Promise<OrgSettings> {
+  async allowHost(accountId: number, host: string, ips: IpLiterals = 'any'): Promise<OrgSettings> {
     return this.#add(accountId, 'webhook_hosts', normalizeAllowedHost(host, ips));
   }
 
-  removeHost(accountId: number, host: string): Promise<OrgSettings> {
+  async removeHost(accountId: number, host: string): Promise<OrgSettings> {
     // Not held to the host name rule: an entry listed before the rule existed can still be removed.
     return this.#remove(accountId, 'webhook_hosts', canonicalHost(host), 'webhook host allow-list');
   }
 
-  allowIp(accountId: number, cidr: string): Promise<OrgSettings> {
+  async allowIp(accountId: number, cidr: string): Promise<OrgSettings> {
     return this.#add(accountId, 'injection_ips', normalizeCidr(cidr));
   }
 
-  removeIp(accountId: number, cidr: string): Promise<OrgSettings> {
+  async removeIp(accountId: number, cidr: string): Promise<OrgSettings> {
     return this.#remove(accountId, 'injection_ips', normalizeCidr(cidr), 'lead-injection IP allow-list');
   }
 

@@ -47,8 +47,8 @@ t.test('accounts and keys through the operator CLI', async (t) => {
 
   const store = openStore(dir, systemClock());
   t.teardown(() => store.close());
-  t.equal(store.apiKeys.authenticate(k1.key), undefined, 'revoked key no longer authenticates');
-  t.equal(store.apiKeys.authenticate(k2.key)?.accountId, 1, 'the other key still does');
+  t.equal(await store.apiKeys.authenticate(k1.key), undefined, 'revoked key no longer authenticates');
+  t.equal((await store.apiKeys.authenticate(k2.key))?.accountId, 1, 'the other key still does');
   const files = readdirSync(dir).map((f) => readFileSync(path.join(dir, f)));
   t.notOk(files.some((b) => b.includes(Buffer.from(k2.key))), 'keys are not stored in clear');
 });

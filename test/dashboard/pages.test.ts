@@ -34,5 +34,5 @@ t.test('API keys have names: required in the dashboard, optional in the CLI', as
   const made = await c.submit('/dashboard/keys', '/dashboard/keys', { name: 'billing server' });
   t.equal(made.status, 201);
   t.match(made.text, /<td>billing server<\/td><td><code>sk_live_/);
-  t.same(h.store.apiKeys.listForAccount(a.id).map((k) => k.name).filter(Boolean), ['billing server']);
+  t.same((await h.store.apiKeys.listForAccount(a.id)).map((k) => k.name).filter(Boolean), ['billing server']);
 });

@@ -9,7 +9,7 @@ import { DEFAULT_NUMBER_SETTINGS } from '../../src/numbers/settings.js';
 import { DashboardClient, PASSWORD, accountWithUser } from './client.js';
 
 /** Account B's number, call, recording, trunk and key, created straight in the store. */
-function foreignResources(h: Harness, accountId: number) {
+async function foreignResources(h: Harness, accountId: number) {
   const number = h.store.numbers.add('+15550009999', accountId, DEFAULT_NUMBER_SETTINGS);
   const sid = 'CA' + 'b'.repeat(32);
   h.store.calls.create({ sid, accountId, direction: 'inbound', from: '+15557770001', to: number.e164, status: 'completed', numberId: number.id });
@@ -18,8 +18,8 @@ function foreignResources(h: Harness, accountId: number) {
   const file = path.join(dir, 'REb.wav');
   writeFileSync(file, encodeWav({ sampleRate: 8000, channels: [new Float32Array(800)] }));
   const rec = h.store.recordings.create({ sid: 'RE' + 'b'.repeat(32), accountId, callSid: sid, source: 'call', tracks: 'both', channels: 1, file, callbackUrl: null });
-  const trunk = h.app.trunks.create(h.store.accounts.get(accountId)!, 'wss', {});
-  const keyId = h.store.apiKeys.listForAccount(accountId)[0]!.id;
+  const trunk = h.app.trunks.create((await h.store.accounts.get(accountId))!, 'wss', {});
+  const keyId = (await h.store.apiKeys.listForAccount(accountId))[0]!.id;
   return { number, callSid: sid, recSid: rec.sid, trunkId: trunk.id, keyId };
 }
 
@@ -27,7 +27,7 @@ t.test('another account\'s numbers, calls, recordings, trunks and keys are unrea
   const h = await startHarness(t);
   await accountWithUser(h, 'a@example.com');
   const b = await accountWithUser(h, 'b@example.com');
-  const foreign = foreignResources(h, b.id);
+  const foreign = await foreignResources(h, b.id);
   const c = new DashboardClient(h.url);
   t.equal((await c.signIn('a@example.com', PASSWORD)).status, 303);
   const csrf = DashboardClient.csrfOf(await c.get('/dashboard/numbers'));
@@ -63,7 +63,7 @@ t.test('forms without a valid CSRF token are refused', async (t) => {
   t.equal(c.cookies.has('rb_session'), false);
   await c.signIn('a@example.com', PASSWORD);
   t.ok(c.cookies.has('rb_session'), 'signed in with the token');
-  const before = h.store.apiKeys.listForAccount(a.id).length;
+  const before = (await h.store.apiKeys.listForAccount(a.id)).length;
   for (const [p, form] of [
     ['/dashboard/keys', {}],
     ['/dashboard/numbers/%2B15550001000', { webhook_url: 'https://x.example/' }],
@@ -78,7 +78,7 @@ t.test('forms without a valid CSRF token are refused', async (t) => {
     t.match(missing.text, /did not come from this site/);
     t.equal((await c.post(p, { ...form, _csrf: 'x'.repeat(32) })).status, 403, `${p} with a wrong token`);
   }
-  t.equal(h.store.apiKeys.listForAccount(a.id).length, before, 'no key created');
+  t.equal((await h.store.apiKeys.listForAccount(a.id)).length, before, 'no key created');
   t.equal(h.store.numbers.getByE164('+15550001000')!.settings.webhook_url, null, 'no setting changed');
   t.equal((await c.get('/dashboard/numbers')).status, 200, 'still signed in (logout was refused too)');
   const other = new DashboardClient(h.url);
@@ -102,11 +102,11 @@ t.test('session cookies: HttpOnly, SameSite=Lax, path /dashboard; not Secure ove
   t.match(cookie, /Path=\/dashboard/);
   t.notMatch(cookie, /Secure/i, 'plain HTTP development server');
   const token = cookie.split(';')[0]!.split('=')[1]!;
-  const stored = h.store.db.prepare('SELECT token_hash FROM user_sessions').all() as Array<{ token_hash: string }>;
+  const stored = await h.store.sql.all<{ token_hash: string }>('SELECT token_hash FROM user_sessions');
   t.equal(stored.length, 1);
   t.not(stored[0]!.token_hash, token, 'the session is stored hashed');
   t.equal((await c.submit('/dashboard/numbers', '/dashboard/logout')).status, 303);
-  t.equal((h.store.db.prepare('SELECT count(*) AS n FROM user_sessions').get() as { n: number }).n, 0, 'logout deletes the session');
+  t.equal((await h.store.sql.one<{ n: number }>('SELECT count(*) AS n FROM user_sessions'))!.n, 0, 'logout deletes the session');
   const again = new DashboardClient(h.url);
   again.cookies.set('rb_session', token);
   t.equal((await again.get('/dashboard/numbers')).status, 303, 'the old cookie no longer works');
@@ -156,7 +156,7 @@ t.test('user-provided text is escaped on every page it appears', async (t) => {
   const a = await accountWithUser(h, 'a@example.com');
   const evil = '"><script>alert(1)</script>';
   h.store.numbers.add('+15550001000', a.id, { ...DEFAULT_NUMBER_SETTINGS, client_ref: evil, webhook_url: `https://x.example/?q=${evil}` });
-  h.app.trunks.create(h.store.accounts.get(a.id)!, 'wss', { label: evil });
+  h.app.trunks.create((await h.store.accounts.get(a.id))!, 'wss', { label: evil });
   const c = new DashboardClient(h.url);
   await c.signIn('a@example.com', PASSWORD);
   for (const p of ['/dashboard/numbers', '/dashboard/numbers/%2B15550001000', '/dashboard/trunks', '/dashboard/trunks/1']) {

@@ -103,7 +103,7 @@ t.test('one-time set-password link: works once, expires after 24 hours', async (
   const h = await startHarness(t, { clock });
   const account = await h.account();
   const users = new UserService(h.store.users, clock);
-  const { setPasswordToken } = users.create(account.id, 'new@example.com');
+  const { setPasswordToken } = await users.create(account.id, 'new@example.com');
   const c = new DashboardClient(h.url);
   const link = `/dashboard/set-password?token=${setPasswordToken}`;
   t.equal((await c.get(link)).status, 200);
@@ -118,10 +118,10 @@ t.test('one-time set-password link: works once, expires after 24 hours', async (
   t.equal((await c.get(link)).status, 410, 'used once');
   t.equal((await c.signIn('new@example.com', PASSWORD)).status, 303);
 
-  const later = users.issueSetPasswordToken(h.store.users.getByEmail('new@example.com')!.id);
+  const later = await users.issueSetPasswordToken((await h.store.users.getByEmail('new@example.com'))!.id);
   await clock.advance(24 * 3600_000 + 1);
   t.equal((await c.get(`/dashboard/set-password?token=${later}`)).status, 410, 'expired after 24 hours');
-  const stored = h.store.db.prepare('SELECT token_hash FROM user_tokens').all() as Array<{ token_hash: string }>;
+  const stored = await h.store.sql.all<{ token_hash: string }>('SELECT token_hash FROM user_tokens');
   t.notOk(stored.some((r) => r.token_hash === later), 'tokens stored hashed');
 });
 

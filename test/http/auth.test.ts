@@ -27,8 +27,8 @@ t.test('API key authentication', async (t) => {
   const lower = await h.request('GET', '/api/partner/trunks', { key: null, headers: { authorization: `bearer ${a.key}` } });
   t.equal(lower.status, 200, 'the scheme is case-insensitive');
 
-  const keyId = h.store.apiKeys.listForAccount(a.id)[0]!.id;
-  t.ok(h.store.apiKeys.revoke(keyId));
+  const keyId = (await h.store.apiKeys.listForAccount(a.id))[0]!.id;
+  t.ok(await h.store.apiKeys.revoke(keyId));
   const revoked = await h.request('GET', '/api/partner/trunks', { key: a.key });
   t.equal(revoked.status, 401);
   t.same(revoked.body, { error: 'The API key is invalid or expired.' });
@@ -43,7 +43,7 @@ t.test('trunk endpoints need trunk access', async (t) => {
     t.equal(res.status, 403, `${method} ${path}`);
     t.match(res.body.error, /Trunk access is not enabled/);
   }
-  h.store.accounts.update(off.id, { trunking: true });
+  await h.store.accounts.update(off.id, { trunking: true });
   t.equal((await h.request('GET', '/api/partner/trunks', { key: off.key })).status, 200, 'enabled later, allowed at once');
 });
 

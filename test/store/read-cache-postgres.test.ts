@@ -1,7 +1,7 @@
 // Read caches across PostgreSQL nodes: two PostgresDb instances on one database stand for two control planes.
 // A key revoked on one is refused by the other within a second (LISTEN/NOTIFY); while a node's listening
 // connection is down its reads go to the database, and it listens again by itself.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { once } from 'node:events';
 import { FakeClock } from '../../src/clock.js';
 import { AccountRepo } from '../../src/store/accounts.js';
@@ -12,7 +12,7 @@ import { freshDatabase } from '../helpers/backends.js';
 import { CACHED_TABLES } from '../helpers/caches.js';
 import { bounded, until } from '../helpers/waits.js';
 
-async function twoNodes(t: Parameters<Parameters<typeof t.test>[1]>[0], retryMs = 100) {
+async function twoNodes(t: Test, retryMs = 100) {
   const first = await freshDatabase(t, 'postgres');
   if (!first) return null;
   const url = (first as PostgresDb).pool.options.connectionString!;

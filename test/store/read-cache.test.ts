@@ -28,36 +28,36 @@ function trunkOf(store: Store, accountId: number) {
 
 t.test('a key revoked by another process stops authenticating on the next turn', async (t) => {
   const [server, cli] = twoProcesses(t);
-  const account = server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
-  const { key, summary } = server.apiKeys.create(account.id);
-  t.equal(server.apiKeys.authenticate(key)?.id, summary.id);
-  t.ok(cli.apiKeys.revoke(summary.id));
+  const account = await server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
+  const { key, summary } = await server.apiKeys.create(account.id);
+  t.equal((await server.apiKeys.authenticate(key))?.id, summary.id);
+  t.ok(await cli.apiKeys.revoke(summary.id));
   await nextTurn();
-  t.equal(server.apiKeys.authenticate(key), undefined);
+  t.equal(await server.apiKeys.authenticate(key), undefined);
 });
 
 t.test('a key revoked in this process stops at once', async (t) => {
   const [server] = twoProcesses(t);
-  const account = server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
-  const { key, summary } = server.apiKeys.create(account.id);
-  t.ok(server.apiKeys.authenticate(key));
-  server.apiKeys.revoke(summary.id);
-  t.equal(server.apiKeys.authenticate(key), undefined);
+  const account = await server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
+  const { key, summary } = await server.apiKeys.create(account.id);
+  t.ok(await server.apiKeys.authenticate(key));
+  t.ok(await server.apiKeys.revoke(summary.id));
+  t.equal(await server.apiKeys.authenticate(key), undefined);
 });
 
 t.test('authenticating is one write a minute at most, not one per request', async (t) => {
   const [server] = twoProcesses(t);
-  const account = server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
-  const { key } = server.apiKeys.create(account.id);
+  const account = await server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
+  const { key } = await server.apiKeys.create(account.id);
   const changes = () => server.db.prepare('SELECT total_changes() AS n').get() as { n: number };
   const before = changes().n;
-  for (let i = 0; i < 100; i++) t.ok(server.apiKeys.authenticate(key));
+  for (let i = 0; i < 100; i++) t.ok(await server.apiKeys.authenticate(key));
   t.equal(changes().n - before, 1, 'last_used_at written once');
 });
 
 t.test('trunk and account changes are seen by the next read, from either process', async (t) => {
   const [server, cli] = twoProcesses(t);
-  const account = server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
+  const account = await server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
   const trunk = trunkOf(server, account.id);
   t.same(server.trunks.listForAccount(account.id).map((x) => x.label), ['PBX']);
   t.equal(server.trunks.getForAccount(account.id, trunk.id)?.status, 'pending');
@@ -67,16 +67,16 @@ t.test('trunk and account changes are seen by the next read, from either process
   t.same(server.trunks.listForAccount(account.id).map((x) => x.label), ['Front desk']);
 
   cli.trunks.transition(trunk.id, ['pending'], 'active');
-  cli.accounts.update(account.id, { trunking: false });
+  await cli.accounts.update(account.id, { trunking: false });
   await nextTurn();
   t.equal(server.trunks.getByEndpointName(trunk.endpoint_name)?.status, 'active', 'other process: next turn');
-  t.equal(server.accounts.get(account.id)?.trunking, false);
+  t.equal((await server.accounts.get(account.id))?.trunking, false);
   t.equal(server.trunks.getForAccount(account.id + 1, trunk.id), undefined, 'another account never sees it');
 });
 
 t.test('a read inside a rolled-back transaction is not remembered', async (t) => {
   const [server] = twoProcesses(t);
-  const account = server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
+  const account = await server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
   const trunk = trunkOf(server, account.id);
   t.throws(() => server.db.transaction(() => {
     server.trunks.updateSettings(trunk.id, { label: 'never' });
@@ -88,7 +88,7 @@ t.test('a read inside a rolled-back transaction is not remembered', async (t) =>
 
 t.test('shared values are frozen, so no caller can change another caller\'s copy', async (t) => {
   const [server] = twoProcesses(t);
-  const account = server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
+  const account = await server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
   trunkOf(server, account.id);
   const [trunk] = server.trunks.listForAccount(account.id);
   t.throws(() => { (trunk as { label: string | null }).label = 'x'; }, TypeError);

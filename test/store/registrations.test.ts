@@ -12,19 +12,19 @@ t.test('a re-REGISTER refreshes its binding; listing is newest expiry first and 
   const store = openStore(tempDir(t), clock);
   t.teardown(() => store.close());
   const now = clock.now();
-  store.registrations.upsert(binding('sip:a@10.0.0.1', now + 60_000));
-  store.registrations.upsert(binding('sip:b@10.0.0.2', now + 120_000));
-  store.registrations.upsert({ ...binding('sip:a@10.0.0.1', now + 180_000), proxy: 'sip:127.0.0.1:5080;transport=tcp', transport: 'tcp' });
-  t.same(store.registrations.listLive('tr_alpha', now), [
+  await store.registrations.upsert(binding('sip:a@10.0.0.1', now + 60_000));
+  await store.registrations.upsert(binding('sip:b@10.0.0.2', now + 120_000));
+  await store.registrations.upsert({ ...binding('sip:a@10.0.0.1', now + 180_000), proxy: 'sip:127.0.0.1:5080;transport=tcp', transport: 'tcp' });
+  t.same(await store.registrations.listLive('tr_alpha', now), [
     { ...binding('sip:a@10.0.0.1', now + 180_000), proxy: 'sip:127.0.0.1:5080;transport=tcp', transport: 'tcp' },
     binding('sip:b@10.0.0.2', now + 120_000),
   ], 'refreshed in place, not duplicated');
-  t.same(store.registrations.listLive('tr_other', now), [], 'per endpoint');
+  t.same(await store.registrations.listLive('tr_other', now), [], 'per endpoint');
 
-  t.same(store.registrations.listLive('tr_alpha', now + 120_000).map((r) => r.contact), ['sip:a@10.0.0.1'], 'gone at its expiry');
-  t.equal(store.registrations.pruneExpired(now + 120_000), 1, 'the expired row is pruned');
-  t.equal(store.registrations.pruneExpired(now + 120_000), 0);
-  t.equal((store.db.prepare('SELECT count(*) AS n FROM sip_registrations').get() as { n: number }).n, 1, 'the live row stays');
+  t.same((await store.registrations.listLive('tr_alpha', now + 120_000)).map((r) => r.contact), ['sip:a@10.0.0.1'], 'gone at its expiry');
+  t.equal(await store.registrations.pruneExpired(now + 120_000), 1, 'the expired row is pruned');
+  t.equal(await store.registrations.pruneExpired(now + 120_000), 0);
+  t.equal((await store.sql.one<{ n: number }>('SELECT count(*) AS n FROM sip_registrations'))!.n, 1, 'the live row stays');
 });
 
 t.test('remove drops one contact, removeAll every contact of one endpoint', async (t) => {
@@ -32,30 +32,30 @@ t.test('remove drops one contact, removeAll every contact of one endpoint', asyn
   const store = openStore(tempDir(t), clock);
   t.teardown(() => store.close());
   const later = clock.now() + 60_000;
-  store.registrations.upsert(binding('sip:a@10.0.0.1', later));
-  store.registrations.upsert(binding('sip:b@10.0.0.2', later));
-  store.registrations.upsert(binding('sip:c@10.0.0.3', later));
-  store.registrations.upsert({ ...binding('sip:x@10.0.0.9', later), endpointName: 'tr_beta' });
-  t.equal(store.registrations.remove('tr_alpha', 'sip:b@10.0.0.2'), true);
-  t.equal(store.registrations.remove('tr_alpha', 'sip:b@10.0.0.2'), false, 'already gone');
-  t.same(store.registrations.listLive('tr_alpha', clock.now()).map((r) => r.contact).sort(), ['sip:a@10.0.0.1', 'sip:c@10.0.0.3']);
-  t.equal(store.registrations.removeAll('tr_alpha'), 2);
-  t.same(store.registrations.listLive('tr_alpha', clock.now()), []);
-  t.equal(store.registrations.listLive('tr_beta', clock.now()).length, 1, 'other endpoints untouched');
+  await store.registrations.upsert(binding('sip:a@10.0.0.1', later));
+  await store.registrations.upsert(binding('sip:b@10.0.0.2', later));
+  await store.registrations.upsert(binding('sip:c@10.0.0.3', later));
+  await store.registrations.upsert({ ...binding('sip:x@10.0.0.9', later), endpointName: 'tr_beta' });
+  t.equal(await store.registrations.remove('tr_alpha', 'sip:b@10.0.0.2'), true);
+  t.equal(await store.registrations.remove('tr_alpha', 'sip:b@10.0.0.2'), false, 'already gone');
+  t.same((await store.registrations.listLive('tr_alpha', clock.now())).map((r) => r.contact).sort(), ['sip:a@10.0.0.1', 'sip:c@10.0.0.3']);
+  t.equal(await store.registrations.removeAll('tr_alpha'), 2);
+  t.same(await store.registrations.listLive('tr_alpha', clock.now()), []);
+  t.equal((await store.registrations.listLive('tr_beta', clock.now())).length, 1, 'other endpoints untouched');
 });
 
 t.test('registrations survive closing and reopening the database; first registration time is kept', async (t) => {
   const clock = new FakeClock();
   const dir = tempDir(t);
   const first = openStore(dir, clock);
-  first.registrations.upsert(binding('sip:a@10.0.0.1', clock.now() + 3_600_000));
+  await first.registrations.upsert(binding('sip:a@10.0.0.1', clock.now() + 3_600_000));
   await clock.advance(1_000);
-  first.registrations.upsert(binding('sip:a@10.0.0.1', clock.now() + 3_600_000));
+  await first.registrations.upsert(binding('sip:a@10.0.0.1', clock.now() + 3_600_000));
   first.close();
 
   const again = openStore(dir, clock);
   t.teardown(() => again.close());
-  t.same(again.registrations.listLive('tr_alpha', clock.now()), [binding('sip:a@10.0.0.1', clock.now() + 3_600_000)]);
-  const row = again.db.prepare('SELECT created_at, updated_at FROM sip_registrations').get() as { created_at: string; updated_at: string };
+  t.same(await again.registrations.listLive('tr_alpha', clock.now()), [binding('sip:a@10.0.0.1', clock.now() + 3_600_000)]);
+  const row = (await again.sql.one<{ created_at: string; updated_at: string }>('SELECT created_at, updated_at FROM sip_registrations'))!;
   t.ok(row.created_at < row.updated_at, 'created_at is the first REGISTER, updated_at the refresh');
 });
