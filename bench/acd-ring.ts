@@ -59,8 +59,8 @@ let originateAt = 0;
 let ringAt = 0;
 const router = app.callServices.acd.router;
 const reserve = router.reserveNext.bind(router);
-router.reserveNext = (...args) => {
-  const offer = reserve(...args);
+router.reserveNext = async (...args) => {
+  const offer = await reserve(...args);
   if (offer) reservedAt = performance.now();
   return offer;
 };
@@ -100,7 +100,7 @@ try {
     acd.push(await oneCall(`${ACD_CALLER}${String(1000 + i)}`));
     dial.push(await oneCall(`${DIAL_CALLER}${String(1000 + i)}`));
     // The agent is free again (wrap-up 0) before the next caller enters the queue.
-    while ((store.agents.getForAccount(account.id, agent.sid as string)?.activity ?? 'idle') !== 'idle') await new Promise((r) => setTimeout(r, 10));
+    while (((await store.agents.getForAccount(account.id, agent.sid as string))?.activity ?? 'idle') !== 'idle') await new Promise((r) => setTimeout(r, 10));
   }
   const r = (x: number) => Math.round(x * 10) / 10;
   console.log(`offer-to-ring over ${CALLS} calls: p50 ${r(pct(acd, 50))} ms, p95 ${r(pct(acd, 95))} ms; <Dial><Client> originate-to-ring p50 ${r(pct(dial, 50))} ms, p95 ${r(pct(dial, 95))} ms`);

@@ -1,5 +1,5 @@
 // ACD routing decision latency: one queue served by AGENTS agents with WAITING callers in line; each decision
-// reserves the first caller for the longest-idle agent whose seat can ring (one SQLite transaction, src/acd/routing.ts),
+// reserves the first caller for the longest-idle agent whose seat can ring (one transaction, src/acd/routing.ts; here SQLite),
 // then the call is answered, ends and is wrapped up so the agent is free again and the line keeps its length.
 // Baseline in the same run: the decision's own first read alone (the first caller in line, one indexed SELECT).
 // Run: npx tsx bench/acd.ts [agents=1000] [waiting=10000] [decisions=3000]
@@ -21,33 +21,31 @@ const clock = systemClock();
 const store = openStore(dir, clock);
 const account = await store.accounts.create({ name: 'bench', trunking: true, trunkCapacity: 10 });
 const trunk = store.trunks.create({ accountId: account.id, capacity: 10, endpointName: 'tk-bench', sipPasswordSealed: 'x', transport: 'wss', settings: TRUNK_SETTING_DEFAULTS });
-const queue = store.queues.create(account.id, 'QUbench', { friendlyName: 'support', maxWaitSeconds: 600, ringTimeoutSeconds: 20, wrapUpSeconds: 30, maxNoAnswer: 3, waitUrl: null });
-store.db.transaction(() => {
-  for (let i = 0; i < AGENTS; i++) store.agents.create(account.id, `AG${i}`, { friendlyName: `agent ${i}`, trunkId: trunk.id, queueIds: [queue.id], status: 'available', breakReason: null });
-})();
-const router = new AcdRouter(store.db, clock);
+const queue = await store.queues.create(account.id, 'QUbench', { friendlyName: 'support', maxWaitSeconds: 600, ringTimeoutSeconds: 20, wrapUpSeconds: 30, maxNoAnswer: 3, waitUrl: null });
+for (let i = 0; i < AGENTS; i++) await store.agents.create(account.id, `AG${i}`, { friendlyName: `agent ${i}`, trunkId: trunk.id, queueIds: [queue.id], status: 'available', breakReason: null });
+const router = new AcdRouter(store.sql, clock);
 let next = 0;
-store.db.transaction(() => { for (; next < WAITING; next++) router.enqueue(`CA${next}`, queue.id); })();
+for (; next < WAITING; next++) await router.enqueue(`CA${next}`, queue.id);
 // A tenth of the seats are not registered: the decision passes over them.
 const seatUp = (a: { id: number }) => a.id % 10 !== 0;
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
-const firstInLine = store.db.prepare('SELECT call_sid FROM acd_members WHERE queue_id = ? AND offered_to IS NULL ORDER BY enqueued_at, rowid LIMIT 1');
+const firstInLine = () => store.sql.one('SELECT call_sid FROM acd_members WHERE queue_id = ? AND offered_to IS NULL ORDER BY enqueued_at, id LIMIT 1', [queue.id]);
 const baseline: number[] = [];
 const decisions: number[] = [];
 for (let i = 0; i < DECISIONS; i++) {
   let t0 = performance.now();
-  firstInLine.get(queue.id);
+  await firstInLine();
   baseline.push(performance.now() - t0);
   t0 = performance.now();
-  const offer = router.reserveNext(queue.id, seatUp);
+  const offer = await router.reserveNext(queue.id, seatUp);
   decisions.push(performance.now() - t0);
   if (!offer) throw new Error('no offer: the bench ran out of callers or agents');
-  router.ringing(offer);
-  router.answered(offer);
-  router.callEnded(offer.agentId, offer.callSid);
-  router.wrapUpDone(offer.agentId);
-  router.enqueue(`CA${next++}`, queue.id);
+  await router.ringing(offer);
+  await router.answered(offer);
+  await router.callEnded(offer.agentId, offer.callSid);
+  await router.wrapUpDone(offer.agentId);
+  await router.enqueue(`CA${next++}`, queue.id);
 }
 const ms = (x: number) => Math.round(x * 1000) / 1000;
 console.log(`${AGENTS} agents, ${WAITING} callers waiting, ${DECISIONS} decisions: p50 ${ms(pct(decisions, 50))} ms, p99 ${ms(pct(decisions, 99))} ms `
