@@ -15,7 +15,7 @@ t.test('callbacks in flight when the server is killed are delivered after the re
   const hooks = await startWebhookApp(t);
   hooks.on('/cb', 'hang');
   const store = openStore(dataDir, systemClock());
-  const account = store.accounts.create({ name: 'durable', trunking: false, trunkCapacity: 1 });
+  const account = await store.accounts.create({ name: 'durable', trunking: false, trunkCapacity: 1 });
   const queue = new CallbackStore(store.db, systemClock());
   const sids: string[] = [];
   for (let i = 0; i < STREAMS; i++) {

@@ -33,7 +33,7 @@ t.test('a callback is a signed form POST', async (t) => {
   const sid = outbox.enqueue({ accountId, stream: 'CF1', url: `${hooks.url}/cb`, method: 'POST', fields: { StatusCallbackEvent: 'conference-start', SequenceNumber: '1' } });
   const req = await hooks.waitFor('/cb');
   t.same(Object.fromEntries(req.form), { StatusCallbackEvent: 'conference-start', SequenceNumber: '1' });
-  t.same(verify(h.app.signingSecrets.get(accountId), req.body, req.headers['x-service-signature'], Math.floor(Date.now() / 1000)), { ok: true }, 'signed with the account secret');
+  t.same(verify(await h.app.signingSecrets.get(accountId), req.body, req.headers['x-service-signature'], Math.floor(Date.now() / 1000)), { ok: true }, 'signed with the account secret');
   await until('recorded as delivered', 2_000, () => status(sid)?.status === 'delivered');
   t.pass('delivered');
 });
@@ -46,7 +46,7 @@ t.test('a GET callback carries its fields in the query string, signed over it', 
   t.equal(req.method, 'GET');
   t.same(Object.fromEntries(req.query), { keep: '1', StatusCallbackEvent: 'participant-join', FriendlyName: 'a b&c' });
   const signed = new URLSearchParams({ StatusCallbackEvent: 'participant-join', FriendlyName: 'a b&c' }).toString();
-  t.ok(verify(h.app.signingSecrets.get(accountId), signed, req.headers['x-service-signature'], Math.floor(Date.now() / 1000)).ok, 'signature covers the fields');
+  t.ok(verify(await h.app.signingSecrets.get(accountId), signed, req.headers['x-service-signature'], Math.floor(Date.now() / 1000)).ok, 'signature covers the fields');
 });
 
 t.test('a slow receiver holds its stream: the next callback goes only after the earlier one is answered', async (t) => {

@@ -151,7 +151,7 @@ t.test('bad input: every refusal has its status, code and param; nothing is dial
 
 t.test('a participant add refused with 429 (calls per second) creates no conference; refusals come before anything is made', async (t) => {
   const s = await conferenceScene(t);
-  s.h.store.accounts.update(s.account.id, { cpsCap: 1 });
+  await s.h.store.accounts.update(s.account.id, { cpsCap: 1 });
   const engine = s.h.engine as unknown as SandboxEngine;
   const first = await s.call('POST', '/v1/conferences/One/participants', { form: { from: FROM, to: A } });
   t.equal(first.status, 201);

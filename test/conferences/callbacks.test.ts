@@ -28,7 +28,7 @@ t.test('join, mute, hold, leave, end: one callback each, in order, numbered and 
   t.match(got[3], { Muted: 'true', Hold: 'false', Coaching: 'false' });
   t.match(got[4], { Muted: 'true', Hold: 'true' });
   t.match(got[6], { Reason: 'conference-ended-via-api' });
-  const secret = s.h.app.signingSecrets.get(s.account.id);
+  const secret = await s.h.app.signingSecrets.get(s.account.id);
   t.ok(hooks.requests.filter((r) => r.path === '/conf').every((r) => verify(secret, r.body, r.headers['x-service-signature'], Math.floor(Date.now() / 1000)).ok), 'every one signed');
   t.equal((await s.call('POST', `/v1/conferences/Cb2/participants`, { form: { from: FROM, to: '+15557770003', status_callback: 'https://10.0.0.1/cb' } })).body.error.param, 'status_callback');
 });

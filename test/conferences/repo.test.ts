@@ -5,11 +5,11 @@ import type { NewConference } from '../../src/conferences/repo.js';
 import { tempDir } from '../helpers/harness.js';
 import { ConferenceService, EMPTY_CONFERENCE_WAIT_MS } from '../../src/conferences/service.js';
 
-function setup(t: Parameters<typeof tempDir>[0]) {
+async function setup(t: Parameters<typeof tempDir>[0]) {
   const clock = new FakeClock();
   const store = openStore(tempDir(t), clock);
   t.teardown(() => store.close());
-  const account = store.accounts.create({ name: 'a', trunking: false, trunkCapacity: 1 });
+  const account = await store.accounts.create({ name: 'a', trunking: false, trunkCapacity: 1 });
   let n = 0;
   const conf = (name: string, accountId = account.id): NewConference => ({
     sid: `CF${String(++n).padStart(32, '0')}`, accountId, friendlyName: name, record: false, maxParticipants: 250,
@@ -19,7 +19,7 @@ function setup(t: Parameters<typeof tempDir>[0]) {
 }
 
 t.test('a friendly name addresses one open conference; once it completes, the name starts a new one', async (t) => {
-  const { repo, conf, store } = setup(t);
+  const { repo, conf, store } = await setup(t);
   const first = repo.openOrCreate(conf('support'));
   t.equal(first.created, true);
   t.equal(first.conference.status, 'init');
@@ -27,7 +27,7 @@ t.test('a friendly name addresses one open conference; once it completes, the na
   const again = repo.openOrCreate(conf('support'));
   t.equal(again.created, false, 'joining the same name finds it');
   t.equal(again.conference.sid, first.conference.sid);
-  const other = store.accounts.create({ name: 'b', trunking: false, trunkCapacity: 1 });
+  const other = await store.accounts.create({ name: 'b', trunking: false, trunkCapacity: 1 });
   t.not(repo.openOrCreate(conf('support', other.id)).conference.sid, first.conference.sid, 'names are per account');
 
   t.equal(repo.markStarted(first.conference.sid), true);
@@ -41,7 +41,7 @@ t.test('a friendly name addresses one open conference; once it completes, the na
 });
 
 t.test('lists newest first with filters and a cursor', async (t) => {
-  const { repo, conf, account } = setup(t);
+  const { repo, conf, account } = await setup(t);
   const sids = ['a', 'b', 'c', 'd'].map((name) => repo.openOrCreate(conf(name)).conference);
   repo.markCompleted(sids[1]!.sid, 'api');
   t.same(repo.list(account.id, { beforeId: null, limit: 10 }).map((c) => c.friendlyName), ['d', 'c', 'b', 'a']);
@@ -52,7 +52,7 @@ t.test('lists newest first with filters and a cursor', async (t) => {
 });
 
 t.test('participants: forward-only status, counted only while in progress, flags updated', async (t) => {
-  const { repo, conf, account } = setup(t);
+  const { repo, conf, account } = await setup(t);
   const { conference } = repo.openOrCreate(conf('room'));
   const base = { conferenceSid: conference.sid, accountId: account.id, muted: false, startConferenceOnEnter: true, endConferenceOnExit: false, statusCallback: null };
   repo.addParticipant({ ...base, callSid: 'CA1' });
@@ -72,7 +72,7 @@ t.test('participants: forward-only status, counted only while in progress, flags
 });
 
 t.test('a conference nobody connects to or joins within its wait window ends by itself; one with a participant does not', async (t) => {
-  const { clock, store, account } = setup(t);
+  const { clock, store, account } = await setup(t);
   const sent: Array<Record<string, string>> = [];
   const service = new ConferenceService({ store, clock }, { enqueue: (c) => sent.push(c.fields) }, { file: '/dev/null' } as never);
   t.teardown(() => service.stop());

@@ -27,7 +27,7 @@ export interface ConferenceScene {
 export async function conferenceScene(t: { teardown(fn: () => unknown): void }, env: Record<string, string> = {}): Promise<ConferenceScene> {
   const h = await startHarness(t, { env: { RINGBASE_TLS_SELF_SIGNED: '1', RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', ...env } });
   const account = await h.account();
-  h.store.orgSettings.allowHost(account.id, '127.0.0.1');
+  await h.store.orgSettings.allowHost(account.id, '127.0.0.1');
   new NumberService(h.store.numbers, { allowLocalTargets: true }).add(FROM, account.id, {});
   const port = (h.app.http.server.address() as { port: number }).port;
   const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });

@@ -24,7 +24,7 @@ t.test('create with the secret shown once, test event, pause/resume, redeliver, 
   t.match(empty.text, /id="e-target_url">Enter the address that receives the events/);
   t.match(empty.text, /id="e-delivery_mode">Choose how the event is delivered\./);
 
-  h.store.orgSettings.allowHost(a.id, '127.0.0.1');
+  await h.store.orgSettings.allowHost(a.id, '127.0.0.1');
   const created = await c.submit(list, list, { event_type: 'hangup', target_url: `${receiver.url}/hook`, delivery_mode: 'async' });
   t.equal(created.status, 201);
   const secret = /id="new-secret"><code>(whsec_[^<]+)</.exec(created.text)?.[1];

@@ -53,8 +53,8 @@ t.test('every destructive action is a red button that asks first, in one form of
   const a = await accountWithUser(h, 'owner@example.com');
   new NumberService(h.store.numbers, { allowLocalTargets: false }).add(NUMBER, a.id, {});
   const trunk = (await h.request('POST', '/api/partner/trunks', { key: a.key, body: { transport: 'wss' } })).body as { id: number };
-  h.store.orgSettings.allowHost(a.id, 'hooks.example.com');
-  h.store.orgSettings.allowIp(a.id, '203.0.113.0/24');
+  await h.store.orgSettings.allowHost(a.id, 'hooks.example.com');
+  await h.store.orgSettings.allowIp(a.id, '203.0.113.0/24');
   const c = new DashboardClient(h.url);
   await c.signIn('owner@example.com', PASSWORD);
   await c.submit('/dashboard/keys', '/dashboard/keys', { name: 'billing server' });

@@ -26,7 +26,7 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
   t.test('outbound API call answered → markup runs → completed with duration and callbacks', async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
-    d.party(PARTY, { behavior: 'answer' });
+    await d.party(PARTY, { behavior: 'answer' });
     s.app.on('/outbound', xml('<Say>This is a reminder.</Say><Pause length="3"/><Hangup/>'));
     s.app.on('/cb', { body: '' });
     const res = await d.h.request('POST', '/api/calls', {
@@ -46,7 +46,7 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
     t.same(cbs.map((c) => c.form.get('CallbackEvent')).sort(), ['completed', 'in-progress', 'initiated', 'ringing']);
     const last = cbs.find((c) => c.form.get('CallbackEvent') === 'completed')!;
     t.equal(last.form.get('CallStatus'), 'completed');
-    t.ok(verify(d.h.app.signingSecrets.get(s.accountId), last.body, String(last.headers['x-service-signature']), Math.floor(Date.now() / 1000)).ok, 'signed');
+    t.ok(verify(await d.h.app.signingSecrets.get(s.accountId), last.body, String(last.headers['x-service-signature']), Math.floor(Date.now() / 1000)).ok, 'signed');
     const fetched = await d.h.request('GET', `/api/calls/${res.body.sid}`);
     t.equal(fetched.body.status, 'completed');
     t.equal(fetched.body.duration, done.duration);
@@ -56,7 +56,7 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
     t.test(`outbound API call to a party that ${behavior === 'fail' ? 'fails' : `is ${behavior}`}: ${status}, with its callback`, async (t) => {
       const d = await make(t);
       const s = await scene(t, d);
-      d.party(PARTY, { behavior });
+      await d.party(PARTY, { behavior });
       s.app.on('/cb', { body: '' });
       const res = await d.h.request('POST', '/api/calls', {
         body: { from: DID, to: PARTY, markup: '<Response><Say>never heard</Say></Response>', timeout: 10, status_callback: `${s.app.url}/cb` },
@@ -182,11 +182,11 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
       t.equal(refused.status, 201, 'starting is not a refused command in the sandbox');
       d.h.engine.faults.recordingCommand = null;
     }
-    d.h.store.accounts.update(s.accountId, { recordingControls: false });
+    await d.h.store.accounts.update(s.accountId, { recordingControls: false });
     const off = await d.h.request('POST', `/api/calls/${sid}/recordings`, { body: {} });
     t.equal(off.status, 503);
     t.equal(off.body.code, 'recording_controls_disabled');
-    d.h.store.accounts.update(s.accountId, { recordingControls: true });
+    await d.h.store.accounts.update(s.accountId, { recordingControls: true });
     call.hangup();
     await call.ended;
     await d.h.app.calls.settled();
@@ -198,7 +198,7 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
 
   const trunkScene = async (t: Test, d: EngineDriver, settings: Record<string, unknown>) => {
     const s = await scene(t, d);
-    d.party(PARTY, { behavior: 'answer', hangupAfterMs: 1000 });
+    await d.party(PARTY, { behavior: 'answer', hangupAfterMs: 1000 });
     return { s, trunk: await makeTrunk(d, settings) };
   };
   const childOf = (d: EngineDriver, sid: string) => d.h.store.db.prepare('SELECT * FROM calls WHERE parent_sid = ?').get(sid) as { from_addr: string; to_addr: string } | undefined;

@@ -30,7 +30,7 @@ export function conferenceSuite(t: Test, make: MakeDriver): void {
   t.test('a caller by markup and a participant by the API meet; ending through the API hangs up both; callbacks in order', async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
-    d.party(PARTY, { behavior: 'answer' });
+    await d.party(PARTY, { behavior: 'answer' });
     s.app.on('/voice', xml(`<Dial><Conference statusCallback="${s.app.url}/conf" statusCallbackEvent="start end join leave">Team</Conference></Dial>`));
     s.app.on('/conf', { status: 204, body: '' });
     const call = await d.inbound(CALLER, DID);
@@ -58,7 +58,7 @@ export function conferenceSuite(t: Test, make: MakeDriver): void {
   t.test('an end-on-exit caller leaving ends the conference and hangs up the others', async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
-    d.party(PARTY, { behavior: 'answer' });
+    await d.party(PARTY, { behavior: 'answer' });
     s.app.on('/voice', xml('<Dial><Conference endConferenceOnExit="true">Host</Conference></Dial>'));
     const call = await d.inbound(CALLER, DID, { hangupAfterMs: 4_000 * d.speed });
     const confSid = () => d.h.store.conferences.openByName(s.accountId, 'Host')?.sid;

@@ -36,7 +36,8 @@ export interface EngineDriver {
   inbound(from: string, to: string, plan?: CallerPlan): Promise<PlacedCall>;
   /** A call placed by a PBX over a provisioned trunk (authenticated with the trunk's credentials). */
   fromTrunk(trunk: { endpointName: string; password: string }, from: string, to: string, plan?: CallerPlan): Promise<PlacedCall>;
-  party(address: string, plan: PartyPlan): void;
+  /** Resolves once calls to `address` are routed to the party (its carrier route stored). */
+  party(address: string, plan: PartyPlan): Promise<void>;
   /** An agent's seat: registered with the trunk's credentials, answering the calls it is offered as planned. */
   agentSeat(trunk: { endpointName: string; username: string; password: string }, plan: PartyPlan): Promise<void>;
 }

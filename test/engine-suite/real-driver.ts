@@ -100,7 +100,7 @@ export function realDrivers(root: Test, bins: EngineBinaries): (t: Test, env?: (
     }));
     // DID calls come from the caller's sipp port; each scripted party is a carrier route for its number.
     const callerPort = await freePort();
-    h.store.carriers.add({ name: 'test-carrier', host: '127.0.0.1', port: callerPort, prefix: null });
+    await h.store.carriers.add({ name: 'test-carrier', host: '127.0.0.1', port: callerPort, prefix: null });
     const target = `127.0.0.1:${eng.drachtio.sipPort}`;
 
     const partiesReady = new Set<Promise<void>>();
@@ -169,11 +169,11 @@ export function realDrivers(root: Test, bins: EngineBinaries): (t: Test, env?: (
         }
         return call;
       },
-      party(address: string, plan: PartyPlan) {
-        // party() is synchronous in the driver interface: the route exists at once, sipp starts right after.
+      async party(address: string, plan: PartyPlan) {
+        // The route exists when this resolves; sipp starts right after (inbound calls wait until it listens).
         const port = partyPorts.get(address) ?? 20000 + Math.floor(Math.random() * 9000);
         partyPorts.set(address, port);
-        if (!h.store.carriers.byName(`party-${port}`)) h.store.carriers.add({ name: `party-${port}`, host: '127.0.0.1', port, prefix: address });
+        if (!(await h.store.carriers.byName(`party-${port}`))) await h.store.carriers.add({ name: `party-${port}`, host: '127.0.0.1', port, prefix: address });
         void answerOn(port, plan);
         const calls = partyCalls.get(address) ?? [];
         partyCalls.set(address, calls);

@@ -28,7 +28,7 @@ export async function sandboxDriver(t: { teardown(fn: () => unknown): void }, en
       if (!h.engine.acceptsLogin(trunk.endpointName, trunk.password)) throw new Error(`sandbox: ${trunk.endpointName} would be refused`);
       return placed(h.engine.simulateInbound({ from, to, source: { kind: 'trunk', endpointName: trunk.endpointName }, caller: plan }));
     },
-    party(address, plan) { h.engine.setParty(address, plan); },
+    async party(address, plan) { h.engine.setParty(address, plan); },
     // Seats count as registered in the sandbox; the party at the trunk's address answers as planned.
     async agentSeat(trunk, plan) { h.engine.setParty(`client:${trunk.endpointName}`, plan); },
   };

@@ -22,7 +22,7 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
     t.equal(hook.method, 'POST');
     t.same(hook.json, { from: CALLER, to: DID, direction: 'inbound' }, 'the spec body');
     t.equal(hook.headers['x-cpaas-call-sid'], final.sid, 'call SID in X-CPaaS-Call-Sid');
-    const secret = d.h.app.signingSecrets.get(s.accountId);
+    const secret = await d.h.app.signingSecrets.get(s.accountId);
     t.ok(verify(secret, hook.body, String(hook.headers['x-service-signature']), Math.floor(Date.now() / 1000)).ok, 'signed with the account secret');
     const menu = await s.app.waitFor('/menu');
     t.equal(menu.json.digit, '1');
@@ -84,7 +84,7 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
 
   t.test('after hours: forward to a number', async (t) => {
     const d = await make(t);
-    d.party('+15550009999', { behavior: 'answer', hangupAfterMs: 2000 });
+    await d.party('+15550009999', { behavior: 'answer', hangupAfterMs: 2000 });
     const s = await scene(t, d, { ...alwaysClosed, after_hours: { action: 'forward', number: '+15550009999' } });
     await (await d.inbound(CALLER, DID)).ended;
     const final = await s.finalCall();
@@ -113,7 +113,7 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
 
   t.test('IVR: forward', async (t) => {
     const d = await make(t);
-    d.party('+15550002222', { behavior: 'answer', hangupAfterMs: 1000 });
+    await d.party('+15550002222', { behavior: 'answer', hangupAfterMs: 1000 });
     const s = await scene(t, d, ivr({ 1: { action: 'forward', number: '+15550002222' } }) as never);
     await (await d.inbound(CALLER, DID, { gatherInput: ['1'] })).ended;
     const final = await s.finalCall();
@@ -215,7 +215,7 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
   for (const [behavior, expected] of [['answer', 'completed'], ['busy', 'busy'], ['no-answer', 'no-answer']] as const) {
     t.test(`Dial to a party that ${behavior === 'answer' ? 'answers' : behavior === 'busy' ? 'is busy' : 'does not answer'}`, async (t) => {
       const d = await make(t);
-      d.party('+15550003333', { behavior, hangupAfterMs: 1500 });
+      await d.party('+15550003333', { behavior, hangupAfterMs: 1500 });
       const s = await scene(t, d);
       s.app.on('/voice', xml('<Dial action="/dialed" timeout="10" callerId="+15550001000"><Number>+15550003333</Number></Dial>'));
       s.app.on('/dialed', xml('<Hangup/>'));
@@ -246,7 +246,7 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
       Duration: String(final.duration), HangupCause: 'markup-finished', Timestamp: cb.form.get('Timestamp'), ClientRef: 'crm-42',
     });
     t.match(cb.form.get('Timestamp'), /^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} \+0000$/, 'RFC 2822');
-    t.ok(verify(d.h.app.signingSecrets.get(s.accountId), cb.body, String(cb.headers['x-service-signature']), Math.floor(Date.now() / 1000)).ok);
+    t.ok(verify(await d.h.app.signingSecrets.get(s.accountId), cb.body, String(cb.headers['x-service-signature']), Math.floor(Date.now() / 1000)).ok);
   });
 
   t.test('Hangup URL also hears about calls that never connected', async (t) => {

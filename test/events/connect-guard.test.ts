@@ -16,8 +16,8 @@ t.test('delivery to a name resolving to a private address is refused at connect 
   const store = openStore(tempDir(t), clock);
   t.teardown(() => store.close());
   const secrets = createSecretBox(randomBytes(32));
-  const account = store.accounts.create({ name: 'a', trunking: false, trunkCapacity: 1 });
-  store.orgSettings.allowHost(account.id, 'example.com');
+  const account = await store.accounts.create({ name: 'a', trunking: false, trunkCapacity: 1 });
+  await store.orgSettings.allowHost(account.id, 'example.com');
   const answers: Record<string, string> = { 'hooks.example.com': '10.0.0.5', 'meta.example.com': '169.254.169.254', 'six.example.com': '::ffff:127.0.0.1' };
   const client = createGuardedClient({
     requireHttps: true, allowLoopback: false,

@@ -12,11 +12,11 @@ const LEADS = 10;
 t.test('SIGKILL mid-delivery: every event delivered after restart, none lost', async (t) => {
   const dataDir = tempDir(t);
   const store = openStore(dataDir, systemClock());
-  const account = store.accounts.create({ name: 'durable', trunking: false, trunkCapacity: 1 });
-  const key = store.apiKeys.create(account.id).key;
-  store.orgSettings.allowHost(account.id, '127.0.0.1');
-  store.orgSettings.allowIp(account.id, '127.0.0.1');
-  const token = store.orgSettings.rotateInjectionToken(account.id);
+  const account = await store.accounts.create({ name: 'durable', trunking: false, trunkCapacity: 1 });
+  const key = (await store.apiKeys.create(account.id)).key;
+  await store.orgSettings.allowHost(account.id, '127.0.0.1');
+  await store.orgSettings.allowIp(account.id, '127.0.0.1');
+  const token = await store.orgSettings.rotateInjectionToken(account.id);
   store.close();
 
   const env = { RINGBASE_DATA_DIR: dataDir, RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_TRUSTED_PROXIES: '127.0.0.1' };

@@ -12,7 +12,7 @@ t.test('finished webhook history is pruned after the retention period; pending d
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const store = openStore(tempDir(t), clock);
   t.teardown(() => store.close());
-  const account = store.accounts.create({ name: 'a', trunking: false, trunkCapacity: 1 });
+  const account = await store.accounts.create({ name: 'a', trunking: false, trunkCapacity: 1 });
   store.webhookSubscriptions.create({
     accountId: account.id, eventType: 'hangup', targetUrl: 'https://hooks.example.com/x', deliveryMode: 'async',
     timeoutMs: 5000, maxRetries: 5, secretSealed: 'sealed', payloadTemplate: null,

@@ -18,9 +18,9 @@ t.test('a slow subscription holds at most perSubscription slots; another subscri
   const store = openStore(tempDir(t), clock);
   t.teardown(() => store.close());
   const secrets = createSecretBox(randomBytes(32));
-  const account = store.accounts.create({ name: 'a', trunking: false, trunkCapacity: 1 });
-  store.orgSettings.allowHost(account.id, 'slow.example');
-  store.orgSettings.allowHost(account.id, 'fast.example');
+  const account = await store.accounts.create({ name: 'a', trunking: false, trunkCapacity: 1 });
+  await store.orgSettings.allowHost(account.id, 'slow.example');
+  await store.orgSettings.allowHost(account.id, 'fast.example');
   const subscribe = (eventType: 'call-start' | 'hangup', host: string) => store.webhookSubscriptions.create({
     accountId: account.id, eventType, targetUrl: `https://${host}/hook`, deliveryMode: 'async',
     timeoutMs: 5000, maxRetries: 5, secretSealed: secrets.seal('whsec_x'), payloadTemplate: null,

@@ -18,9 +18,9 @@ const FINAL_WITHIN_MS = 15_000;
 t.test('SIGKILL with calls up: each call finished once after the restart', async (t) => {
   const dataDir = tempDir(t);
   const store = openStore(dataDir, systemClock());
-  const account = store.accounts.create({ name: 'crash', trunking: false, trunkCapacity: 1 });
-  const key = store.apiKeys.create(account.id).key;
-  store.orgSettings.allowHost(account.id, '127.0.0.1');
+  const account = await store.accounts.create({ name: 'crash', trunking: false, trunkCapacity: 1 });
+  const key = (await store.apiKeys.create(account.id)).key;
+  await store.orgSettings.allowHost(account.id, '127.0.0.1');
   new NumberService(store.numbers, { allowLocalTargets: true }).add(DID, account.id, {});
   store.close();
 

@@ -14,12 +14,12 @@ async function setup(t: Parameters<typeof startHarness>[0], dev: boolean) {
   const env: Record<string, string> = { RINGBASE_TRUSTED_PROXIES: '127.0.0.1', ...(dev ? { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } : {}) };
   const h = await startHarness(t, { env });
   const a = await h.account();
-  h.store.orgSettings.allowHost(a.id, '127.0.0.1');
-  h.store.orgSettings.allowHost(a.id, 'hooks.example.com');
+  await h.store.orgSettings.allowHost(a.id, '127.0.0.1');
+  await h.store.orgSettings.allowHost(a.id, 'hooks.example.com');
   const numbers = new NumberService(h.store.numbers, { allowLocalTargets: h.config.devAllowLocalTargets });
   const number = numbers.add(DID, a.id, {});
   // A finished call: a recording start that passes the URL rule is then refused for the call's state (409).
-  h.store.accounts.update(a.id, { recordingControls: true });
+  await h.store.accounts.update(a.id, { recordingControls: true });
   const finished = h.store.calls.create({ sid: `CA${'0'.repeat(32)}`, accountId: a.id, direction: 'inbound', from: '+15557770001', to: DID, status: 'completed' });
   /** What each surface says about one URL: null when accepted, else the field it names. */
   const surfaces = {

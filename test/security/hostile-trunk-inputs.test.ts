@@ -110,9 +110,9 @@ t.test('dashboard allow-list: malformed names and private IPs refused beside the
     const res = await allow(host);
     t.ok(res.status === 422 && /id="e-host">[^<]*not a host name we can allow/.test(res.text), `allow-list ${JSON.stringify(host)} refused at the field`);
   }
-  t.same(h.store.orgSettings.get(a.id).webhookHosts, [], 'the allow-list is unchanged');
+  t.same((await h.store.orgSettings.get(a.id)).webhookHosts, [], 'the allow-list is unchanged');
   for (const host of ['hooks.example.com', 'API.Example.org.', '203.0.114.9', '[2606:4700::1111]']) t.equal((await allow(host)).status, 303, `${host} accepted`);
-  t.same(h.store.orgSettings.get(a.id).webhookHosts, ['hooks.example.com', 'api.example.org', '203.0.114.9', '2606:4700::1111']);
+  t.same((await h.store.orgSettings.get(a.id)).webhookHosts, ['hooks.example.com', 'api.example.org', '203.0.114.9', '2606:4700::1111']);
 });
 
 t.test('allow-list under the dev flag: plain loopback too, nothing else private', async (t) => {

@@ -20,7 +20,7 @@ t.test('redactUrl hides sensitive query values and keeps the rest as sent', asyn
 t.test('a set-password link never reaches the request log with its token', async (t) => {
   const h = await startHarness(t);
   const account = await h.account();
-  const { setPasswordToken } = new UserService(h.store.users, h.clock).create(account.id, 'someone@example.com');
+  const { setPasswordToken } = await new UserService(h.store.users, h.clock).create(account.id, 'someone@example.com');
   const page = await h.request('GET', `/dashboard/set-password?token=${setPasswordToken}`, { headers: { accept: 'text/html' } });
   t.equal(page.status, 200, 'the link works');
   const apiKeyInQuery = await h.request('GET', `/api/partner/trunks?api_key=${account.key}`);
@@ -51,7 +51,7 @@ t.test('redactUrl judges values too: a credential nested in another parameter, o
 t.test('a set-password link nested in another page\'s next= never reaches the log', async (t) => {
   const h = await startHarness(t);
   const account = await h.account();
-  const { setPasswordToken } = new UserService(h.store.users, h.clock).create(account.id, 'nested@example.com');
+  const { setPasswordToken } = await new UserService(h.store.users, h.clock).create(account.id, 'nested@example.com');
   await h.request('GET', `/dashboard/sign-in?next=/dashboard/set-password?token=${setPasswordToken}`, { headers: { accept: 'text/html' } });
   await h.request('GET', `/dashboard/sign-in?next=${encodeURIComponent(`/dashboard/set-password?token=${setPasswordToken}`)}`, { headers: { accept: 'text/html' } });
   const logs = h.logs.join('');

@@ -8,7 +8,7 @@ t.test('no API key, SIP password, TURN secret or webhook header value in logs or
   const h = await startHarness(t, { env: { RINGBASE_TURN_SECRET: turnSecret, RINGBASE_TRUSTED_PROXIES: '127.0.0.1' } });
   const a = await h.account();
   const headerValue = 'Bearer receiver-' + 'q'.repeat(24);
-  h.store.orgSettings.allowHost(a.id, 'hooks.example.com');
+  await h.store.orgSettings.allowHost(a.id, 'hooks.example.com');
   const sub = await h.request('POST', '/v1/webhooks', {
     headers: { 'x-forwarded-proto': 'https' },
     body: { event_type: 'hangup', target_url: 'https://hooks.example.com/in', headers: { Authorization: headerValue } },

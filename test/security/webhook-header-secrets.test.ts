@@ -94,7 +94,7 @@ t.test('values stored in clear by an earlier version are sealed at start, nothin
 
   const store = openStore(dataDir, systemClock());
   t.teardown(() => store.close());
-  store.orgSettings.allowHost(accountId, '127.0.0.1');
+  await store.orgSettings.allowHost(accountId, '127.0.0.1');
   const logs: string[] = [];
   const log = createLogger('info', new Writable({ write(c, _e, cb) { logs.push(String(c)); cb(); } }));
   const events = createEventSystem({ store, clock: systemClock(), secrets, log, allowLocalTargets: true });

@@ -44,7 +44,7 @@ t.test('<Connect><Stream>: start, 50 frames a second of the caller, echo heard, 
 
   // The upgrade signs the whole URL, "<t>.<scheme>://<host><path>?<query>", with the account's signing secret.
   t.equal(c.request.url, '/agent?token=abc');
-  const secret = new SigningSecrets(h.store.accounts, createSecretBox(h.masterKey)).get(accountId);
+  const secret = await new SigningSecrets(h.store.accounts, createSecretBox(h.masterKey)).get(accountId);
   const signature = c.request.headers['x-service-signature'];
   const now = Math.floor(Date.now() / 1000);
   t.match(verify(secret, `ws://${c.request.headers.host}${c.request.url}`, signature, now), { ok: true }, 'signed: the URL as the receiver sees it (its scheme, Host, request target)');
@@ -172,7 +172,7 @@ t.test('two streams of one call, same query, other paths: each signature holds f
   app.on('/voice', xml(`<Start><Stream url="${peer.url}/one?token=abc"/></Start><Start><Stream url="${peer.url}/two?token=abc"/></Start><Pause length="2"/>`));
   h.engine.simulateInbound({ from: '+15557770001', to: DID });
   const conns = [await peer.nextConnection(), await peer.nextConnection()];
-  const secret = new SigningSecrets(h.store.accounts, createSecretBox(h.masterKey)).get(accountId);
+  const secret = await new SigningSecrets(h.store.accounts, createSecretBox(h.masterKey)).get(accountId);
   const now = Math.floor(Date.now() / 1000);
   const urls = conns.map((c) => `ws://${c.request.headers.host}${c.request.url}`).sort();
   t.same(urls.map((u) => new URL(u).pathname), ['/one', '/two']);

@@ -15,7 +15,7 @@ async function setup(t: Parameters<typeof startHarness>[0], opts: { fakeClock?: 
 
 t.test('calls-per-second cap: a burst gets exactly the cap, the rest 429 with Retry-After and X-RateLimit-* (fake clock)', async (t) => {
   const { h, a } = await setup(t, { fakeClock: true });
-  h.store.accounts.update(a.id, { cpsCap: 3 });
+  await h.store.accounts.update(a.id, { cpsCap: 3 });
   const burstAt = h.clock.now();
   const burst = await Promise.all(Array.from({ length: 10 }, () => h.request('POST', '/api/calls', { body })));
   t.equal(burst.filter((r) => r.status === 201).length, 3, 'the cap');
@@ -44,7 +44,7 @@ t.test('calls-per-second cap: a burst gets exactly the cap, the rest 429 with Re
 
 t.test('no one-second window ever holds more than the cap (real clock, bounded burst)', async (t) => {
   const { h, a } = await setup(t);
-  h.store.accounts.update(a.id, { cpsCap: 4 });
+  await h.store.accounts.update(a.id, { cpsCap: 4 });
   const accepted: number[] = [];
   const others = new Set<number>();
   const deadline = Date.now() + 2_500;
@@ -70,7 +70,7 @@ t.test('an engine that cannot place the call: 500 saying why', async (t) => {
 
 t.test('list calls: newest first, filters, cursor pages; 404 for unknown and foreign calls', async (t) => {
   const { h } = await setup(t);
-  h.store.accounts.update(1, { cpsCap: 100 });
+  await h.store.accounts.update(1, { cpsCap: 100 });
   const made: string[] = [];
   for (let i = 0; i < 5; i++) made.push((await h.request('POST', '/api/calls', { body: { ...body, to: `+1555000900${i}` } })).body.sid);
   await h.app.calls.settled();

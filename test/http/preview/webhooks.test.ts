@@ -62,7 +62,7 @@ t.test("another account's subscription is 404 everywhere", async (t) => {
 t.test('target_url must be https and allow-listed; hostile targets refused', async (t) => {
   const h = await startPreviewHarness(t, { env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '0' } });
   const a = await h.account();
-  h.store.orgSettings.allowHost(a.id, 'example.com');
+  await h.store.orgSettings.allowHost(a.id, 'example.com');
   const hostile = [
     'http://example.com/hook', 'ftp://example.com/x', 'https://user:pw@example.com/', 'https://example.com@10.0.0.1/',
     'https://evil-example.com/', 'https://example.com.evil.net/', 'https://127.0.0.1/', 'https://2130706433/', 'https://0177.0.0.1/',
