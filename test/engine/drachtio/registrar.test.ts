@@ -50,36 +50,36 @@ function register(credentials: CredentialStore, opts: { contact: string | null; 
   return { req: req as unknown as Srf.SrfRequest, res: res as unknown as Srf.SrfResponse, sent };
 }
 
-const handle = (r: Registrar, c: CredentialStore, opts: Parameters<typeof register>[1]) => {
+const handle = async (r: Registrar, c: CredentialStore, opts: Parameters<typeof register>[1]) => {
   const { req, res, sent } = register(c, opts);
-  r.handle(req, res);
+  await r.handle(req, res);
   return sent;
 };
 
 t.test('digest REGISTER is stored with its granted expiry and survives a restart until it expires', async (t) => {
   const clock = new FakeClock();
   const { dir, store, credentials, registrar } = setup(t, clock);
-  const challenged = handle(registrar, credentials, { contact: '<sip:alpha@10.0.0.1:5060>' });
+  const challenged = await handle(registrar, credentials, { contact: '<sip:alpha@10.0.0.1:5060>' });
   t.equal(challenged[0]?.status, 401);
   t.match(challenged[0]?.headers?.['WWW-Authenticate'], /^Digest realm="sip\.test\.example"/);
-  t.equal(handle(registrar, credentials, { contact: '<sip:alpha@10.0.0.1:5060>', password: 'wrong' })[0]?.status, 403);
-  t.same(registrar.lookup(TRUNK.endpointName), [], 'nothing stored before a valid answer');
+  t.equal((await handle(registrar, credentials, { contact: '<sip:alpha@10.0.0.1:5060>', password: 'wrong' }))[0]?.status, 403);
+  t.same(await registrar.lookup(TRUNK.endpointName), [], 'nothing stored before a valid answer');
 
-  const ok = handle(registrar, credentials, { contact: '<sip:alpha@10.0.0.1:5060>;expires=120', password: TRUNK.password });
+  const ok = await handle(registrar, credentials, { contact: '<sip:alpha@10.0.0.1:5060>;expires=120', password: TRUNK.password });
   t.same(ok, [{ status: 200, headers: { Contact: '<sip:alpha@10.0.0.1:5060>;expires=120' } }]);
   const stored = {
     endpointName: TRUNK.endpointName, contact: 'sip:alpha@10.0.0.1:5060', proxy: 'sip:192.0.2.7:5062;transport=udp', transport: 'udp',
     expiresAt: clock.now() + 120_000,
   };
-  t.same(registrar.lookup(TRUNK.endpointName), [stored]);
+  t.same(await registrar.lookup(TRUNK.endpointName), [stored]);
 
   store.close();
   const restarted = setup(t, clock, dir);
-  t.same(restarted.registrar.lookup(TRUNK.endpointName), [stored], 'a new registrar on the same file finds it');
+  t.same(await restarted.registrar.lookup(TRUNK.endpointName), [stored], 'a new registrar on the same file finds it');
   await clock.advance(120_000);
-  t.same(restarted.registrar.lookup(TRUNK.endpointName), [], 'expired');
-  handle(restarted.registrar, restarted.credentials, { contact: '<sip:alpha@10.0.0.2:5060>', expires: 300, password: TRUNK.password });
-  t.same(restarted.store.db.prepare('SELECT contact FROM sip_registrations').all(), [{ contact: 'sip:alpha@10.0.0.2:5060' }],
+  t.same(await restarted.registrar.lookup(TRUNK.endpointName), [], 'expired');
+  await handle(restarted.registrar, restarted.credentials, { contact: '<sip:alpha@10.0.0.2:5060>', expires: 300, password: TRUNK.password });
+  t.same(await restarted.store.sql.all('SELECT contact FROM sip_registrations'), [{ contact: 'sip:alpha@10.0.0.2:5060' }],
     'the next REGISTER pruned the expired row');
 });
 
@@ -87,22 +87,22 @@ t.test('expiry is clamped; expires=0, Contact: * and forget remove bindings', as
   const clock = new FakeClock();
   const { credentials, registrar } = setup(t, clock);
   const reg = (contact: string, expires?: number) => handle(registrar, credentials, { contact, password: TRUNK.password, ...(expires === undefined ? {} : { expires }) });
-  t.equal(reg('<sip:a@10.0.0.1>', 10)[0]?.headers?.Contact, '<sip:a@10.0.0.1>;expires=60', 'at least 60 s');
-  t.equal(reg('<sip:b@10.0.0.2>', 99_999)[0]?.headers?.Contact, '<sip:b@10.0.0.2>;expires=3600', 'at most an hour');
+  t.equal((await reg('<sip:a@10.0.0.1>', 10))[0]?.headers?.Contact, '<sip:a@10.0.0.1>;expires=60', 'at least 60 s');
+  t.equal((await reg('<sip:b@10.0.0.2>', 99_999))[0]?.headers?.Contact, '<sip:b@10.0.0.2>;expires=3600', 'at most an hour');
   await clock.advance(1_000);
-  t.equal(reg('<sip:c@10.0.0.3>')[0]?.headers?.Contact, '<sip:c@10.0.0.3>;expires=3600', 'an hour when none is asked');
-  t.same(registrar.lookup(TRUNK.endpointName).map((r) => r.contact), ['sip:c@10.0.0.3', 'sip:b@10.0.0.2', 'sip:a@10.0.0.1'], 'newest expiry first');
-  t.same(reg('<sip:b@10.0.0.2>;expires=0'), [{ status: 200 }], 'expires=0 grants nothing');
-  t.same(registrar.lookup(TRUNK.endpointName).map((r) => r.contact), ['sip:c@10.0.0.3', 'sip:a@10.0.0.1']);
-  t.same(reg('*', 0), [{ status: 200 }]);
-  t.same(registrar.lookup(TRUNK.endpointName), [], 'Contact: * removes all');
-  reg('<sip:a@10.0.0.1>', 600);
-  registrar.forget(TRUNK.endpointName);
-  t.same(registrar.lookup(TRUNK.endpointName), [], 'forget (revoke, suspend) removes all');
+  t.equal((await reg('<sip:c@10.0.0.3>'))[0]?.headers?.Contact, '<sip:c@10.0.0.3>;expires=3600', 'an hour when none is asked');
+  t.same((await registrar.lookup(TRUNK.endpointName)).map((r) => r.contact), ['sip:c@10.0.0.3', 'sip:b@10.0.0.2', 'sip:a@10.0.0.1'], 'newest expiry first');
+  t.same(await reg('<sip:b@10.0.0.2>;expires=0'), [{ status: 200 }], 'expires=0 grants nothing');
+  t.same((await registrar.lookup(TRUNK.endpointName)).map((r) => r.contact), ['sip:c@10.0.0.3', 'sip:a@10.0.0.1']);
+  t.same(await reg('*', 0), [{ status: 200 }]);
+  t.same(await registrar.lookup(TRUNK.endpointName), [], 'Contact: * removes all');
+  await reg('<sip:a@10.0.0.1>', 600);
+  await registrar.forget(TRUNK.endpointName);
+  t.same(await registrar.lookup(TRUNK.endpointName), [], 'forget (revoke, suspend) removes all');
 });
 
 t.test('a REGISTER that cannot be stored is answered 500, not accepted', async (t) => {
   const { store, credentials, registrar } = setup(t, new FakeClock());
   store.close();
-  t.same(handle(registrar, credentials, { contact: '<sip:a@10.0.0.1>', password: TRUNK.password }), [{ status: 500 }]);
+  t.same(await handle(registrar, credentials, { contact: '<sip:a@10.0.0.1>', password: TRUNK.password }), [{ status: 500 }]);
 });

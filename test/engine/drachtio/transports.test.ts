@@ -82,7 +82,7 @@ if (bins) {
     const code = await reg.exited;
     if (code !== 0) t.comment(reg.output().slice(-1500));
     t.equal(code, 0, '401 answered, 200 OK');
-    const [binding] = d.engine.registrations(tk.username);
+    const [binding] = await d.engine.registrations(tk.username);
     t.equal(binding?.transport, 'tcp', 'registered over TCP');
     t.match(binding?.contact, /;transport=tcp$/, 'its contact says tcp');
 
@@ -120,14 +120,14 @@ if (bins) {
     const ok = await ua.register(tk);
     t.same(ua.finals.map((r) => r.status), [401, 200], 'challenged, then accepted');
     t.match(header(ok, 'contact'), /expires=120/, 'the granted expiry is returned');
-    const [binding] = d.engine.registrations(tk.username);
+    const [binding] = await d.engine.registrations(tk.username);
     t.equal(binding?.transport, 'tls', 'registered over TLS');
     t.equal(binding?.contact, `sip:${tk.username}@127.0.0.1:${ua.localPort};transport=tls`, 'its contact is the connection');
 
     const wrong = await ua.register({ ...tk, password: 'not-' + tk.password });
     t.equal(wrong.status, 403, 'a wrong password is refused');
     t.same(ua.finals.slice(2).map((r) => r.status), [401, 403], 'after its challenge');
-    t.same(d.engine.registrations(tk.username), [binding], 'the binding is unchanged');
+    t.same(await d.engine.registrations(tk.username), [binding], 'the binding is unchanged');
   });
 
   t.test('TLS: a trunk call is challenged, answered and heard; the caller hangs up and the call completes', async (t) => {

@@ -26,12 +26,12 @@ if (bins) {
     t.equal((await d.h.request('GET', `/api/partner/trunks/${tk.id}`)).body.status, 'active', 'active once the SIP layer holds its credentials');
     const reg = await runRegister(d.sipTarget, await freePort(), { username: tk.endpointName, password: tk.password }, d.scratch);
     t.equal(await reg.exited, 0, 'registered');
-    const [binding] = d.engine.registrations(tk.endpointName);
+    const [binding] = await d.engine.registrations(tk.endpointName);
     t.match(binding?.contact, new RegExp(`^sip:${tk.endpointName}@127\\.0\\.0\\.1:\\d+`));
     t.ok(binding!.expiresAt > Date.now() + 100_000, 'expiry kept');
     const reopened = openStore(d.h.dataDir, systemClock());
     t.teardown(() => reopened.close());
-    t.same(reopened.registrations.listLive(tk.endpointName, Date.now()), [binding], 'stored in the database, expiry included');
+    t.same(await reopened.registrations.listLive(tk.endpointName, Date.now()), [binding], 'stored in the database, expiry included');
   });
 
   t.test('REGISTER with a wrong password is refused', async (t) => {
@@ -40,7 +40,7 @@ if (bins) {
     const reg = await runRegister(d.sipTarget, await freePort(), { username: tk.endpointName, password: 'not-' + tk.password }, d.scratch);
     t.not(await reg.exited, 0, 'refused');
     t.match(reg.output(), /403/);
-    t.same(d.engine.registrations(tk.endpointName), []);
+    t.same(await d.engine.registrations(tk.endpointName), []);
   });
 
   t.test('a revoked trunk can neither register nor call', async (t) => {
@@ -48,7 +48,7 @@ if (bins) {
     const tk = await trunk(d);
     t.equal(await (await runRegister(d.sipTarget, await freePort(), { username: tk.endpointName, password: tk.password }, d.scratch)).exited, 0);
     t.equal((await d.h.request('DELETE', `/api/partner/trunks/${tk.id}`)).status < 300, true, 'revoked');
-    t.same(d.engine.registrations(tk.endpointName), [], 'registrations ended');
+    t.same(await d.engine.registrations(tk.endpointName), [], 'registrations ended');
     t.not(await (await runRegister(d.sipTarget, await freePort(), { username: tk.endpointName, password: tk.password }, d.scratch)).exited, 0, 'REGISTER refused');
     await t.rejects(d.fromTrunk(tk, '1001', '+15550004444'), 'INVITE refused');
   });

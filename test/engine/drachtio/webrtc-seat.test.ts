@@ -45,7 +45,7 @@ if (bins && !unavailable) {
     const d = await make(t);
     await scene(t, d);
     const { agent, endpointName } = await seat(t, d);
-    const [binding] = d.engine.registrations(endpointName);
+    const [binding] = await d.engine.registrations(endpointName);
     t.equal(binding?.transport, 'wss', 'the seat is registered as a secure WebSocket (WebRTC) binding');
 
     const placed = await d.h.request('POST', '/api/calls', {
@@ -100,7 +100,7 @@ if (bins && !unavailable) {
     const snippet = jssipSnippet({ ...connection, wss_url: `wss://127.0.0.1:${d.engines.drachtio.wssPort}` }, [], jssipUrl)
       .replace('YOUR_SIP_PASSWORD', password);
     const { agent, imported } = await openSnippetPage(await launchForWebrtc(t), `${d.h.url.replace('127.0.0.1', 'localhost')}/healthz`, snippet);
-    await until('the snippet to register', 15_000, () => d.engine.registrations(endpointName).length > 0, 20);
+    await until('the snippet to register', 15_000, async () => (await d.engine.registrations(endpointName)).length > 0, 20);
     t.same(imported, [jssipUrl], "JsSIP comes from the platform, across origins, as an ES module: no CDN, no Internet");
 
     const placed = await d.h.request('POST', '/api/calls', {
