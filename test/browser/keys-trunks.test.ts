@@ -106,18 +106,18 @@ t.test('API keys, trunks and settings in Chromium', { skip: SKIP }, async (t) =>
     t.notMatch(await page.content(), /whsec_[A-Za-z0-9_-]{20}/, 'masked');
     await page.click('button:has-text("Reveal secret")');
     const first = (await page.locator('#signing-secret').textContent())!.trim();
-    t.equal(first, h.app.signingSecrets.get(a.id));
+    t.equal(first, await h.app.signingSecrets.get(a.id));
     await page.click('button:has-text("Rotate secret")');
     await page.waitForURL(/done=rotated/);
     await page.click('button:has-text("Reveal secret")');
     const second = (await page.locator('#signing-secret').textContent())!.trim();
     t.not(second, first, 'rotated');
-    t.equal(second, h.app.signingSecrets.get(a.id));
+    t.equal(second, await h.app.signingSecrets.get(a.id));
     await screenshot(page, 'settings');
   });
 
   await t.test('without trunk access the trunk pages explain why', async (t) => {
-    h.store.accounts.update(a.id, { trunking: false });
+    await h.store.accounts.update(a.id, { trunking: false });
     await page.goto(`${h.url}/dashboard/trunks`);
     t.match(await page.locator('main').textContent(), /Trunk access is not enabled/);
   });

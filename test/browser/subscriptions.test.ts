@@ -33,7 +33,7 @@ for (const width of [1280, 390]) {
     await page.fill('#f-target_url', `${receiver.url}/hook`);
     await page.click('button:has-text("Create subscription")');
     t.match(await fieldError(page, 'target_url'), /^This address cannot be used: .*allow-list/, 'refused in words beside the field');
-    h.store.orgSettings.allowHost(a.id, '127.0.0.1');
+    await h.store.orgSettings.allowHost(a.id, '127.0.0.1');
     await page.click('button:has-text("Create subscription")');
     const secret = (await page.locator('#new-secret').textContent())!.trim();
     t.match(secret, /^whsec_/, 'the secret is shown once');

@@ -38,10 +38,10 @@ if (bins) {
     hooks.on('/hangup', { body: '' });
     const dataDir = tempDir(t);
     const store = openStore(dataDir, systemClock());
-    const account = store.accounts.create({ name: 'crash', trunking: false, trunkCapacity: 1 });
-    const key = store.apiKeys.create(account.id).key;
-    store.orgSettings.allowHost(account.id, '127.0.0.1');
-    store.carriers.add({ name: 'callers', host: '127.0.0.1', port: null, prefix: null });
+    const account = await store.accounts.create({ name: 'crash', trunking: false, trunkCapacity: 1 });
+    const key = (await store.apiKeys.create(account.id)).key;
+    await store.orgSettings.allowHost(account.id, '127.0.0.1');
+    await store.carriers.add({ name: 'callers', host: '127.0.0.1', port: null, prefix: null });
     new NumberService(store.numbers, { allowLocalTargets: true }).add(DID, account.id, {
       webhook_url: `${hooks.url}/voice`, hangup_url: `${hooks.url}/hangup`,
       recording: { mode: 'from-answer', tracks: 'both', callback_url: null, immutable: false },

@@ -25,7 +25,7 @@ if (bins && !unavailable) {
     const s = await scene(t, d);
     const v1 = (method: string, path: string, body?: Record<string, unknown>) =>
       d.h.request(method, path, { ...(body ? { body } : {}), headers: { 'x-forwarded-proto': 'https' } });
-    d.h.store.orgSettings.allowHost(s.accountId, '127.0.0.1');
+    await d.h.store.orgSettings.allowHost(s.accountId, '127.0.0.1');
     s.app.on('/events', { body: '' });
     d.h.store.webhookSubscriptions.create({
       accountId: s.accountId, eventType: 'disposition', targetUrl: `${s.app.url}/events`, deliveryMode: 'async',

@@ -29,7 +29,7 @@ if (bins) {
   t.test('<Dial><Conference> on the real engines: hear, mute, hold, coach, announce, end', async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
-    d.h.store.carriers.add({ name: 'conference-callers', host: '127.0.0.1', port: null, prefix: null });
+    await d.h.store.carriers.add({ name: 'conference-callers', host: '127.0.0.1', port: null, prefix: null });
     const origin = await startMediaOrigin(t);
     origin.on('/hold.wav', { body: toneWav(1, HOLD_HZ), headers: { 'content-type': 'audio/wav' } });
     origin.on('/announce.wav', { body: toneWav(1, HOLD_HZ), headers: { 'content-type': 'audio/wav' } });

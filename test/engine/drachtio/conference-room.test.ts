@@ -22,7 +22,7 @@ if (bins) {
 
   t.test('who hears whom in a room: join, mute, hold, coach, announce, end', async (t) => {
     const d = await make(t);
-    const { callers, join } = roomCallers(t, d, ROOM);
+    const { callers, join } = await roomCallers(t, d, ROOM);
     for (const name of Object.keys(TONES) as Name[]) await join(name);
     const { a, b, c } = callers;
 

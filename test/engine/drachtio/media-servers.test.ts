@@ -47,7 +47,7 @@ if (bins) {
     origin.on('/tone.wav', { body: toneWav(1), headers: { 'content-type': 'audio/wav', 'cache-control': 'max-age=3600' } });
     s.app.on('/voice', xml(`<Play>${origin.origin}/tone.wav</Play><Pause length="40"/>`));
     // Several callers at once, each from a port of its own (the driver's inbound() holds one caller port).
-    d.h.store.carriers.add({ name: 'callers', host: '127.0.0.1', port: null, prefix: null });
+    await d.h.store.carriers.add({ name: 'callers', host: '127.0.0.1', port: null, prefix: null });
     const place = async (): Promise<Caller> => {
       const rtp = await rtpRecorder();
       const localPort = await freePort();
@@ -102,7 +102,7 @@ if (bins) {
     const { d, names, channels } = await twoServers(t);
     const s = await scene(t, d);
     d.engine.drainMediaServer(names[0], true); // the caller lands on the second server
-    d.party('+15558880001', { behavior: 'answer', hangupAfterMs: 3_000 });
+    await d.party('+15558880001', { behavior: 'answer', hangupAfterMs: 3_000 });
     s.app.on('/voice', xml('<Dial timeout="10"><Number>+15558880001</Number></Dial>'));
     const call = await d.inbound(CALLER, DID);
     await until('the bridge (two channels)', 10_000, async () => (await channels())[1] === 2);
@@ -114,7 +114,7 @@ if (bins) {
   t.test('a conference room lives on one server; members whose media is elsewhere join through a relay', async (t) => {
     const { d, names, channels } = await twoServers(t);
     const room = 'CF00000000000000000000000000000001';
-    const { callers, join } = roomCallers(t, d, room);
+    const { callers, join } = await roomCallers(t, d, room);
     d.engine.drainMediaServer(names[1], true);
     await join('a');
     t.equal(d.engine.conferenceServer(room), names[0], 'the room opens on the server of its first member');

@@ -29,7 +29,7 @@ if (bins) {
   t.test('<Connect><Stream> to the echo agent: the peer gets the caller at 50 frames/s, the caller hears the echo', async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
-    d.h.store.carriers.add({ name: 'stream-callers', host: '127.0.0.1', port: null, prefix: null });
+    await d.h.store.carriers.add({ name: 'stream-callers', host: '127.0.0.1', port: null, prefix: null });
     const received: Array<{ msg: any; at: number }> = [];
     const agent = await startEchoAgent({ port: 0, onMessage: (msg: any) => received.push({ msg, at: Date.now() }) });
     t.teardown(() => agent.close());
@@ -87,7 +87,7 @@ if (bins) {
   t.test('<Start><Stream> forks the call by eavesdropping: the peer gets the call\'s mix while the call goes on', async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
-    d.h.store.carriers.add({ name: 'fork-callers', host: '127.0.0.1', port: null, prefix: null });
+    await d.h.store.carriers.add({ name: 'fork-callers', host: '127.0.0.1', port: null, prefix: null });
     const peer = await startPeer(t);
     s.app.on('/voice', xml(`<Say>Hello</Say><Start><Stream url="${peer.url}/fork" name="tap" track="outbound_track"/></Start><Pause length="4"/><Stop><Stream name="tap"/></Stop><Say>Goodbye</Say>`));
     const rtp = await rtpRecorder();

@@ -58,7 +58,7 @@ interface Placed { sid: string; answeredAt: number; close(): void }
 async function place(t: Test, d: RealDriver, origin: MediaOrigin, extra: Record<string, unknown> = {}): Promise<Placed> {
   const media = await rtpFarEnd(FAR_SIGNAL, 20);
   const port = await freePort();
-  d.h.store.carriers.add({ name: `far-end-${port}`, host: '127.0.0.1', port, prefix: PARTY });
+  await d.h.store.carriers.add({ name: `far-end-${port}`, host: '127.0.0.1', port, prefix: PARTY });
   const sipp = runFarEnd(port, { kind: 'answer', rtpPort: media.port, ringMs: 100 }, d.scratch);
   const close = () => { sipp.kill(); media.close(); };
   t.teardown(close);
@@ -70,7 +70,7 @@ async function place(t: Test, d: RealDriver, origin: MediaOrigin, extra: Record<
   await until('the call in progress', 15_000, () => d.h.store.calls.get(sid)?.status === 'in-progress', 1);
   const answeredAt = Date.now();
   // The carrier route is per call: the next call's far end takes the number.
-  d.h.store.carriers.remove(`far-end-${port}`);
+  await d.h.store.carriers.remove(`far-end-${port}`);
   return { sid, answeredAt, close };
 }
 

@@ -42,7 +42,7 @@ async function setup(t: Test, make: (t: Test) => Promise<RealDriver>): Promise<S
   const s = await scene(t, d, { hangup_url: `${hooks.url}/hangup` });
   s.app.on('/voice', HOLD);
   // The account's `hangup` event subscription (what /v1/webhooks creates), delivered to the same hook app.
-  d.h.store.orgSettings.allowHost(s.accountId, '127.0.0.1');
+  await d.h.store.orgSettings.allowHost(s.accountId, '127.0.0.1');
   d.h.store.webhookSubscriptions.create({
     accountId: s.accountId, eventType: 'hangup', targetUrl: `${hooks.url}/events`, deliveryMode: 'async',
     timeoutMs: 5_000, maxRetries: 0, secretSealed: createSecretBox(d.h.masterKey).seal('whsec_test'), payloadTemplate: null,

@@ -30,7 +30,7 @@ function v1(d: RealDriver, method: string, path: string, form?: Record<string, s
 /** The far end for PARTY (a carrier route to its port), listening before anything dials it. */
 async function farEndFor(t: Test, d: RealDriver, scenario: FarEndScenario) {
   const port = await freePort();
-  d.h.store.carriers.add({ name: `far-end-${port}`, host: '127.0.0.1', port, prefix: PARTY });
+  await d.h.store.carriers.add({ name: `far-end-${port}`, host: '127.0.0.1', port, prefix: PARTY });
   const sipp = runFarEnd(port, scenario, d.scratch);
   t.teardown(() => sipp.kill());
   await udpPortTaken(port);

@@ -183,7 +183,7 @@ export async function sipSeat(t: Test, d: RealDriver, trunk: { username: string;
  */
 export async function toneParty(t: Test, d: RealDriver, number: string, hz: number, codec: G711, hangupAfterMs?: number): Promise<{ phone: TonePhone; sipp: SippRun }> {
   const port = await freePort();
-  d.h.store.carriers.add({ name: `party-${port}`, host: '127.0.0.1', port, prefix: number });
+  await d.h.store.carriers.add({ name: `party-${port}`, host: '127.0.0.1', port, prefix: number });
   return answerOnce(t, d, port, hz, codec, hangupAfterMs);
 }
 
@@ -193,7 +193,7 @@ export async function toneParty(t: Test, d: RealDriver, number: string, hz: numb
  */
 export async function toneCaller(t: Test, d: RealDriver, from: string, to: string, hz: number) {
   // Calls come in from any port of 127.0.0.1 (a carrier whose prefix routes none of the tests' numbers out).
-  if (!d.h.store.carriers.byName('tone-callers')) d.h.store.carriers.add({ name: 'tone-callers', host: '127.0.0.1', port: null, prefix: '+1999' });
+  if (!(await d.h.store.carriers.byName('tone-callers'))) await d.h.store.carriers.add({ name: 'tone-callers', host: '127.0.0.1', port: null, prefix: '+1999' });
   const phone = await tonePhone(hz, 'PCMA');
   const localPort = await freePort();
   const sipp = await runCaller({ target: d.sipTarget, localPort, rtpPort: phone.port, from, to, plan: {}, scratch: d.scratch });

@@ -60,8 +60,8 @@ export interface RoomCaller { name: Name; rtp: RtpRecorder; sipp: SippRun; leg: 
  * Drives the engine port itself: every incoming call joins `room` instead of running markup. `join(name)` places a
  * sipp caller that, once in the room, sends its own tone; `callers` holds those that joined.
  */
-export function roomCallers(t: Test, d: RealDriver, room: string) {
-  d.h.store.carriers.add({ name: 'conference-callers', host: '127.0.0.1', port: null, prefix: '+1999' });
+export async function roomCallers(t: Test, d: RealDriver, room: string) {
+  await d.h.store.carriers.add({ name: 'conference-callers', host: '127.0.0.1', port: null, prefix: '+1999' });
   const waiting = new Map<string, (joined: { leg: CallLeg; member: ConferenceMember }) => void>();
   d.engine.onIncomingCall((call) => void (async () => {
     const leg = await call.answer();
