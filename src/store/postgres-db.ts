@@ -70,7 +70,7 @@ class StatementNames {
 
 type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
 
-function queriesOn(target: Queryable, names: StatementNames): SqlQueries {
+function queriesOn(target: Queryable, names: StatementNames, afterCommit: SqlQueries['afterCommit']): SqlQueries {
   const send = async (sql: string, params: SqlParams = []) => {
     const { name, text } = names.of(sql);
     return target.query({ name, text, values: params as unknown[] });
@@ -80,6 +80,7 @@ function queriesOn(target: Queryable, names: StatementNames): SqlQueries {
     one: async <T>(sql: string, params?: SqlParams) => (await send(sql, params)).rows[0] as T | undefined,
     all: async <T>(sql: string, params?: SqlParams) => (await send(sql, params)).rows as T[],
     run: async (sql: string, params?: SqlParams): Promise<SqlRunResult> => ({ changes: (await send(sql, params)).rowCount ?? 0 }),
+    afterCommit,
   };
 }
 
@@ -100,23 +101,25 @@ export class PostgresDb implements SqlDb {
     // An idle connection the server drops (a restart, a failover) is replaced by the pool; without a listener
     // its error would end the process.
     this.pool.on('error', () => undefined);
-    this.#queries = queriesOn(this.pool, this.#names);
+    this.#queries = queriesOn(this.pool, this.#names, (fn) => fn());
   }
 
   one<T>(sql: string, params?: SqlParams): Promise<T | undefined> { refuseInside(this, 'a query'); return this.#queries.one<T>(sql, params); }
   all<T>(sql: string, params?: SqlParams): Promise<T[]> { refuseInside(this, 'a query'); return this.#queries.all<T>(sql, params); }
   run(sql: string, params?: SqlParams): Promise<SqlRunResult> { refuseInside(this, 'a query'); return this.#queries.run(sql, params); }
+  afterCommit(fn: () => void): void { fn(); }
 
   async transaction<T>(fn: (tx: SqlQueries) => Promise<T>): Promise<T> {
     refuseInside(this, 'a transaction');
     const client = await this.pool.connect();
     let broken = false;
+    const committed: Array<() => void> = [];
+    let result: T;
     try {
       await client.query('BEGIN');
       try {
-        const result = await inScope(this, () => fn(queriesOn(client, this.#names)));
+        result = await inScope(this, () => fn(queriesOn(client, this.#names, (done) => { committed.push(done); })));
         await client.query('COMMIT');
-        return result;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => { broken = true; });
         throw err;
@@ -125,6 +128,8 @@ export class PostgresDb implements SqlDb {
       // A connection that could not even roll back is closed rather than handed to the next caller.
       client.release(broken);
     }
+    for (const done of committed) done();
+    return result;
   }
 
   close(): Promise<void> { return this.pool.end(); }

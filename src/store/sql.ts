@@ -19,6 +19,12 @@ export interface SqlQueries {
   one<T>(sql: string, params?: SqlParams): Promise<T | undefined>;
   all<T>(sql: string, params?: SqlParams): Promise<T[]>;
   run(sql: string, params?: SqlParams): Promise<SqlRunResult>;
+  /**
+   * Runs `fn` once what was written through these queries is committed: after COMMIT inside a transaction (never
+   * when it rolls back), at once outside one. For work that must see the rows, such as waking a worker that claims
+   * them. `fn` must not throw: the transaction has committed by then.
+   */
+  afterCommit(fn: () => void): void;
 }
 
 export interface SqlDb extends SqlQueries {

@@ -15,6 +15,7 @@ function queriesOn(db: Database.Database): SqlQueries {
     one: <T>(sql: string, params: SqlParams = []) => settle(() => statement(sql).get(...(params as unknown[])) as T | undefined),
     all: <T>(sql: string, params: SqlParams = []) => settle(() => statement(sql).all(...(params as unknown[])) as T[]),
     run: (sql: string, params: SqlParams = []) => settle((): SqlRunResult => ({ changes: statement(sql).run(...(params as unknown[])).changes })),
+    afterCommit: (fn: () => void) => fn(),
   };
 }
 
@@ -40,19 +41,21 @@ export class SqliteDb implements SqlDb {
   one<T>(sql: string, params?: SqlParams): Promise<T | undefined> { return this.#free(() => this.#queries.one<T>(sql, params)); }
   all<T>(sql: string, params?: SqlParams): Promise<T[]> { return this.#free(() => this.#queries.all<T>(sql, params)); }
   run(sql: string, params?: SqlParams): Promise<SqlRunResult> { return this.#free(() => this.#queries.run(sql, params)); }
+  afterCommit(fn: () => void): void { fn(); }
 
   async transaction<T>(fn: (tx: SqlQueries) => Promise<T>): Promise<T> {
     refuseInside(this, 'a transaction');
     while (this.#held) await this.#held;
     let release!: () => void;
     this.#held = new Promise<void>((resolve) => { release = resolve; });
+    const committed: Array<() => void> = [];
+    let result: T;
     try {
       // IMMEDIATE: the write lock is taken at BEGIN, so another process's writer cannot make this one fail midway.
       this.raw.prepare('BEGIN IMMEDIATE').run();
       try {
-        const result = await inScope(this, () => fn(this.#queries));
+        result = await inScope(this, () => fn({ ...this.#queries, afterCommit: (done) => { committed.push(done); } }));
         this.raw.prepare('COMMIT').run();
-        return result;
       } catch (err) {
         if (this.raw.inTransaction) this.raw.prepare('ROLLBACK').run();
         throw err;
@@ -61,6 +64,8 @@ export class SqliteDb implements SqlDb {
       this.#held = null;
       release();
     }
+    for (const done of committed) done();
+    return result;
   }
 
   async close(): Promise<void> {

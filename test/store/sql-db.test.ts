@@ -49,6 +49,32 @@ onEachBackend(t, 'a query from elsewhere during a transaction never sees its unc
   t.ok(db.dialect === 'sqlite' ? seen === 1 : seen === 0 || seen === 1, `the other query saw a consistent count (${seen})`);
 });
 
+onEachBackend(t, 'afterCommit runs once the transaction committed, never after a rollback, at once outside one', async (t, db) => {
+  const seen: string[] = [];
+  let counted: Promise<{ n: number } | undefined> | undefined;
+  await db.transaction(async (tx) => {
+    await tx.one(ACCOUNT, ['kept', 1, 'x']);
+    tx.afterCommit(() => {
+      seen.push('hook');
+      // Committed: another query through the database sees the row.
+      counted = db.one<{ n: number }>('SELECT COUNT(*) AS n FROM accounts');
+    });
+    seen.push('body done');
+  });
+  seen.push('returned');
+  t.same(seen, ['body done', 'hook', 'returned'], 'after the body, before the transaction resolves to its caller');
+  t.same(await counted, { n: 1 }, 'the hook could use the database and saw the committed row');
+  let rolledBack = false;
+  await t.rejects(db.transaction(async (tx) => {
+    tx.afterCommit(() => { rolledBack = true; });
+    throw new Error('changed my mind');
+  }), /changed my mind/);
+  t.notOk(rolledBack, 'a rolled-back transaction runs none');
+  let outside = false;
+  db.afterCommit(() => { outside = true; });
+  t.ok(outside, 'outside a transaction it runs at once');
+});
+
 onEachBackend(t, 'work a transaction schedules for after it ends may use the database', async (t, db) => {
   const { later } = await db.transaction(async () => ({
     later: new Promise((resolve, reject) => setTimeout(() => db.one('SELECT 1 AS one').then(resolve, reject), 20)),
