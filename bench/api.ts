@@ -11,9 +11,9 @@ const { app, store, base } = server;
 
 const account = await store.accounts.create({ name: 'bench', trunking: true, trunkCapacity: 50 });
 const { key } = await store.apiKeys.create(account.id);
-for (let i = 0; i < 20; i++) app.trunks.create(account, 'wss', { label: `seat ${i}` });
+for (let i = 0; i < 20; i++) await app.trunks.create(account, 'wss', { label: `seat ${i}` });
 await app.trunks.settled();
-const trunkId = store.trunks.listForAccount(account.id)[0]!.id;
+const trunkId = (await store.trunks.listForAccount(account.id))[0]!.id;
 const headers = { authorization: `Bearer ${key}`, accept: 'application/json' };
 
 async function run(urlPath: string, auth: boolean, seconds: number): Promise<number> {

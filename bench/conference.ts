@@ -111,7 +111,7 @@ async function startRingbase(): Promise<System> {
       if (!parties.has(partyPort)) await store.carriers.add({ name: `party-${partyPort}`, host: '127.0.0.1', port: partyPort, prefix: PARTY });
       parties.add(partyPort);
       const p = await api<{ conference_sid: string; call_sid: string }>(`/conferences/${room}/participants`, { from: DID, to: PARTY });
-      while (store.conferences.participant(p.conference_sid, p.call_sid)?.status !== 'in-progress') await pause(5);
+      while ((await store.conferences.participant(p.conference_sid, p.call_sid))?.status !== 'in-progress') await pause(5);
     },
     stop: () => platform.stop(),
   };

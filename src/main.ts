@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   if (config.devAllowLocalTargets) {
     logger.warn('RINGBASE_DEV_ALLOW_LOCAL_TARGETS=1: customer URLs may point at loopback; never use this in production');
   }
-  app.trunks.provisionOnStart();
+  await app.trunks.provisionOnStart();
   // Built now, not when the first agent opens the console: a broken install is said at start.
   jssipBundle().catch((err: unknown) => logger.error({ err }, 'JsSIP could not be built: browser agents cannot connect until it is'));
   await app.http.listen({ host: config.host, port: config.port });

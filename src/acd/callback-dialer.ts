@@ -8,6 +8,7 @@ import type { TimerHandle } from '../clock.js';
 import { newSid } from '../crypto/tokens.js';
 import { emitCallbackDue } from '../events/acd.js';
 import { checkCallerId } from '../numbers/caller-id.js';
+import type { SqlQueries } from '../store/sql.js';
 import type { OpenCallback } from './callbacks.js';
 import type { Offer } from './routing.js';
 import type { AcdService, Talking } from './service.js';
@@ -49,9 +50,9 @@ export class CallbackDialer {
     const { store, events, clock } = this.services;
     const unplaceable = new Set<string>();
     const claimed = (await store.scheduledCallbacks.claimDue(CLAIM_BATCH, async (tx, c) => {
-      // The caller ID check (numbers) and the event (the outbox) are still on the raw connection: on SQLite they
-      // run inside the claim's transaction.
-      const problem = this.#callerIdProblem(c);
+      // The caller ID check reads the number inside the claim's transaction; the event (the outbox) is still on
+      // the raw connection, which on SQLite runs inside it too.
+      const problem = await this.#callerIdProblem(c, tx);
       if (problem) {
         unplaceable.add(c.sid);
         await store.scheduledCallbacks.attemptFailed(c.sid, problem, null, tx);
@@ -95,7 +96,7 @@ export class CallbackDialer {
     await store.scheduledCallbacks.attempt(callback.sid, job.callSid, offer.agentSid);
     const agentLeg = ring.leg;
     // The number may have been released while the agent's seat rang: the customer is not dialled from it.
-    const caller = checkCallerId(store.numbers, callback.accountId, callback.from);
+    const caller = await checkCallerId(store.numbers, callback.accountId, callback.from);
     if (!caller.ok) {
       await agentLeg.hangup();
       await ring.session.finish(await agentLeg.ended);
@@ -109,7 +110,7 @@ export class CallbackDialer {
     const withdraw = new AbortController();
     void agentLeg.ended.then(() => withdraw.abort());
     let talked = false;
-    const { done } = placeCall(this.services, {
+    const { done } = await placeCall(this.services, {
       sid: job.callSid, accountId: callback.accountId, from: callback.from, to: callback.to, target: { kind: 'number', number: callback.to },
       numberId: caller.number.id, trunkId: null, callback: null, timeoutMs: CUSTOMER_RING_MS, record: null,
       signal: withdraw.signal, bridgeWith: agentLeg,
@@ -131,7 +132,7 @@ export class CallbackDialer {
     await agentMember?.leave().catch(() => undefined);
     this.#jobs.delete(job.callSid);
     if (talked) await store.scheduledCallbacks.complete(callback.sid);
-    else await this.#failed(callback, `the customer's phone was not answered (${store.calls.get(job.callSid)?.status ?? 'not placed'})`);
+    else await this.#failed(callback, `the customer's phone was not answered (${(await store.calls.get(job.callSid))?.status ?? 'not placed'})`);
     await this.acd.agentCallEnded(offer, job.callSid, callback.accountId, talked ? queue.wrapUpSeconds : 0);
   }
 
@@ -145,8 +146,8 @@ export class CallbackDialer {
     }
   }
 
-  #callerIdProblem(c: OpenCallback): string | null {
-    const check = checkCallerId(this.services.store.numbers, c.accountId, c.from);
+  async #callerIdProblem(c: OpenCallback, tx: SqlQueries): Promise<string | null> {
+    const check = await checkCallerId(this.services.store.numbers, c.accountId, c.from, tx);
     return check.ok ? null : callerIdFailure(check.problem);
   }
 

@@ -96,12 +96,12 @@ export class AcdService {
    * `barge` talks to both. The supervisor's call is placed to `target`; it ends when the agent's call does. Returns
    * the supervisor's call, or null when the agent is not talking on a call this process carries.
    */
-  monitor(agent: Agent, req: MonitorRequest): { call: CallRecord; done: Promise<void> } | null {
+  async monitor(agent: Agent, req: MonitorRequest): Promise<{ call: CallRecord; done: Promise<void> } | null> {
     const talking = agent.activity === 'busy' && agent.currentCallSid ? this.#talking(agent.currentCallSid) : undefined;
     if (!talking) return null;
     const { customer, agentLeg, agentMember } = talking;
     const room = acdRoom(customer.sid);
-    const placed = placeCall(this.services, {
+    const placed = await placeCall(this.services, {
       accountId: agent.accountId, from: req.from, to: req.to, target: req.target, numberId: req.numberId, trunkId: null, callback: null, record: null,
       timeoutMs: SUPERVISOR_RING_MS, bridgeWith: agentLeg,
       markup: {
@@ -218,7 +218,7 @@ export class AcdService {
   }
 
   async #seatUp(trunkId: number): Promise<boolean> {
-    const trunk = this.services.store.trunks.getById(trunkId);
+    const trunk = await this.services.store.trunks.getById(trunkId);
     return trunk !== undefined && trunk.status === 'active' && (await this.services.engine.seatRegistered(trunk.endpoint_name));
   }
 
@@ -228,9 +228,9 @@ export class AcdService {
    */
   async ringAgent(offer: Offer, o: { from: string; parentSid: string; queue: Queue; signal: AbortSignal; bridgeWith?: CallLeg; wanted: () => boolean }): Promise<RingResult> {
     const { store, engine } = this.services;
-    const trunk = store.trunks.getById(offer.trunkId)!;
+    const trunk = (await store.trunks.getById(offer.trunkId))!;
     const childSid = newSid('CA');
-    store.calls.create({ sid: childSid, accountId: trunk.accountId, direction: 'outbound-dial', from: o.from, to: `agent:${offer.agentSid}`, status: 'queued', parentSid: o.parentSid });
+    await store.calls.create({ sid: childSid, accountId: trunk.accountId, direction: 'outbound-dial', from: o.from, to: `agent:${offer.agentSid}`, status: 'queued', parentSid: o.parentSid });
     await this.router.ringing(offer);
     this.stats.count(o.queue.sid, 'offered');
     // Withdrawn when the caller no longer waits (o.signal) or the agent stops taking calls (agentChanged aborts agentLeft).
@@ -240,10 +240,10 @@ export class AcdService {
       // Rung at its registered contact as it is (a browser seat refuses a request URI naming another user).
       target: { kind: 'client', identity: trunk.endpoint_name }, callerId: o.from, timeoutMs: o.queue.ringTimeoutSeconds * 1000,
       signal: AbortSignal.any([o.signal, agentLeft.signal]),
-      ...(o.bridgeWith ? { bridgeWith: o.bridgeWith } : {}), onRinging: () => store.calls.setStatus(childSid, 'ringing'),
+      ...(o.bridgeWith ? { bridgeWith: o.bridgeWith } : {}), onRinging: () => { store.calls.setStatus(childSid, 'ringing').catch((err: unknown) => this.services.log.warn({ err }, 'ringing status not stored')); },
     }).finally(() => this.#ringingSeats.delete(offer.agentId));
     if (!result.answered) {
-      store.calls.finish(childSid, result.cause === 'rejected' ? 'busy' : result.cause, result.cause);
+      await store.calls.finish(childSid, result.cause === 'rejected' ? 'busy' : result.cause, result.cause);
       if (!o.wanted()) return { kind: 'withdrawn', childSid };
       if (agentLeft.signal.aborted) {
         // The agent went on break or offline: the caller is first in line again, and no miss counts against the agent.
@@ -255,11 +255,11 @@ export class AcdService {
     }
     if (!o.wanted() || !(await this.router.answered(offer))) {
       await result.leg.hangup();
-      store.calls.finish(childSid, 'canceled', 'canceled');
+      await store.calls.finish(childSid, 'canceled', 'canceled');
       return { kind: 'withdrawn', childSid };
     }
-    const session = new CallSession(this.services, store.calls.get(childSid)!, undefined, result.leg);
-    store.calls.markAnswered(childSid);
+    const session = new CallSession(this.services, (await store.calls.get(childSid))!, undefined, result.leg);
+    await store.calls.markAnswered(childSid);
     this.stats.count(o.queue.sid, 'answered');
     return { kind: 'answered', childSid, session, leg: result.leg };
   }

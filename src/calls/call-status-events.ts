@@ -18,9 +18,9 @@ export interface StatusCallbackTarget {
  */
 export function trackStatusCallbacks(session: CallSession, target: StatusCallbackTarget): (event: Exclude<CallEvent, 'completed'>) => void {
   let sequence = 0;
-  const fire = (event: CallEvent) => {
-    if (!target.events.has(event)) return Promise.resolve();
-    const call = session.services.store.calls.get(session.sid)!;
+  const fire = async (event: CallEvent) => {
+    if (!target.events.has(event)) return;
+    const call = (await session.services.store.calls.get(session.sid))!;
     const fields = statusFields(call, session.services.clock.now(), { ...target.extra, CallbackEvent: event, SequenceNumber: String(sequence++) });
     return sendStatusCallback(session, target.url, fields, target.method);
   };

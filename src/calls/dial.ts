@@ -30,11 +30,10 @@ const FAILURE_RANK: Array<DialOutcome['status']> = ['busy', 'no-answer', 'failed
 export async function dial(parent: CallSession, req: DialRequest): Promise<DialOutcome> {
   const caller = await parent.answer();
   const { store, engine } = parent.services;
-  const attempts = req.targets.map((target) => {
-    const sid = newSid('CA');
-    store.calls.create({ sid, accountId: parent.accountId, direction: 'outbound-dial', from: req.callerId, to: addressOf(target), status: 'queued', parentSid: parent.sid });
-    return { sid, target, abort: new AbortController() };
-  });
+  const attempts = req.targets.map((target) => ({ sid: newSid('CA'), target, abort: new AbortController() }));
+  for (const a of attempts) {
+    await store.calls.create({ sid: a.sid, accountId: parent.accountId, direction: 'outbound-dial', from: req.callerId, to: addressOf(a.target), status: 'queued', parentSid: parent.sid });
+  }
   parent.timeline('dial', { targets: attempts.map((a) => ({ call_sid: a.sid, to: addressOf(a.target) })) });
   const recording = req.record === 'record-from-ringing' ? await startDialRecording(parent) : undefined;
   const cancelAll = () => attempts.forEach((a) => a.abort.abort());
@@ -45,12 +44,12 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
     const vetted = await vetOriginateTarget(parent.services, parent.accountId, a.target);
     if (!vetted.ok) {
       parent.timeline('dial-target-refused', { call_sid: a.sid, to: addressOf(a.target), reason: vetted.reason });
-      store.calls.finish(a.sid, 'failed', 'failed');
+      await store.calls.finish(a.sid, 'failed', 'failed');
       return { a, status: 'failed' as const };
     }
     const result: OriginateResult = await engine.originate({
       target: vetted.target, callerId: req.callerId, timeoutMs: req.timeoutMs, signal: a.abort.signal, bridgeWith: caller,
-      onRinging: () => store.calls.setStatus(a.sid, 'ringing'),
+      onRinging: () => { store.calls.setStatus(a.sid, 'ringing').catch((err: unknown) => parent.log.warn({ err }, 'ringing status not stored')); },
     });
     if (result.answered) {
       if (winner || caller.isEnded) { await result.leg.hangup(); return { a, status: 'canceled' as const }; }
@@ -59,7 +58,7 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
       return { a, status: 'completed' as const };
     }
     const status = result.cause === 'rejected' ? 'busy' : result.cause;
-    store.calls.finish(a.sid, status, result.cause);
+    await store.calls.finish(a.sid, status, result.cause);
     return { a, status };
   }));
   caller.off('hangup', cancelAll);
@@ -69,8 +68,8 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
     const status = FAILURE_RANK.find((s) => results.some((r) => r.status === s)) ?? 'failed';
     return { status: caller.isEnded ? 'canceled' : status, childSid: null, duration: 0 };
   }
-  const child = new CallSession(parent.services, store.calls.get(winner.sid)!, undefined, winner.leg);
-  store.calls.markAnswered(winner.sid);
+  const child = new CallSession(parent.services, (await store.calls.get(winner.sid))!, undefined, winner.leg);
+  await store.calls.markAnswered(winner.sid);
   const answerRecording = req.record === 'record-from-answer' ? await startDialRecording(parent) : recording;
   parent.timeline('dial-answered', { call_sid: winner.sid });
   await caller.bridge(winner.leg);

@@ -16,13 +16,13 @@ import { runIvr } from './features/ivr.js';
  * webhook; outside the schedule → the after-hours action; IVR menu on → the menu; otherwise the webhook.
  */
 export async function handleNumberCall(services: CallServices, incoming: IncomingCall): Promise<CallSession | undefined> {
-  const number = services.store.numbers.getByE164(incoming.to);
+  const number = await services.store.numbers.getByE164(incoming.to);
   if (!number || number.accountId === null) {
     services.log.info({ to: incoming.to }, 'incoming call to a number nobody holds; refused');
     await incoming.reject('unavailable');
     return undefined;
   }
-  const session = new CallSession(services, services.store.calls.create({
+  const session = new CallSession(services, await services.store.calls.create({
     sid: newSid('CA'), accountId: number.accountId, direction: 'inbound', from: incoming.from, to: incoming.to, status: 'ringing', numberId: number.id,
   }), incoming);
   const { settings } = number;

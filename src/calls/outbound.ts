@@ -40,8 +40,8 @@ export interface PlaceCall {
  * Places an API call: the call is stored (queued) before anything else, so it exists even if the process dies
  * right after; the engine then dials, and once answered the markup runs on it. Returns at once.
  */
-export function placeCall(services: CallServices, req: PlaceCall): { call: CallRecord; done: Promise<void> } {
-  const call = services.store.calls.create({
+export async function placeCall(services: CallServices, req: PlaceCall): Promise<{ call: CallRecord; done: Promise<void> }> {
+  const call = await services.store.calls.create({
     sid: req.sid ?? newSid('CA'), accountId: req.accountId, direction: 'outbound-api', from: req.from, to: req.to, status: 'queued',
     numberId: req.numberId, trunkId: req.trunkId, ...(req.admittedAtMs !== undefined ? { createdAtMs: req.admittedAtMs } : {}),
     ...(req.callback ? { callbackUrl: req.callback.url, callbackEvents: [...req.callback.events], callbackMethod: req.callback.method } : {}),
@@ -67,14 +67,17 @@ async function run(session: CallSession, req: PlaceCall, progress: (e: 'ringing'
   }
   const result = await engine.originate({
     target: vetted.target, callerId: req.from, timeoutMs: req.timeoutMs, ...(req.signal ? { signal: req.signal } : {}), ...(req.bridgeWith ? { bridgeWith: req.bridgeWith } : {}),
-    onRinging: () => { store.calls.setStatus(session.sid, 'ringing'); progress('ringing'); },
+    onRinging: () => {
+      store.calls.setStatus(session.sid, 'ringing').catch((err: unknown) => session.log.warn({ err }, 'ringing status not stored'));
+      progress('ringing');
+    },
   });
   if (!result.answered) {
     session.timeline('originate-failed', { cause: result.cause, sip_status: result.sipStatus ?? null });
     await session.finish({ cause: result.cause, by: 'remote', ...(result.sipStatus ? { sipStatus: result.sipStatus } : {}) });
     return;
   }
-  session.adopt(result.leg);
+  await session.adopt(result.leg);
   progress('in-progress');
   if (req.record) await session.startRecording({ source: 'call', ...req.record });
   if (req.markup.kind === 'task') return req.markup.run(session);

@@ -35,7 +35,7 @@ export async function calledTarget(
     const vet = await services.sip.vet(target.uri);
     if (!vet.ok && !vet.unresolvable) return { ok: false, problem: `The SIP destination ${target.uri} is refused: ${vet.reason}.` };
   }
-  const client = target.kind === 'client' ? clientTargetProblem(services.store, accountId, target.identity) : null;
+  const client = target.kind === 'client' ? await clientTargetProblem(services.store, accountId, target.identity) : null;
   if (client) return { ok: false, problem: `${client}.` };
   return { ok: true, target };
 }
@@ -56,18 +56,18 @@ export interface PlacementChecks {
  * Checks a place-call request against the account's own state (its numbers and trunks) and turns it into a
  * placement. Everything wrong is reported at once, keyed by field, before anything is dialled.
  */
-export function toPlacement(store: Store, accountId: number, body: CallCreateInput, checks: PlacementChecks): { ok: true; placement: PlaceCall } | { ok: false; errors: FieldErrors } {
+export async function toPlacement(store: Store, accountId: number, body: CallCreateInput, checks: PlacementChecks): Promise<{ ok: true; placement: PlaceCall } | { ok: false; errors: FieldErrors }> {
   const errors: FieldErrors = {};
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
 
-  const caller = E164.test(body.from) ? checkCallerId(store.numbers, accountId, body.from) : null;
+  const caller = E164.test(body.from) ? await checkCallerId(store.numbers, accountId, body.from) : null;
   if (!caller) add('from', 'The from field must be a number of this account written exactly as the dashboard shows it, e.g. +14155550100.');
   else if (!caller.ok) add('from', `${caller.problem}.`);
   const number = caller?.ok ? caller.number : undefined;
 
   let trunkEndpoint: string | null = null;
   if (body.trunk_id !== undefined) {
-    const trunk = store.trunks.getForAccount(accountId, body.trunk_id);
+    const trunk = await store.trunks.getForAccount(accountId, body.trunk_id);
     if (!trunk) add('trunk_id', 'The trunk does not exist on this account.');
     else if (trunk.status !== 'active') add('trunk_id', `The trunk is ${trunk.status}; calls can only go through an active trunk.`);
     else trunkEndpoint = trunk.endpoint_name;
@@ -78,7 +78,7 @@ export function toPlacement(store: Store, accountId: number, body: CallCreateInp
     const sip = checks.sip(target.uri);
     if (!sip.ok) add('to', `The SIP destination ${target.uri} is refused: ${sip.reason}.`);
   } else if (target.kind === 'client') {
-    const client = clientTargetProblem(store, accountId, target.identity);
+    const client = await clientTargetProblem(store, accountId, target.identity);
     if (client) add('to', `${client}.`);
   }
 

@@ -21,19 +21,19 @@ export async function recordMessage(session: CallSession, opts: MessageOptions):
   const sid = newSid('RE');
   const file = session.recordingFile(sid);
   const { recordings } = session.services.store;
-  recordings.create({ sid, accountId: session.accountId, callSid: session.sid, source: opts.source, tracks: 'inbound', channels: 1, file, callbackUrl: opts.callbackUrl });
+  await recordings.create({ sid, accountId: session.accountId, callSid: session.sid, source: opts.source, tracks: 'inbound', channels: 1, file, callbackUrl: opts.callbackUrl });
   const spec: RecordOptions = { file, maxLengthMs: opts.maxLengthMs, silenceTimeoutMs: opts.silenceTimeoutMs, finishOnKey: opts.finishOnKey, beep: opts.beep };
   const result = await leg.record(spec);
   makePrivate(file);
   // The stored message and its voicemail-left event commit together.
-  const recording = session.services.store.db.transaction(() => {
-    const done = recordings.complete(sid, result.durationMs);
+  const recording = await session.services.store.sql.transaction(async (tx) => {
+    const done = await recordings.complete(sid, result.durationMs, 'completed', tx);
     session.services.events.emit({
       type: 'voicemail-left', accountId: session.accountId, callSid: session.sid,
       data: { from: session.call.from, to: session.call.to, recording_sid: sid, duration: Math.round(result.durationMs / 1000), source: opts.source },
     });
     return done;
-  })();
+  });
   session.timeline('recording-completed', { recording_sid: sid, duration_ms: result.durationMs, reason: result.reason });
   await sendRecordingCallback(session, recording, opts.callbackMethod);
   return { recording, ...(result.finishKey ? { finishKey: result.finishKey } : {}) };

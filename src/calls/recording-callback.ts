@@ -18,12 +18,14 @@ export async function sendRecordingCallback(session: CallbackSink, rec: Recordin
     RecordingSource: rec.source,
     CallSid: rec.callSid,
   };
+  let outcome: Record<string, unknown>;
   try {
     const res = await session.services.http.send({
       accountId: rec.accountId, url: rec.callbackUrl, method, payload: { kind: 'form', body: payload }, timeoutMs: 5_000,
     });
-    session.timeline('recording-callback', { url: rec.callbackUrl, status: res.status, latency_ms: Math.round(res.latencyMs) });
+    outcome = { status: res.status, latency_ms: Math.round(res.latencyMs) };
   } catch (err) {
-    session.timeline('recording-callback', { url: rec.callbackUrl, error: (err as Error).message });
+    outcome = { error: (err as Error).message };
   }
+  await session.timeline('recording-callback', { url: rec.callbackUrl, ...outcome });
 }

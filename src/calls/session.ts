@@ -30,6 +30,7 @@ export class CallSession {
   readonly #answerHooks: Array<() => Promise<void>> = [];
   /** Each recording is finalized once (an API stop and the call's end can race): recording sid → its outcome. */
   readonly #stops = new Map<string, Promise<RecordingRecord>>();
+  #timelineWrites: Promise<void> = Promise.resolve();
 
   constructor(
     readonly services: CallServices,
@@ -48,9 +49,16 @@ export class CallSession {
   get leg(): CallLeg | undefined { return this.#leg; }
   get ended(): boolean { return this.#finished !== undefined || (this.#leg?.isEnded ?? false); }
 
-  timeline(kind: string, detail: Record<string, unknown>): void {
-    this.services.store.calls.addTimeline(this.sid, kind, detail);
-    this.services.watch.timeline(this.sid, kind, detail);
+  /**
+   * Notes `kind` on the call's timeline, stored in the order noted (one write after the other) and then shown to
+   * watchers. Never rejects: a lost entry is logged, the call goes on. The call's end waits for every entry.
+   */
+  timeline(kind: string, detail: Record<string, unknown>): Promise<void> {
+    this.#timelineWrites = this.#timelineWrites
+      .then(() => this.services.store.calls.addTimeline(this.sid, kind, detail))
+      .then(() => this.services.watch.timeline(this.sid, kind, detail))
+      .catch((err: unknown) => this.log.warn({ err, kind }, 'timeline entry not stored'));
+    return this.#timelineWrites;
   }
 
   onFinal(hook: FinalHook): void { this.#finalHooks.push(hook); }
@@ -69,7 +77,7 @@ export class CallSession {
     if (!this.incoming) throw new Error('no incoming call to answer');
     this.#answering ??= this.incoming.answer().then(async (leg) => {
       this.#adopt(leg);
-      this.#markAnswered();
+      await this.#markAnswered();
       for (const hook of this.#answerHooks) await hook().catch((err: unknown) => this.log.warn({ err }, 'answer hook failed'));
       return leg;
     });
@@ -100,7 +108,7 @@ export class CallSession {
     const control = opts.early && !this.#leg && this.incoming
       ? await this.incoming.startEarlyRecording(spec)
       : await (this.#leg ?? (await this.answer())).startCallRecording(spec);
-    const record = this.services.store.recordings.create({
+    const record = await this.services.store.recordings.create({
       sid, accountId: this.accountId, callSid: this.sid, source: opts.source, tracks: opts.tracks,
       channels: control.channels, file, callbackUrl: opts.callbackUrl, immutable: opts.immutable,
     });
@@ -134,7 +142,7 @@ export class CallSession {
     if (durationMs === 0) writeWav(file, { sampleRate: 8000, channels: Array.from({ length: active.control.channels }, () => new Float32Array(0)) });
     // The engine wrote it (FreeSWITCH with its own umask): private from here on.
     makePrivate(file);
-    const done = this.services.store.recordings.complete(active.record.sid, durationMs, durationMs > 0 ? 'completed' : 'absent');
+    const done = await this.services.store.recordings.complete(active.record.sid, durationMs, durationMs > 0 ? 'completed' : 'absent');
     active.record = done;
     this.timeline('recording-completed', { recording_sid: done.sid, status: done.status, duration_ms: durationMs });
     await sendRecordingCallback(this, done);
@@ -161,15 +169,15 @@ export class CallSession {
     const status = this.#statusFor(info);
     const cause = this.#finalCause ?? info.cause;
     // The final state and its hangup event commit together: the outbox can never miss or invent an ending.
-    this.services.store.db.transaction(() => {
-      this.call = this.services.store.calls.finish(this.sid, status, cause);
+    await this.services.store.sql.transaction(async (tx) => {
+      this.call = await this.services.store.calls.finish(this.sid, status, cause, tx);
       this.services.events.emit({
         type: 'hangup', accountId: this.accountId, callSid: this.sid,
         data: { from: this.call.from, to: this.call.to, direction: this.call.direction, duration: this.call.duration, disposition: status, cause },
       });
-    })();
+    });
     this.services.watch.sessionEnded(this);
-    this.timeline('ended', { status, cause, by: info.by });
+    await this.timeline('ended', { status, cause, by: info.by });
     for (const hook of this.#finalHooks) {
       await Promise.resolve(hook(this.call)).catch((err: unknown) => this.log.warn({ err }, 'final hook failed'));
     }
@@ -187,23 +195,25 @@ export class CallSession {
   }
 
   /** Takes over a leg answered elsewhere (an outbound call the engine placed) as this call's leg. */
-  adopt(leg: CallLeg): void {
+  async adopt(leg: CallLeg): Promise<void> {
     this.#adopt(leg);
-    this.#markAnswered();
+    await this.#markAnswered();
   }
 
   /** Answered state and the call-start event commit together (see the transactional outbox in src/events). */
-  #markAnswered(): void {
-    this.services.store.db.transaction(() => {
-      this.services.store.calls.markAnswered(this.sid);
+  async #markAnswered(): Promise<void> {
+    await this.services.store.sql.transaction(async (tx) => {
+      await this.services.store.calls.markAnswered(this.sid, tx);
       this.services.events.emit({ type: 'call-start', accountId: this.accountId, callSid: this.sid, data: { from: this.call.from, to: this.call.to, direction: this.call.direction } });
-    })();
-    this.timeline('answered', {});
+    });
+    void this.timeline('answered', {});
   }
 
   #adopt(leg: CallLeg): void {
     this.#leg = leg;
-    if (leg.orphanRef !== null) this.services.store.calls.setOrphanRef(this.sid, leg.orphanRef);
+    if (leg.orphanRef !== null) {
+      this.services.store.calls.setOrphanRef(this.sid, leg.orphanRef).catch((err: unknown) => this.log.warn({ err }, 'orphan reference not stored'));
+    }
     void leg.ended.then((info) => this.finish(info));
   }
 }

@@ -9,8 +9,8 @@ export type TargetVet = { ok: true; target: OriginateTarget } | { ok: false; rea
  * account's own seats (a trunk's endpoint name), never another account's, registered or not. The registrar knows
  * nothing of accounts, so this is the only place the line is drawn.
  */
-export function clientTargetProblem(store: Pick<Store, 'trunks'>, accountId: number, identity: string): string | null {
-  return store.trunks.getByEndpointName(identity)?.accountId === accountId ? null : `client:${identity} is not a seat of this account`;
+export async function clientTargetProblem(store: Pick<Store, 'trunks'>, accountId: number, identity: string): Promise<string | null> {
+  return (await store.trunks.getByEndpointName(identity))?.accountId === accountId ? null : `client:${identity} is not a seat of this account`;
 }
 
 /**
@@ -20,7 +20,7 @@ export function clientTargetProblem(store: Pick<Store, 'trunks'>, accountId: num
  */
 export async function vetOriginateTarget(services: Pick<CallServices, 'sip' | 'store'>, accountId: number, target: OriginateTarget): Promise<TargetVet> {
   if (target.kind === 'client') {
-    const problem = clientTargetProblem(services.store, accountId, target.identity);
+    const problem = await clientTargetProblem(services.store, accountId, target.identity);
     return problem ? { ok: false, reason: problem } : { ok: true, target };
   }
   if (target.kind !== 'sip') return { ok: true, target };

@@ -27,10 +27,12 @@ export function statusFields(call: CallRecord, nowMs: number, extra: Record<stri
 
 /** Sends one status callback (signed, form-encoded, 5 s) and notes the outcome on the call's timeline. */
 export async function sendStatusCallback(session: CallbackSink, url: string, fields: Record<string, string>, method: 'POST' | 'GET' = 'POST'): Promise<void> {
+  let outcome: Record<string, unknown>;
   try {
     const res = await session.services.http.send({ accountId: session.accountId, url, method, payload: { kind: 'form', body: fields }, timeoutMs: 5_000 });
-    session.timeline('status-callback', { url, event: fields.CallStatus, status: res.status, latency_ms: Math.round(res.latencyMs) });
+    outcome = { status: res.status, latency_ms: Math.round(res.latencyMs) };
   } catch (err) {
-    session.timeline('status-callback', { url, event: fields.CallStatus, error: (err as Error).message });
+    outcome = { error: (err as Error).message };
   }
+  await session.timeline('status-callback', { url, event: fields.CallStatus, ...outcome });
 }

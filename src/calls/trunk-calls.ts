@@ -19,13 +19,13 @@ type CallerIdChoice = { kind: 'caller-id'; callerId: string | null; reason: stri
  */
 export async function handleTrunkCall(services: CallServices, incoming: IncomingCall): Promise<CallSession | undefined> {
   const endpointName = incoming.source.kind === 'trunk' ? incoming.source.endpointName : incoming.source.kind === 'client' ? incoming.source.identity : '';
-  const trunk = services.store.trunks.getByEndpointName(endpointName);
+  const trunk = await services.store.trunks.getByEndpointName(endpointName);
   if (!trunk || trunk.status === 'revoked' || trunk.status === 'suspended') {
     services.log.info({ endpointName, status: trunk?.status ?? 'unknown' }, 'call from a trunk that may not place calls; refused');
     await incoming.reject('rejected');
     return undefined;
   }
-  const session = new CallSession(services, services.store.calls.create({
+  const session = new CallSession(services, await services.store.calls.create({
     sid: newSid('CA'), accountId: trunk.accountId, direction: 'trunk', from: incoming.from, to: incoming.to, status: 'ringing', trunkId: trunk.id,
   }), incoming);
   const progress = trunk.status_callback_url

@@ -58,22 +58,22 @@ export function numberCommands(program: Command, run: Runner): void {
     .action(withNumbers(run, async (ctx, numbers, e164: string, flags: SetFlags & { account?: string }) => {
       const accountId = flags.account === undefined ? null : parseId(flags.account, '--account');
       if (accountId !== null && !(await ctx.store.accounts.get(accountId))) throw new CliError(`no account ${accountId}`);
-      const n = numbers.add(e164, accountId, patchFrom(flags));
+      const n = await numbers.add(e164, accountId, patchFrom(flags));
       ctx.out(view(n), `added ${n.e164}${accountId === null ? ' to the pool' : ` for account ${accountId}`}`);
     }));
 
   number.command('list').description('list numbers')
     .option('--account <id>', "only this account's numbers")
     .option('--pool', 'only unclaimed numbers')
-    .action(run((ctx, flags: { account?: string; pool?: boolean }) => {
-      const rows = flags.pool ? ctx.store.numbers.listUnclaimed()
-        : flags.account !== undefined ? ctx.store.numbers.listForAccount(parseId(flags.account, '--account'))
-          : ctx.store.numbers.listAll();
+    .action(run(async (ctx, flags: { account?: string; pool?: boolean }) => {
+      const rows = flags.pool ? await ctx.store.numbers.listUnclaimed()
+        : flags.account !== undefined ? await ctx.store.numbers.listForAccount(parseId(flags.account, '--account'))
+          : await ctx.store.numbers.listAll();
       ctx.out(rows.map(view), rows.map((n) => `${n.e164}\t${n.accountId === null ? 'pool' : `account ${n.accountId}`}\t${n.settings.active ? 'active' : 'inactive'}\t${n.settings.webhook_url ?? '-'}`));
     }));
 
-  number.command('show <e164>').action(withNumbers(run, (ctx, numbers, e164: string) => {
-    const n = numbers.find(e164);
+  number.command('show <e164>').action(withNumbers(run, async (ctx, numbers, e164: string) => {
+    const n = await numbers.find(e164);
     ctx.out(view(n), JSON.stringify(view(n), null, 2));
   }));
 
@@ -82,18 +82,18 @@ export function numberCommands(program: Command, run: Runner): void {
     .action(withNumbers(run, async (ctx, numbers, e164: string, flags: { account: string }) => {
       const accountId = parseId(flags.account, '--account');
       if (!(await ctx.store.accounts.get(accountId))) throw new CliError(`no account ${accountId}`);
-      const n = numbers.claim(e164, accountId);
+      const n = await numbers.claim(e164, accountId);
       ctx.out(view(n), `${n.e164} assigned to account ${accountId}`);
     }));
 
   number.command('release <e164>').description('return a number to the pool (its settings are reset; callbacks and campaigns calling from it stop)')
     .action(withNumbers(run, async (ctx, numbers, e164: string) => {
-      const held = numbers.find(e164);
+      const held = await numbers.find(e164);
       const stops = held.accountId === null ? { callbacks: 0, campaigns: [] } : {
         callbacks: await ctx.store.scheduledCallbacks.countOpenFrom(held.accountId, held.e164),
         campaigns: await ctx.store.leadCampaigns.namesCallingFrom(held.accountId, held.e164),
       };
-      const n = numbers.release(e164);
+      const n = await numbers.release(e164);
       const lines = [`${n.e164} released to the pool`];
       if (stops.callbacks > 0) lines.push(`stops ${stops.callbacks} scheduled callback(s) of account ${held.accountId}: each fails when due, nobody is rung`);
       if (stops.campaigns.length > 0) lines.push(`stops speed to lead of campaign(s) ${stops.campaigns.join(', ')}: their new leads are refused (409) until they get another caller_id`);
@@ -103,9 +103,9 @@ export function numberCommands(program: Command, run: Runner): void {
   settingFlags(number.command('set <e164>').description('change number settings'))
     .option('--active', 'answer calls')
     .option('--inactive', 'hang up inbound calls and refuse outbound ones')
-    .action(withNumbers(run, (ctx, numbers, e164: string, flags: SetFlags & { inactive?: boolean }) => {
+    .action(withNumbers(run, async (ctx, numbers, e164: string, flags: SetFlags & { inactive?: boolean }) => {
       if (flags.inactive) flags.active = false;
-      const n = numbers.update(numbers.find(e164), patchFrom(flags));
+      const n = await numbers.update(await numbers.find(e164), patchFrom(flags));
       ctx.out(view(n), `${n.e164} updated`);
     }));
 }

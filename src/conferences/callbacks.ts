@@ -1,5 +1,6 @@
 import type { Conference, Participant } from './repo.js';
 import type { ConferenceRepo } from './repo.js';
+import type { SqlQueries } from '../store/sql.js';
 
 export type ConferenceEvent = 'conference-start' | 'conference-end' | 'participant-join' | 'participant-leave' | 'participant-mute' | 'participant-hold';
 
@@ -22,11 +23,12 @@ function rfc2822(ms: number): string {
  * Queues the conference's status callback for `event`, if the conference has a callback URL subscribed to it.
  * Call inside the transaction that made the change, so the callback exists exactly when the change does.
  */
-export function queueConferenceCallback(
-  repo: ConferenceRepo, queue: CallbackQueue, conf: Conference, event: ConferenceEvent, nowMs: number, p?: Participant,
-): void {
+export async function queueConferenceCallback(
+  repo: ConferenceRepo, queue: CallbackQueue, conf: Conference, event: ConferenceEvent, nowMs: number, p: Participant | undefined, tx: SqlQueries,
+): Promise<void> {
   if (!conf.statusCallback) return;
   if (conf.statusCallbackEvents.length > 0 && !conf.statusCallbackEvents.includes(SHORT[event])) return;
+  const sequence = await repo.nextSequence(conf.sid, tx);
   queue.enqueue({
     accountId: conf.accountId, stream: conf.sid, url: conf.statusCallback, method: conf.statusCallbackMethod,
     fields: {
@@ -34,7 +36,7 @@ export function queueConferenceCallback(
       ConferenceSid: conf.sid,
       FriendlyName: conf.friendlyName,
       StatusCallbackEvent: event,
-      SequenceNumber: String(repo.nextSequence(conf.sid)),
+      SequenceNumber: String(sequence),
       Timestamp: rfc2822(nowMs),
       ...(p ? { CallSid: p.callSid, Muted: String(p.muted), Hold: String(p.hold), Coaching: String(p.coaching), EndConferenceOnExit: String(p.endConferenceOnExit), StartConferenceOnEnter: String(p.startConferenceOnEnter) } : {}),
       ...(event === 'conference-end' && conf.endReason ? { Reason: conf.endReason } : {}),

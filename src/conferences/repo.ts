@@ -1,6 +1,7 @@
-// Conferences and their participants in SQLite. State changes are conditional UPDATEs on the current status, so
-// two paths racing to end a conference (the API and the last participant leaving) change it exactly once.
-import type { Db } from '../store/db.js';
+// Conferences and their participants, on SQLite or PostgreSQL. State changes are conditional UPDATEs on the current
+// status, so two paths racing to end a conference (the API and the last participant leaving) change it exactly once,
+// on either backend and from any number of control planes.
+import { rowLock, type SqlDb, type SqlQueries, type SqlValue } from '../store/sql.js';
 import type { Clock } from '../clock.js';
 
 export type ConferenceStatus = 'init' | 'in-progress' | 'completed';
@@ -79,124 +80,152 @@ const PARTICIPANT_COLUMNS: Record<keyof ParticipantChanges, string> = {
 export interface ConferenceListFilter { status?: ConferenceStatus; friendlyName?: string; beforeId: number | null; limit: number }
 
 export class ConferenceRepo {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock) {}
 
-  get(sid: string): Conference | undefined {
-    const row = this.db.prepare('SELECT * FROM conferences WHERE sid = ?').get(sid) as ConferenceRow | undefined;
+  async get(sid: string, q: SqlQueries = this.sql): Promise<Conference | undefined> {
+    const row = await q.one<ConferenceRow>('SELECT * FROM conferences WHERE sid = ?', [sid]);
     return row && toConference(row);
   }
 
-  getForAccount(accountId: number, sid: string): Conference | undefined {
-    const c = this.get(sid);
+  async getForAccount(accountId: number, sid: string): Promise<Conference | undefined> {
+    const c = await this.get(sid);
     return c && c.accountId === accountId ? c : undefined;
   }
 
   /** The account's conference of that name that has not completed, if any. */
-  openByName(accountId: number, friendlyName: string): Conference | undefined {
-    const row = this.db.prepare("SELECT * FROM conferences WHERE account_id = ? AND friendly_name = ? AND status <> 'completed'")
-      .get(accountId, friendlyName) as ConferenceRow | undefined;
+  async openByName(accountId: number, friendlyName: string): Promise<Conference | undefined> {
+    const row = await this.sql.one<ConferenceRow>("SELECT * FROM conferences WHERE account_id = ? AND friendly_name = ? AND status <> 'completed'",
+      [accountId, friendlyName]);
     return row && toConference(row);
   }
 
-  /** The open conference of that name, created with `init` when there is none (one statement, so two joiners agree). */
-  openOrCreate(c: NewConference): { conference: Conference; created: boolean } {
-    const now = this.#now();
-    const inserted = this.db.prepare(`INSERT INTO conferences (sid, account_id, friendly_name, status, record, max_participants, status_callback,
-        status_callback_method, status_callback_events, created_at, updated_at)
-      VALUES (?, ?, ?, 'init', ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
-      .run(c.sid, c.accountId, c.friendlyName, c.record ? 1 : 0, c.maxParticipants, c.statusCallback, c.statusCallbackMethod,
-        c.statusCallbackEvents.join(' '), now, now);
-    return { conference: this.openByName(c.accountId, c.friendlyName)!, created: inserted.changes === 1 };
+  /**
+   * The open conference of that name, created with `init` when there is none. The partial unique index on open
+   * names decides between concurrent creators, on any node: the insert that loses does nothing (PostgreSQL makes
+   * it wait for the winner's commit) and the loser reads the winner's conference. Should that one complete in
+   * between, the name is free again and the creation is tried again.
+   */
+  async openOrCreate(c: NewConference): Promise<{ conference: Conference; created: boolean }> {
+    for (;;) {
+      const now = this.#now();
+      const inserted = await this.sql.one<ConferenceRow>(`INSERT INTO conferences (sid, account_id, friendly_name, status, record, max_participants, status_callback,
+          status_callback_method, status_callback_events, created_at, updated_at)
+        VALUES (?, ?, ?, 'init', ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING *`,
+      [c.sid, c.accountId, c.friendlyName, c.record ? 1 : 0, c.maxParticipants, c.statusCallback, c.statusCallbackMethod,
+        c.statusCallbackEvents.join(' '), now, now]);
+      if (inserted) return { conference: toConference(inserted), created: true };
+      const open = await this.openByName(c.accountId, c.friendlyName);
+      if (open) return { conference: open, created: false };
+    }
   }
 
   /** Newest first; `beforeId` is the cursor (the id the previous page ended on). */
-  list(accountId: number, f: ConferenceListFilter): Conference[] {
+  async list(accountId: number, f: ConferenceListFilter): Promise<Conference[]> {
     const where = ['account_id = ?'];
-    const args: unknown[] = [accountId];
+    const args: SqlValue[] = [accountId];
     if (f.status) { where.push('status = ?'); args.push(f.status); }
     if (f.friendlyName !== undefined) { where.push('friendly_name = ?'); args.push(f.friendlyName); }
     if (f.beforeId !== null) { where.push('id < ?'); args.push(f.beforeId); }
-    return (this.db.prepare(`SELECT * FROM conferences WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`).all(...args, f.limit) as ConferenceRow[])
+    return (await this.sql.all<ConferenceRow>(`SELECT * FROM conferences WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`, [...args, f.limit]))
       .map(toConference);
   }
 
   /** init → in-progress; false when it had already started or ended. */
-  markStarted(sid: string): boolean {
+  async markStarted(sid: string, q: SqlQueries = this.sql): Promise<boolean> {
     const now = this.#now();
-    return this.db.prepare("UPDATE conferences SET status = 'in-progress', started_at = ?, updated_at = ? WHERE sid = ? AND status = 'init'")
-      .run(now, now, sid).changes === 1;
+    return (await q.run("UPDATE conferences SET status = 'in-progress', started_at = ?, updated_at = ? WHERE sid = ? AND status = 'init'", [now, now, sid])).changes === 1;
   }
 
   /** → completed, once; false when it had already completed. */
-  markCompleted(sid: string, reason: string): boolean {
+  async markCompleted(sid: string, reason: string, q: SqlQueries = this.sql): Promise<boolean> {
     const now = this.#now();
-    return this.db.prepare("UPDATE conferences SET status = 'completed', end_reason = ?, ended_at = ?, updated_at = ? WHERE sid = ? AND status <> 'completed'")
-      .run(reason, now, now, sid).changes === 1;
+    return (await q.run("UPDATE conferences SET status = 'completed', end_reason = ?, ended_at = ?, updated_at = ? WHERE sid = ? AND status <> 'completed'",
+      [reason, now, now, sid])).changes === 1;
   }
 
   /** The conference's status callback is the first one given (markup or an added participant); false if it had one. */
-  adoptStatusCallback(sid: string, url: string, method: 'GET' | 'POST'): boolean {
-    return this.db.prepare('UPDATE conferences SET status_callback = ?, status_callback_method = ? WHERE sid = ? AND status_callback IS NULL')
-      .run(url, method, sid).changes === 1;
+  async adoptStatusCallback(sid: string, url: string, method: 'GET' | 'POST'): Promise<boolean> {
+    return (await this.sql.run('UPDATE conferences SET status_callback = ?, status_callback_method = ? WHERE sid = ? AND status_callback IS NULL',
+      [url, method, sid])).changes === 1;
   }
 
-  /** The SequenceNumber of the conference's next status callback (1, 2, ...). */
-  nextSequence(sid: string): number {
-    return (this.db.prepare('UPDATE conferences SET sequence = sequence + 1 WHERE sid = ? RETURNING sequence').get(sid) as { sequence: number }).sequence;
+  /** The SequenceNumber of the conference's next status callback (1, 2, ...): the update locks the row until commit. */
+  async nextSequence(sid: string, q: SqlQueries = this.sql): Promise<number> {
+    return (await q.one<{ sequence: number }>('UPDATE conferences SET sequence = sequence + 1 WHERE sid = ? RETURNING sequence', [sid]))!.sequence;
   }
 
-  addParticipant(p: NewParticipant): Participant {
+  async addParticipant(p: NewParticipant, q: SqlQueries = this.sql): Promise<Participant> {
     const now = this.#now();
-    this.db.prepare(`INSERT INTO conference_participants (conference_sid, call_sid, account_id, status, muted, start_conference_on_enter,
-        end_conference_on_exit, status_callback, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(p.conferenceSid, p.callSid, p.accountId, p.status ?? 'connecting', p.muted ? 1 : 0, p.startConferenceOnEnter ? 1 : 0,
-        p.endConferenceOnExit ? 1 : 0, p.statusCallback, now, now);
-    return this.participant(p.conferenceSid, p.callSid)!;
+    const row = await q.one<ParticipantRow>(`INSERT INTO conference_participants (conference_sid, call_sid, account_id, status, muted, start_conference_on_enter,
+        end_conference_on_exit, status_callback, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    [p.conferenceSid, p.callSid, p.accountId, p.status ?? 'connecting', p.muted ? 1 : 0, p.startConferenceOnEnter ? 1 : 0,
+      p.endConferenceOnExit ? 1 : 0, p.statusCallback, now, now]);
+    return toParticipant(row!);
   }
 
-  participant(conferenceSid: string, callSid: string): Participant | undefined {
-    const row = this.db.prepare('SELECT * FROM conference_participants WHERE conference_sid = ? AND call_sid = ?').get(conferenceSid, callSid) as ParticipantRow | undefined;
+  /**
+   * Adds the participant unless `max` are already bridged in: counted and added with the conference's row locked,
+   * so joiners on several nodes are counted one after the other. Null when the conference is full.
+   */
+  async addParticipantIfRoom(p: NewParticipant, max: number): Promise<Participant | null> {
+    return this.sql.transaction(async (tx) => {
+      await tx.one(`SELECT id FROM conferences WHERE sid = ?${rowLock(tx)}`, [p.conferenceSid]);
+      if (await this.countInProgress(p.conferenceSid, tx) >= max) return null;
+      return this.addParticipant(p, tx);
+    });
+  }
+
+  async participant(conferenceSid: string, callSid: string, q: SqlQueries = this.sql): Promise<Participant | undefined> {
+    const row = await q.one<ParticipantRow>('SELECT * FROM conference_participants WHERE conference_sid = ? AND call_sid = ?', [conferenceSid, callSid]);
     return row && toParticipant(row);
   }
 
   /** The conferences a call took part in (a call is in at most one at a time), oldest first. */
-  participationsOfCall(callSid: string): Participant[] {
-    return (this.db.prepare('SELECT * FROM conference_participants WHERE call_sid = ? ORDER BY id').all(callSid) as ParticipantRow[]).map(toParticipant);
+  async participationsOfCall(callSid: string, q: SqlQueries = this.sql): Promise<Participant[]> {
+    return (await q.all<ParticipantRow>('SELECT * FROM conference_participants WHERE call_sid = ? ORDER BY id', [callSid])).map(toParticipant);
   }
 
   /** In the order they were added. */
-  participants(conferenceSid: string, opts: { openOnly?: boolean } = {}): Participant[] {
+  async participants(conferenceSid: string, opts: { openOnly?: boolean } = {}, q: SqlQueries = this.sql): Promise<Participant[]> {
     const sql = `SELECT * FROM conference_participants WHERE conference_sid = ?${opts.openOnly ? " AND status <> 'completed'" : ''} ORDER BY id`;
-    return (this.db.prepare(sql).all(conferenceSid) as ParticipantRow[]).map(toParticipant);
+    return (await q.all<ParticipantRow>(sql, [conferenceSid])).map(toParticipant);
   }
 
   /** Open conferences created before `before` (ISO time) that have no participant connecting or in them. */
-  emptySince(before: string): string[] {
-    return this.db.prepare(`SELECT sid FROM conferences c WHERE status <> 'completed' AND created_at < ?
-      AND NOT EXISTS (SELECT 1 FROM conference_participants p WHERE p.conference_sid = c.sid AND p.status <> 'completed')`).pluck().all(before) as string[];
+  async emptySince(before: string): Promise<string[]> {
+    return (await this.sql.all<{ sid: string }>(`SELECT sid FROM conferences c WHERE status <> 'completed' AND created_at < ?
+      AND NOT EXISTS (SELECT 1 FROM conference_participants p WHERE p.conference_sid = c.sid AND p.status <> 'completed') ORDER BY id`, [before]))
+      .map((r) => r.sid);
   }
 
   /** Participants bridged into the room now (control legs are never participants). */
-  countInProgress(conferenceSid: string): number {
-    return (this.db.prepare("SELECT COUNT(*) AS n FROM conference_participants WHERE conference_sid = ? AND status = 'in-progress'").get(conferenceSid) as { n: number }).n;
+  async countInProgress(conferenceSid: string, q: SqlQueries = this.sql): Promise<number> {
+    return (await q.one<{ n: number }>("SELECT COUNT(*) AS n FROM conference_participants WHERE conference_sid = ? AND status = 'in-progress'", [conferenceSid]))!.n;
   }
 
-  updateParticipant(conferenceSid: string, callSid: string, changes: ParticipantChanges): Participant | undefined {
+  /**
+   * Applies `changes` to the participant, its row locked from the read to the write, so two concurrent changes
+   * (on any node) each see the state the other left: `before` is what this change changed.
+   */
+  async updateParticipant(conferenceSid: string, callSid: string, changes: ParticipantChanges): Promise<{ before: Participant; after: Participant } | undefined> {
     const entries = Object.entries(changes).filter(([, v]) => v !== undefined) as Array<[keyof ParticipantChanges, unknown]>;
-    if (entries.length > 0) {
+    return this.sql.transaction(async (tx) => {
+      const row = await tx.one<ParticipantRow>(`SELECT * FROM conference_participants WHERE conference_sid = ? AND call_sid = ?${rowLock(tx)}`, [conferenceSid, callSid]);
+      if (!row) return undefined;
+      if (entries.length === 0) return { before: toParticipant(row), after: toParticipant(row) };
       const sets = entries.map(([k]) => `${PARTICIPANT_COLUMNS[k]} = ?`).join(', ');
-      const values = entries.map(([, v]) => (typeof v === 'boolean' ? (v ? 1 : 0) : v));
-      this.db.prepare(`UPDATE conference_participants SET ${sets}, updated_at = ? WHERE conference_sid = ? AND call_sid = ?`)
-        .run(...values, this.#now(), conferenceSid, callSid);
-    }
-    return this.participant(conferenceSid, callSid);
+      const values = entries.map(([, v]) => (typeof v === 'boolean' ? (v ? 1 : 0) : v) as SqlValue);
+      const after = await tx.one<ParticipantRow>(`UPDATE conference_participants SET ${sets}, updated_at = ? WHERE conference_sid = ? AND call_sid = ? RETURNING *`,
+        [...values, this.#now(), conferenceSid, callSid]);
+      return { before: toParticipant(row), after: toParticipant(after!) };
+    });
   }
 
   /** Moves a participant forward (connecting → in-progress → completed), never back; false when nothing changed. */
-  setParticipantStatus(conferenceSid: string, callSid: string, status: Exclude<ParticipantStatus, 'connecting'>): boolean {
+  async setParticipantStatus(conferenceSid: string, callSid: string, status: Exclude<ParticipantStatus, 'connecting'>, q: SqlQueries = this.sql): Promise<boolean> {
     const from = status === 'in-progress' ? "('connecting')" : "('connecting','in-progress')";
-    return this.db.prepare(`UPDATE conference_participants SET status = ?, updated_at = ? WHERE conference_sid = ? AND call_sid = ? AND status IN ${from}`)
-      .run(status, this.#now(), conferenceSid, callSid).changes === 1;
+    return (await q.run(`UPDATE conference_participants SET status = ?, updated_at = ? WHERE conference_sid = ? AND call_sid = ? AND status IN ${from}`,
+      [status, this.#now(), conferenceSid, callSid])).changes === 1;
   }
 
   #now(): string { return new Date(this.clock.now()).toISOString(); }

@@ -9,6 +9,7 @@ import type { TimerHandle } from '../clock.js';
 import { leaseMedia, localMedia } from '../calls/media-lease.js';
 import { newSid } from '../crypto/tokens.js';
 import { makePrivate } from '../private-files.js';
+import type { SqlQueries } from '../store/sql.js';
 import type { Conference, Participant, ParticipantChanges } from './repo.js';
 import { queueConferenceCallback, type CallbackQueue, type ConferenceEvent } from './callbacks.js';
 
@@ -69,15 +70,15 @@ export class ConferenceService {
   get #repo() { return this.services.store.conferences; }
 
   /** The account's open conference of that name, created (`init`) when there is none. */
-  openByName(accountId: number, friendlyName: string, opts: Pick<MarkupJoin, 'maxParticipants' | 'record' | 'statusCallback'>): Conference {
-    const { conference, created } = this.#repo.openOrCreate({
+  async openByName(accountId: number, friendlyName: string, opts: Pick<MarkupJoin, 'maxParticipants' | 'record' | 'statusCallback'>): Promise<Conference> {
+    const { conference, created } = await this.#repo.openOrCreate({
       sid: newSid('CF'), accountId, friendlyName, record: opts.record, maxParticipants: opts.maxParticipants,
       statusCallback: opts.statusCallback?.url ?? null, statusCallbackMethod: opts.statusCallback?.method ?? 'POST',
       statusCallbackEvents: opts.statusCallback?.events ?? [],
     });
     if (created) this.#checkEmptyLater();
-    if (!created && opts.statusCallback && this.#repo.adoptStatusCallback(conference.sid, opts.statusCallback.url, opts.statusCallback.method)) {
-      return this.#repo.get(conference.sid)!;
+    if (!created && opts.statusCallback && await this.#repo.adoptStatusCallback(conference.sid, opts.statusCallback.url, opts.statusCallback.method)) {
+      return (await this.#repo.get(conference.sid))!;
     }
     return conference;
   }
@@ -101,17 +102,17 @@ export class ConferenceService {
   /** Every open conference that has had nobody connecting or in it for its wait window ends (conference-end callback). */
   async #endEmpty(): Promise<void> {
     const before = new Date(this.services.clock.now() - EMPTY_CONFERENCE_WAIT_MS).toISOString();
-    for (const sid of this.#repo.emptySince(before)) await this.end(sid, 'no-participant-within-wait');
+    for (const sid of await this.#repo.emptySince(before)) await this.end(sid, 'no-participant-within-wait');
   }
 
   /** <Dial><Conference>: the caller is in the conference until it leaves, is removed, or the conference ends. */
   async joinByMarkup(session: CallSession, join: MarkupJoin): Promise<JoinOutcome> {
-    const conf = this.openByName(session.accountId, join.friendlyName, join);
+    const conf = await this.openByName(session.accountId, join.friendlyName, join);
     return this.enter(session, conf.sid, join);
   }
 
   /** A participant row in `connecting` for a call being placed; `cancel` withdraws the call while it rings. */
-  expect(conf: Conference, callSid: string, opts: Omit<JoinOptions, 'waitUrl' | 'coach'>, cancel: AbortController): Participant {
+  expect(conf: Conference, callSid: string, opts: Omit<JoinOptions, 'waitUrl' | 'coach'>, cancel: AbortController): Promise<Participant> {
     this.#room(conf.sid).ringing.set(callSid, cancel);
     return this.#repo.addParticipant({
       conferenceSid: conf.sid, callSid, accountId: conf.accountId, muted: opts.muted,
@@ -122,7 +123,7 @@ export class ConferenceService {
   /** A placed participant's call is over without (or after) joining: its row is closed and the room re-judged. */
   async placementSettled(conferenceSid: string, callSid: string): Promise<void> {
     this.#rooms.get(conferenceSid)?.ringing.delete(callSid);
-    if (this.#repo.setParticipantStatus(conferenceSid, callSid, 'completed')) await this.#afterLeave(conferenceSid, callSid);
+    if (await this.#repo.setParticipantStatus(conferenceSid, callSid, 'completed')) await this.#afterLeave(conferenceSid, callSid);
   }
 
   /** Joins an answered call to the room and holds it there until it leaves. */
@@ -130,21 +131,23 @@ export class ConferenceService {
     const repo = this.#repo;
     const out = (status: JoinOutcome['status']): JoinOutcome => ({ status, conferenceSid });
     this.#rooms.get(conferenceSid)?.ringing.delete(session.sid);
-    if (repo.get(conferenceSid)?.status === 'completed') {
-      repo.setParticipantStatus(conferenceSid, session.sid, 'completed');
+    const current = await repo.get(conferenceSid);
+    if (current?.status === 'completed') {
+      await repo.setParticipantStatus(conferenceSid, session.sid, 'completed');
       return out('ended');
     }
-    let p = repo.participant(conferenceSid, session.sid);
+    let p = await repo.participant(conferenceSid, session.sid);
     if (!p) {
-      const conf = repo.get(conferenceSid)!;
-      if (repo.countInProgress(conferenceSid) >= conf.maxParticipants) {
+      const conf = current!;
+      const added = await repo.addParticipantIfRoom({
+        conferenceSid, callSid: session.sid, accountId: session.accountId, muted: opts.muted,
+        startConferenceOnEnter: opts.startConferenceOnEnter, endConferenceOnExit: opts.endConferenceOnExit, statusCallback: null,
+      }, conf.maxParticipants);
+      if (!added) {
         session.timeline('conference-full', { conference_sid: conferenceSid, max_participants: conf.maxParticipants });
         return out('full');
       }
-      p = repo.addParticipant({
-        conferenceSid, callSid: session.sid, accountId: session.accountId, muted: opts.muted,
-        startConferenceOnEnter: opts.startConferenceOnEnter, endConferenceOnExit: opts.endConferenceOnExit, statusCallback: null,
-      });
+      p = added;
     }
     const leg = session.leg ?? await session.answer();
     let member: ConferenceMember;
@@ -157,12 +160,12 @@ export class ConferenceService {
     }
     const live: LiveMember = { callSid: session.sid, session, leg, member, waiting: false, holdLease: null, coaching: null };
     this.#room(conferenceSid).members.set(session.sid, live);
-    this.#change(conferenceSid, 'participant-join', () => repo.setParticipantStatus(conferenceSid, session.sid, 'in-progress'), session.sid);
+    await this.#change(conferenceSid, 'participant-join', (tx) => repo.setParticipantStatus(conferenceSid, session.sid, 'in-progress', tx), session.sid);
     session.timeline('conference-joined', { conference_sid: conferenceSid, muted: p.muted });
     const beep = opts.beep ?? 'true';
     if (beep === 'true' || beep === 'onEnter') void live.member.announce(this.beep).catch(() => undefined);
 
-    const conf = repo.get(conferenceSid)!;
+    const conf = (await repo.get(conferenceSid))!;
     if (conf.status === 'init' && p.startConferenceOnEnter) await this.#start(conferenceSid, session);
     else if (conf.status === 'init') {
       live.waiting = true;
@@ -179,7 +182,7 @@ export class ConferenceService {
     session.timeline('conference-left', { conference_sid: conferenceSid });
     const remaining = [...(this.#rooms.get(conferenceSid)?.members.values() ?? [])][0];
     if (remaining && (beep === 'true' || beep === 'onExit')) void remaining.member.announce(this.beep).catch(() => undefined);
-    if (this.#change(conferenceSid, 'participant-leave', () => repo.setParticipantStatus(conferenceSid, session.sid, 'completed'), session.sid)) {
+    if (await this.#change(conferenceSid, 'participant-leave', (tx) => repo.setParticipantStatus(conferenceSid, session.sid, 'completed', tx), session.sid)) {
       await this.#afterLeave(conferenceSid, session.sid);
     }
     return out('completed');
@@ -187,12 +190,10 @@ export class ConferenceService {
 
   /** Applies API changes to a participant: stored, applied to its leg if it is in the room, and announced. */
   async updateParticipant(conferenceSid: string, callSid: string, changes: ParticipantChanges, holdMedia?: MediaLease | null): Promise<Participant> {
-    const repo = this.#repo;
-    const before = repo.participant(conferenceSid, callSid)!;
+    const { before, after } = (await this.#repo.updateParticipant(conferenceSid, callSid, changes))!;
     const live = this.#rooms.get(conferenceSid)?.members.get(callSid);
     const muteChanged = changes.muted !== undefined && changes.muted !== before.muted;
     const holdChanged = changes.hold !== undefined && changes.hold !== before.hold;
-    repo.updateParticipant(conferenceSid, callSid, changes);
     if (live) {
       if (holdChanged && changes.hold) await this.#holdWith(live, holdMedia ?? null);
       else if (holdChanged) await this.#unhold(live);
@@ -200,9 +201,9 @@ export class ConferenceService {
       if (muteChanged && !live.waiting && !(changes.hold ?? before.hold)) await live.member.setMuted(changes.muted!);
       if (changes.coaching !== undefined || changes.callSidToCoach !== undefined) await this.#applyCoaching(conferenceSid);
     } else holdMedia?.release();
-    if (muteChanged) this.#change(conferenceSid, 'participant-mute', () => true, callSid);
-    if (holdChanged) this.#change(conferenceSid, 'participant-hold', () => true, callSid);
-    return repo.participant(conferenceSid, callSid)!;
+    if (muteChanged) await this.#change(conferenceSid, 'participant-mute', async () => true, callSid);
+    if (holdChanged) await this.#change(conferenceSid, 'participant-hold', async () => true, callSid);
+    return after;
   }
 
   /** Disconnects a participant's leg (ringing: the call is withdrawn). The conference goes on. */
@@ -225,7 +226,7 @@ export class ConferenceService {
    * session (a BYE each, hangup cause conference-ended); what else is in the engine's room is ended there.
    */
   async end(conferenceSid: string, reason: EndReason): Promise<boolean> {
-    const ended = this.#change(conferenceSid, 'conference-end', () => this.#repo.markCompleted(conferenceSid, reason));
+    const ended = await this.#change(conferenceSid, 'conference-end', (tx) => this.#repo.markCompleted(conferenceSid, reason, tx));
     const room = this.#rooms.get(conferenceSid);
     if (room) {
       this.#rooms.delete(conferenceSid);
@@ -240,13 +241,13 @@ export class ConferenceService {
   /**
    * A call that ended with a dead control plane leaves its conference (participant-leave), and a room left with
    * nobody connecting or in it completes (conference-end, reason platform-restart): the room died with its
-   * process, so nothing runs in the engine to hang up. Call inside the transaction that finishes the call.
+   * process, so nothing runs in the engine to hang up. Call inside the transaction (`tx`) that finishes the call.
    */
-  settleLostCall(callSid: string): void {
-    for (const p of this.#repo.participationsOfCall(callSid)) {
-      const left = this.#change(p.conferenceSid, 'participant-leave', () => this.#repo.setParticipantStatus(p.conferenceSid, callSid, 'completed'), callSid);
-      if (left && this.#repo.participants(p.conferenceSid, { openOnly: true }).length === 0) {
-        this.#change(p.conferenceSid, 'conference-end', () => this.#repo.markCompleted(p.conferenceSid, 'platform-restart'));
+  async settleLostCall(callSid: string, tx: SqlQueries): Promise<void> {
+    for (const p of await this.#repo.participationsOfCall(callSid, tx)) {
+      const left = await this.#change(p.conferenceSid, 'participant-leave', (q) => this.#repo.setParticipantStatus(p.conferenceSid, callSid, 'completed', q), callSid, tx);
+      if (left && (await this.#repo.participants(p.conferenceSid, { openOnly: true }, tx)).length === 0) {
+        await this.#change(p.conferenceSid, 'conference-end', (q) => this.#repo.markCompleted(p.conferenceSid, 'platform-restart', q), undefined, tx);
       }
     }
   }
@@ -258,12 +259,12 @@ export class ConferenceService {
   }
 
   async #start(conferenceSid: string, by: CallSession): Promise<void> {
-    if (!this.#change(conferenceSid, 'conference-start', () => this.#repo.markStarted(conferenceSid), by.sid)) return;
-    if (this.#repo.get(conferenceSid)!.record) await this.#startRecording(conferenceSid, by);
+    if (!await this.#change(conferenceSid, 'conference-start', (tx) => this.#repo.markStarted(conferenceSid, tx), by.sid)) return;
+    if ((await this.#repo.get(conferenceSid))!.record) await this.#startRecording(conferenceSid, by);
     for (const live of this.#rooms.get(conferenceSid)?.members.values() ?? []) {
       if (!live.waiting) continue;
       live.waiting = false;
-      const p = this.#repo.participant(conferenceSid, live.callSid);
+      const p = await this.#repo.participant(conferenceSid, live.callSid);
       if (p?.hold) continue;
       live.holdLease?.release();
       live.holdLease = null;
@@ -284,7 +285,7 @@ export class ConferenceService {
       by.timeline('conference-recording-failed', { conference_sid: conferenceSid, reason: (err as Error).message });
       return;
     }
-    this.services.store.recordings.create({
+    await this.services.store.recordings.create({
       sid, accountId: by.accountId, callSid: by.sid, conferenceSid, source: 'conference', tracks: 'both', channels: 1, file, callbackUrl: null,
     });
     room.recording = { sid, file, startedAt: this.services.clock.now() };
@@ -298,14 +299,14 @@ export class ConferenceService {
     const anyone = [...room.members.values()][0];
     if (anyone) await anyone.member.stopRoomRecording(rec.file).catch(() => undefined);
     makePrivate(rec.file);
-    this.services.store.recordings.complete(rec.sid, this.services.clock.now() - rec.startedAt);
+    await this.services.store.recordings.complete(rec.sid, this.services.clock.now() - rec.startedAt);
   }
 
   async #afterLeave(conferenceSid: string, callSid: string): Promise<void> {
-    const p = this.#repo.participant(conferenceSid, callSid);
-    if (p?.endConferenceOnExit && p.status === 'completed' && this.#repo.get(conferenceSid)?.status !== 'completed') {
+    const p = await this.#repo.participant(conferenceSid, callSid);
+    if (p?.endConferenceOnExit && p.status === 'completed' && (await this.#repo.get(conferenceSid))?.status !== 'completed') {
       await this.end(conferenceSid, 'participant-with-end-conference-on-exit-left');
-    } else if (this.#repo.participants(conferenceSid, { openOnly: true }).length === 0) {
+    } else if ((await this.#repo.participants(conferenceSid, { openOnly: true })).length === 0) {
       await this.end(conferenceSid, 'last-participant-left');
     }
   }
@@ -335,7 +336,7 @@ export class ConferenceService {
     const room = this.#rooms.get(conferenceSid);
     if (!room) return;
     for (const live of room.members.values()) {
-      const p = this.#repo.participant(conferenceSid, live.callSid);
+      const p = await this.#repo.participant(conferenceSid, live.callSid);
       const coached = p?.coaching && p.callSidToCoach ? p.callSidToCoach : null;
       if (coached === null && live.coaching === null) continue;
       await live.member.coach(coached ? room.members.get(coached)?.member ?? null : null);
@@ -343,15 +344,19 @@ export class ConferenceService {
     }
   }
 
-  /** Runs `change` and, when it changed something, queues the event's callback in the same transaction. */
-  #change(conferenceSid: string, event: ConferenceEvent, change: () => boolean, callSid?: string): boolean {
+  /**
+   * Runs `change` and, when it changed something, queues the event's callback in the same transaction: its own,
+   * or `outer` when the caller's transaction holds the change.
+   */
+  #change(conferenceSid: string, event: ConferenceEvent, change: (tx: SqlQueries) => Promise<boolean>, callSid?: string, outer?: SqlQueries): Promise<boolean> {
     const { store, clock } = this.services;
-    return store.db.transaction(() => {
-      if (!change()) return false;
-      const conf = this.#repo.get(conferenceSid)!;
-      const p = callSid ? this.#repo.participant(conferenceSid, callSid) : undefined;
-      queueConferenceCallback(this.#repo, this.callbacks, conf, event, clock.now(), p);
+    const body = async (tx: SqlQueries) => {
+      if (!await change(tx)) return false;
+      const conf = (await this.#repo.get(conferenceSid, tx))!;
+      const p = callSid ? await this.#repo.participant(conferenceSid, callSid, tx) : undefined;
+      await queueConferenceCallback(this.#repo, this.callbacks, conf, event, clock.now(), p, tx);
       return true;
-    })();
+    };
+    return outer ? body(outer) : store.sql.transaction(body);
   }
 }

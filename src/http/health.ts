@@ -11,7 +11,7 @@ export function installHealth(app: FastifyInstance, store: Store, engine: Engine
   app.get('/healthz', { schema: { hide: true } }, async (_req, reply) => {
     let database = 'ok';
     try {
-      store.db.prepare('SELECT 1').get();
+      await store.sql.one('SELECT 1');
     } catch {
       database = 'unavailable';
     }

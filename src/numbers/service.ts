@@ -11,40 +11,43 @@ export class NumberService {
   /** urls: the customer URL rule, which needs the dev flag (config.devAllowLocalTargets). */
   constructor(private readonly repo: NumberRepo, private readonly urls: CustomerUrlRule) {}
 
-  add(e164: string, accountId: number | null, patch: Record<string, unknown> = {}): PhoneNumber {
+  async add(e164: string, accountId: number | null, patch: Record<string, unknown> = {}): Promise<PhoneNumber> {
     if (!E164.test(e164)) throw new NumberError(`"${e164}" is not an E.164 number such as +14155550100`, { number: ['Must be E.164.'] });
-    if (this.repo.getByE164(e164)) throw new NumberError(`${e164} is already in the pool`, { number: ['Already in the pool.'] });
+    const inPool = () => new NumberError(`${e164} is already in the pool`, { number: ['Already in the pool.'] });
+    if (await this.repo.getByE164(e164)) throw inPool();
     const result = applySettings(DEFAULT_NUMBER_SETTINGS, patch, this.urls);
     if (!result.ok) throw new NumberError('invalid settings', result.errors);
-    return this.repo.add(e164, accountId, result.settings);
+    const added = await this.repo.add(e164, accountId, result.settings);
+    if (!added) throw inPool();
+    return added;
   }
 
-  find(e164: string): PhoneNumber {
-    const n = this.repo.getByE164(e164);
+  async find(e164: string): Promise<PhoneNumber> {
+    const n = await this.repo.getByE164(e164);
     if (!n) throw new NumberError(`no number ${e164}`);
     return n;
   }
 
   /** For an account holder: the number only if it is theirs, so foreign numbers look nonexistent. */
-  findOwned(accountId: number, e164: string): PhoneNumber | undefined {
-    const n = this.repo.getByE164(e164);
+  async findOwned(accountId: number, e164: string): Promise<PhoneNumber | undefined> {
+    const n = await this.repo.getByE164(e164);
     return n && n.accountId === accountId ? n : undefined;
   }
 
-  claim(e164: string, accountId: number): PhoneNumber {
-    const n = this.find(e164);
+  async claim(e164: string, accountId: number): Promise<PhoneNumber> {
+    const n = await this.find(e164);
     if (n.accountId === accountId) return n;
-    if (!this.repo.claim(n.id, accountId)) throw new NumberError(`${e164} is already claimed`);
-    return this.repo.getById(n.id)!;
+    if (!await this.repo.claim(n.id, accountId)) throw new NumberError(`${e164} is already claimed`);
+    return (await this.repo.getById(n.id))!;
   }
 
-  release(e164: string): PhoneNumber {
-    const n = this.find(e164);
-    this.repo.release(n.id);
-    return this.repo.getById(n.id)!;
+  async release(e164: string): Promise<PhoneNumber> {
+    const n = await this.find(e164);
+    await this.repo.release(n.id);
+    return (await this.repo.getById(n.id))!;
   }
 
-  update(n: PhoneNumber, patch: unknown): PhoneNumber {
+  async update(n: PhoneNumber, patch: unknown): Promise<PhoneNumber> {
     const result = applySettings(n.settings, patch, this.urls);
     if (!result.ok) throw new NumberError('invalid settings', result.errors);
     return this.repo.saveSettings(n.id, result.settings);

@@ -9,19 +9,20 @@ export interface FinalCallback { url: string; method: 'POST' | 'GET'; fields: Re
  * and the trunk's (when subscribed to `completed`), the number's Hangup URL. Sequence numbers continue from
  * the callbacks the call's timeline shows were already sent.
  */
-export function finalCallbacks(store: Store, call: CallRecord, nowMs: number): FinalCallback[] {
-  const sent = (url: string) => store.calls.timeline(call.sid).filter((e) => e.kind === 'status-callback' && e.detail.url === url).length;
+export async function finalCallbacks(store: Store, call: CallRecord, nowMs: number): Promise<FinalCallback[]> {
+  const timeline = await store.calls.timeline(call.sid);
+  const sent = (url: string) => timeline.filter((e) => e.kind === 'status-callback' && e.detail.url === url).length;
   const progress = (url: string, extra: Record<string, string>) =>
     statusFields(call, nowMs, { ...extra, CallbackEvent: 'completed', SequenceNumber: String(sent(url)) });
   const out: FinalCallback[] = [];
   if (call.callbackUrl && call.callbackEvents.includes('completed')) {
     out.push({ url: call.callbackUrl, method: call.callbackMethod, fields: progress(call.callbackUrl, {}) });
   }
-  const trunk = call.direction === 'trunk' && call.trunkId !== null ? store.trunks.getById(call.trunkId) : undefined;
+  const trunk = call.direction === 'trunk' && call.trunkId !== null ? await store.trunks.getById(call.trunkId) : undefined;
   if (trunk?.status_callback_url && trunk.status_callback_events.split(/\s+/).includes('completed')) {
     out.push({ url: trunk.status_callback_url, method: 'POST', fields: progress(trunk.status_callback_url, { TrunkId: String(trunk.id), EndpointName: trunk.endpoint_name }) });
   }
-  const number = call.direction === 'inbound' && call.numberId !== null ? store.numbers.getById(call.numberId) : undefined;
+  const number = call.direction === 'inbound' && call.numberId !== null ? await store.numbers.getById(call.numberId) : undefined;
   if (number?.settings.hangup_url) {
     out.push({ url: number.settings.hangup_url, method: 'POST', fields: statusFields(call, nowMs, { ClientRef: number.settings.client_ref ?? '' }) });
   }

@@ -25,7 +25,7 @@ export async function startInstance(services: CallServices): Promise<RunningInst
   const { store, clock, log } = services;
   const self = store.instanceId;
   const host = hostname();
-  store.instances.register(self, host, process.pid);
+  await store.instances.register(self, host, process.pid);
   const liveness = (): Liveness => ({ self, host, nowMs: clock.now(), staleMs: STALE_MS, pidAlive });
   const pending = new Set<Promise<void>>();
   const track = (r: Reconciled) => {
@@ -36,7 +36,7 @@ export async function startInstance(services: CallServices): Promise<RunningInst
   track(startup);
   let sweeping = false;
   const timer = setInterval(() => {
-    store.instances.beat(self);
+    store.instances.beat(self).catch((err: unknown) => log.error({ err }, 'heartbeat failed'));
     if (sweeping) return;
     sweeping = true;
     reconcileDeadInstances(services, liveness()).then(track, (err: unknown) => log.error({ err }, 'reconciling dead instances failed'))
@@ -48,7 +48,7 @@ export async function startInstance(services: CallServices): Promise<RunningInst
     async stop() {
       clearInterval(timer);
       await Promise.all(pending);
-      store.instances.remove(self);
+      await store.instances.remove(self);
     },
   };
 }

@@ -1,30 +1,46 @@
-import type { Db } from '../store/db.js';
+import type { SqlDb } from '../store/sql.js';
 import type { Clock } from '../clock.js';
 
 /** A control-plane process as the shared database knows it: where it runs and when it last proved alive. */
-export interface Instance { id: string; host: string; pid: number; startedAt: string; beatAt: string }
+export interface Instance {
+  id: string; host: string; pid: number; startedAt: string; beatAt: string;
+  /** The survivor finishing this (dead) instance's calls, once one has claimed it. */
+  reconciledBy: string | null;
+}
 
-interface Row { id: string; host: string; pid: number; started_at: string; beat_at: string }
+interface Row { id: string; host: string; pid: number; started_at: string; beat_at: string; reconciled_by: string | null }
 
 export class InstanceRepo {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock) {}
 
-  register(id: string, host: string, pid: number): void {
+  async register(id: string, host: string, pid: number): Promise<void> {
     const now = this.#now();
-    this.db.prepare('INSERT INTO instances (id, host, pid, started_at, beat_at) VALUES (?, ?, ?, ?, ?)').run(id, host, pid, now, now);
+    await this.sql.run('INSERT INTO instances (id, host, pid, started_at, beat_at) VALUES (?, ?, ?, ?, ?)', [id, host, pid, now, now]);
   }
 
-  beat(id: string): void {
-    this.db.prepare('UPDATE instances SET beat_at = ? WHERE id = ?').run(this.#now(), id);
+  async beat(id: string): Promise<void> {
+    await this.sql.run('UPDATE instances SET beat_at = ? WHERE id = ?', [this.#now(), id]);
   }
 
-  remove(id: string): void {
-    this.db.prepare('DELETE FROM instances WHERE id = ?').run(id);
+  async remove(id: string): Promise<void> {
+    await this.sql.run('DELETE FROM instances WHERE id = ?', [id]);
   }
 
-  list(): Instance[] {
-    return (this.db.prepare('SELECT * FROM instances ORDER BY started_at').all() as Row[])
-      .map((r) => ({ id: r.id, host: r.host, pid: r.pid, startedAt: r.started_at, beatAt: r.beat_at }));
+  async list(): Promise<Instance[]> {
+    return (await this.sql.all<Row>('SELECT * FROM instances ORDER BY started_at, id'))
+      .map((r) => ({ id: r.id, host: r.host, pid: r.pid, startedAt: r.started_at, beatAt: r.beat_at, reconciledBy: r.reconciled_by }));
+  }
+
+  /**
+   * Makes `by` the one survivor that finishes `dead`'s work, if `dead` is still as it was seen (no beat since, and
+   * still claimed by `dead.reconciledBy`, which is null or a survivor that died too): a conditional update, so of
+   * several survivors claiming at once (several nodes on PostgreSQL) exactly one gets it.
+   */
+  async claim(dead: Instance, by: string): Promise<boolean> {
+    const result = dead.reconciledBy === null
+      ? await this.sql.run('UPDATE instances SET reconciled_by = ? WHERE id = ? AND beat_at = ? AND reconciled_by IS NULL', [by, dead.id, dead.beatAt])
+      : await this.sql.run('UPDATE instances SET reconciled_by = ? WHERE id = ? AND beat_at = ? AND reconciled_by = ?', [by, dead.id, dead.beatAt, dead.reconciledBy]);
+    return result.changes === 1;
   }
 
   #now(): string { return new Date(this.clock.now()).toISOString(); }

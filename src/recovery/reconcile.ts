@@ -4,7 +4,7 @@ import type { CallRecord } from '../store/calls.js';
 import type { RecordingRecord } from '../store/recordings.js';
 import { sendStatusCallback, type CallbackSink } from '../calls/status-callback.js';
 import { sendRecordingCallback } from '../calls/recording-callback.js';
-import { deadInstances, type Liveness } from './instances.js';
+import { deadInstances, type Instance, type Liveness } from './instances.js';
 import { finalCallbacks } from './final-callbacks.js';
 import { repairWavHeader } from './wav-repair.js';
 
@@ -23,97 +23,96 @@ export interface Reconciled {
  * Finishes what dead control-plane instances left open: their channels on the engine are hung up, their calls
  * get a final status (completed if answered, else failed; cause platform-restart; ended at the owner's last
  * heartbeat), one hangup event each and the status callbacks the call owes, and their recordings are closed
- * (header repaired) and marked; conferences they were in are left, and completed when nobody is left. Every row is claimed by a conditional update, so when several instances
- * reconcile at once each call is finished, and announced, exactly once.
+ * (header repaired) and marked; conferences they were in are left, and completed when nobody is left. A dead
+ * instance is claimed by one survivor (claimDead) and every row by a conditional update, so when several instances
+ * reconcile at once each dead instance is handled, and each call finished and announced, exactly once.
  */
 export async function reconcileDeadInstances(services: CallServices, liveness: Liveness): Promise<Reconciled> {
   const { store, log } = services;
-  const instances = store.instances.list();
-  const dead = deadInstances(instances, liveness);
-  const living = new Set(instances.filter((i) => !dead.includes(i)).map((i) => i.id));
-  const lastBeat = new Map<string | null, number>(dead.map((i) => [i.id, Date.parse(i.beatAt)]));
-  const owners = openOwners(services).filter((o) => o === null || !living.has(o));
-  for (const o of dead) if (!owners.includes(o.id)) owners.push(o.id);
+  const claimed = await claimDead(services, liveness);
+  const known = new Set((await store.instances.list()).map((i) => i.id));
+  const lastBeat = new Map<string | null, number>(claimed.map((i) => [i.id, Date.parse(i.beatAt)]));
+  // Besides the instances claimed here: rows whose owner left no instance row (rows from before instances were
+  // recorded, or a claimant that removed the row), finished row by row under the same conditional updates.
+  const open = new Set([...await store.calls.openOwners(), ...await store.recordings.openOwners()]);
+  const owners = [...open].filter((o) => o === null || !known.has(o));
+  for (const o of claimed) if (!owners.includes(o.id)) owners.push(o.id);
   const none: Reconciled = { owners: [], calls: [], recordings: [], callbacks: Promise.resolve() };
   if (owners.length === 0) return none;
 
   const tagged = owners.filter((o): o is string => o !== null);
-  const refs = owners.flatMap((o) => openCalls(services, o).flatMap((c) => orphanRefOf(services, c.sid) ?? []));
+  const refs: string[] = [];
+  for (const o of owners) for (const c of await store.calls.openOf(o)) refs.push(...(await store.calls.orphanRef(c.sid)) ?? []);
   await services.engine.releaseOrphans(tagged, refs).catch((err: unknown) => log.warn({ err, owners: tagged }, 'could not release the engine calls of dead instances'));
 
   const calls: CallRecord[] = [];
   const recordings: RecordingRecord[] = [];
   for (const owner of owners) {
-    for (const call of openCalls(services, owner)) {
-      const done = finishCall(services, call, endOf(services, call, lastBeat.get(owner)), owner);
+    for (const call of await store.calls.openOf(owner)) {
+      const done = await finishCall(services, call, await endOf(services, call, lastBeat.get(owner)), owner);
       if (done) calls.push(done);
     }
-    for (const rec of openRecordings(services, owner)) {
-      const done = closeRecording(services, rec, lastBeat.get(owner) ?? liveness.nowMs);
+    for (const rec of await store.recordings.openOf(owner)) {
+      const done = await closeRecording(services, rec, lastBeat.get(owner) ?? liveness.nowMs);
       if (done) recordings.push(done);
     }
   }
-  for (const o of dead) store.instances.remove(o.id);
+  for (const o of claimed) await store.instances.remove(o.id);
   if (calls.length + recordings.length > 0) log.warn({ owners, calls: calls.length, recordings: recordings.length }, 'finished the calls and recordings of dead instances');
   return { owners, calls: calls.map((c) => c.sid), recordings: recordings.map((r) => r.sid), callbacks: sendCallbacks(services, calls, recordings) };
 }
 
-function openOwners({ store }: CallServices): Array<string | null> {
-  return (store.db.prepare(`SELECT owner FROM calls WHERE ended_at IS NULL
-    UNION SELECT owner FROM recordings WHERE status IN ('in-progress', 'paused')`).all() as Array<{ owner: string | null }>).map((r) => r.owner);
-}
-
-function openCalls({ store }: CallServices, owner: string | null): CallRecord[] {
-  const rows = store.db.prepare('SELECT sid FROM calls WHERE ended_at IS NULL AND owner IS ?').all(owner) as Array<{ sid: string }>;
-  return rows.map((r) => store.calls.get(r.sid)!);
-}
-
-function openRecordings({ store }: CallServices, owner: string | null): RecordingRecord[] {
-  const rows = store.db.prepare("SELECT sid FROM recordings WHERE status IN ('in-progress', 'paused') AND owner IS ?").all(owner) as Array<{ sid: string }>;
-  return rows.map((r) => store.recordings.get(r.sid)!);
-}
-
-function orphanRefOf({ store }: CallServices, sid: string): string | null {
-  return (store.db.prepare('SELECT orphan_ref FROM calls WHERE sid = ?').get(sid) as { orphan_ref: string | null }).orphan_ref;
+/**
+ * The dead instances this survivor is to finish: each claimed by a conditional update, so when several survivors
+ * sweep at once (several nodes on one PostgreSQL database) each dead instance is finished by one of them. A claim
+ * held by a survivor that died too is taken over; one held by a living survivor is left to it.
+ */
+async function claimDead({ store }: CallServices, liveness: Liveness): Promise<Instance[]> {
+  const instances = await store.instances.list();
+  const dead = deadInstances(instances, liveness);
+  const living = new Set(instances.filter((i) => !dead.includes(i)).map((i) => i.id));
+  const claimed: Instance[] = [];
+  for (const i of dead) {
+    const free = i.reconciledBy === null || i.reconciledBy === liveness.self || !living.has(i.reconciledBy);
+    if (free && await store.instances.claim(i, liveness.self)) claimed.push(i);
+  }
+  return claimed;
 }
 
 /** The owner's last heartbeat; without one (rows older than heartbeats), the call's last recorded activity. */
-function endOf({ store }: CallServices, call: CallRecord, beatMs: number | undefined): number {
+async function endOf({ store }: CallServices, call: CallRecord, beatMs: number | undefined): Promise<number> {
   const started = Date.parse(call.answeredAt ?? call.createdAt);
   if (beatMs !== undefined) return Math.max(beatMs, started);
-  const last = store.db.prepare('SELECT MAX(at) AS at FROM call_timeline WHERE call_sid = ?').get(call.sid) as { at: string | null };
-  return Math.max(last.at ? Date.parse(last.at) : started, started);
+  const last = await store.calls.lastActivity(call.sid);
+  return Math.max(last ? Date.parse(last) : started, started);
 }
 
-function finishCall(services: CallServices, call: CallRecord, endMs: number, owner: string | null): CallRecord | null {
+function finishCall(services: CallServices, call: CallRecord, endMs: number, owner: string | null): Promise<CallRecord | null> {
   const { store, events } = services;
   const status = call.answeredAt ? 'completed' : 'failed';
   const duration = call.answeredAt ? Math.max(0, Math.round((endMs - Date.parse(call.answeredAt)) / 1000)) : 0;
-  return store.db.transaction(() => {
-    const claimed = store.db.prepare('UPDATE calls SET status = ?, ended_at = ?, duration = ?, hangup_cause = ? WHERE sid = ? AND ended_at IS NULL')
-      .run(status, new Date(endMs).toISOString(), duration, RESTART_CAUSE, call.sid).changes === 1;
-    if (!claimed) return null;
-    const done = store.calls.get(call.sid)!;
+  return store.sql.transaction(async (tx) => {
+    const done = await store.calls.finishLost(call.sid, { status, endedAt: new Date(endMs).toISOString(), duration, cause: RESTART_CAUSE }, tx);
+    if (!done) return null;
     events.emit({
       type: 'hangup', accountId: done.accountId, callSid: done.sid,
       data: { from: done.from, to: done.to, direction: done.direction, duration: done.duration, disposition: status, cause: RESTART_CAUSE },
     });
-    store.calls.addTimeline(done.sid, 'reconciled', { previous_status: call.status, status, cause: RESTART_CAUSE, instance: owner });
-    services.conferences.settleLostCall(done.sid);
+    await store.calls.addTimeline(done.sid, 'reconciled', { previous_status: call.status, status, cause: RESTART_CAUSE, instance: owner }, tx);
+    await services.conferences.settleLostCall(done.sid, tx);
     return done;
-  })();
+  });
 }
 
-function closeRecording(services: CallServices, rec: RecordingRecord, endMs: number): RecordingRecord | null {
+async function closeRecording(services: CallServices, rec: RecordingRecord, endMs: number): Promise<RecordingRecord | null> {
   const { store } = services;
   const audio = existsSync(rec.file) ? repairWavHeader(rec.file) : null;
-  const claimed = store.db.prepare(`UPDATE recordings SET status = ?, duration_ms = ?, completed_at = ? WHERE sid = ? AND status IN ('in-progress', 'paused')`)
-    .run(audio ? 'completed' : 'failed', audio?.durationMs ?? null, new Date(endMs).toISOString(), rec.sid).changes === 1;
-  if (!claimed) return null;
-  store.calls.addTimeline(rec.callSid, 'recording-recovered', {
-    recording_sid: rec.sid, status: audio ? 'completed' : 'failed', duration_ms: audio?.durationMs ?? null, header_repaired: audio?.repaired ?? false,
+  const done = await store.recordings.closeLost(rec.sid, audio?.durationMs ?? null, new Date(endMs).toISOString());
+  if (!done) return null;
+  await store.calls.addTimeline(rec.callSid, 'recording-recovered', {
+    recording_sid: rec.sid, status: done.status, duration_ms: audio?.durationMs ?? null, header_repaired: audio?.repaired ?? false,
   });
-  return store.recordings.get(rec.sid)!;
+  return done;
 }
 
 const sinkFor = (services: CallServices, accountId: number, callSid: string): CallbackSink => ({
@@ -122,8 +121,9 @@ const sinkFor = (services: CallServices, accountId: number, callSid: string): Ca
 
 async function sendCallbacks(services: CallServices, calls: CallRecord[], recordings: RecordingRecord[]): Promise<void> {
   const now = services.clock.now();
+  const owed = await Promise.all(calls.map(async (c) => ({ c, callbacks: await finalCallbacks(services.store, c, now) })));
   await Promise.all([
     ...recordings.filter((r) => r.status === 'completed').map((r) => sendRecordingCallback(sinkFor(services, r.accountId, r.callSid), r)),
-    ...calls.flatMap((c) => finalCallbacks(services.store, c, now).map((cb) => sendStatusCallback(sinkFor(services, c.accountId, c.sid), cb.url, cb.fields, cb.method))),
+    ...owed.flatMap(({ c, callbacks }) => callbacks.map((cb) => sendStatusCallback(sinkFor(services, c.accountId, c.sid), cb.url, cb.fields, cb.method))),
   ]);
 }

@@ -1,4 +1,4 @@
-import type { Db } from './db.js';
+import { rowLock, type SqlDb, type SqlQueries, type SqlValue } from './sql.js';
 import type { Clock } from '../clock.js';
 
 export type CallDirection = 'inbound' | 'outbound-api' | 'outbound-dial' | 'trunk';
@@ -64,25 +64,25 @@ export interface TimelineEntry { id: number; at: string; kind: string; detail: R
 /** Calls are written from their first event, so a crash loses nothing already known about them. */
 export class CallRepo {
   /** `owner`: the instance running the calls this repo creates (crash reconciliation finds them by it). */
-  constructor(private readonly db: Db, private readonly clock: Clock, private readonly owner: string) {}
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock, private readonly owner: string) {}
 
-  create(c: NewCall): CallRecord {
-    this.db.prepare(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, number_id, trunk_id, parent_sid, created_at,
+  async create(c: NewCall): Promise<CallRecord> {
+    const row = await this.sql.one<Row>(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, number_id, trunk_id, parent_sid, created_at,
                                         callback_url, callback_events, callback_method, owner)
-                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(c.sid, c.accountId, c.direction, c.from, c.to, c.status, c.numberId ?? null, c.trunkId ?? null, c.parentSid ?? null,
-        new Date(c.createdAtMs ?? this.clock.now()).toISOString(),
-        c.callbackUrl ?? null, c.callbackEvents?.length ? c.callbackEvents.join(' ') : null, c.callbackMethod ?? null, this.owner);
-    return this.get(c.sid)!;
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    [c.sid, c.accountId, c.direction, c.from, c.to, c.status, c.numberId ?? null, c.trunkId ?? null, c.parentSid ?? null,
+      new Date(c.createdAtMs ?? this.clock.now()).toISOString(),
+      c.callbackUrl ?? null, c.callbackEvents?.length ? c.callbackEvents.join(' ') : null, c.callbackMethod ?? null, this.owner]);
+    return toCall(row!);
   }
 
-  get(sid: string): CallRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM calls WHERE sid = ?').get(sid) as Row | undefined;
+  async get(sid: string, q: SqlQueries = this.sql): Promise<CallRecord | undefined> {
+    const row = await q.one<Row>('SELECT * FROM calls WHERE sid = ?', [sid]);
     return row && toCall(row);
   }
 
-  getForAccount(accountId: number, sid: string): CallRecord | undefined {
-    const c = this.get(sid);
+  async getForAccount(accountId: number, sid: string): Promise<CallRecord | undefined> {
+    const c = await this.get(sid);
     return c && c.accountId === accountId ? c : undefined;
   }
 
@@ -90,10 +90,10 @@ export class CallRepo {
    * Newest first, keyset-paginated on (created_at, sid) so pages stay stable while new calls arrive.
    * `before` is the cursor: the sid of the last call of the previous page.
    */
-  list(accountId: number, f: CallFilter = {}): { calls: CallRecord[]; next: string | null } {
+  async list(accountId: number, f: CallFilter = {}): Promise<{ calls: CallRecord[]; next: string | null }> {
     const limit = Math.min(Math.max(f.limit ?? 50, 1), 100);
     const where = ['account_id = ?'];
-    const args: unknown[] = [accountId];
+    const args: SqlValue[] = [accountId];
     const eq = (column: string, value: string | number | undefined | null) => {
       if (value !== undefined && value !== null) { where.push(`${column} = ?`); args.push(value); }
     };
@@ -101,49 +101,80 @@ export class CallRepo {
     eq('number_id', f.numberId); eq('trunk_id', f.trunkId); eq('parent_sid', f.parentSid);
     if (f.since) { where.push('created_at >= ?'); args.push(f.since); }
     if (f.until) { where.push('created_at < ?'); args.push(f.until); }
-    const cursor = f.before ? this.get(f.before) : undefined;
+    const cursor = f.before ? await this.get(f.before) : undefined;
     if (cursor && cursor.accountId === accountId) {
       where.push('(created_at < ? OR (created_at = ? AND sid < ?))');
       args.push(cursor.createdAt, cursor.createdAt, cursor.sid);
     }
-    const rows = this.db.prepare(`SELECT * FROM calls WHERE ${where.join(' AND ')} ORDER BY created_at DESC, sid DESC LIMIT ?`)
-      .all(...args, limit + 1) as Row[];
+    const rows = await this.sql.all<Row>(`SELECT * FROM calls WHERE ${where.join(' AND ')} ORDER BY created_at DESC, sid DESC LIMIT ?`, [...args, limit + 1]);
     const calls = rows.slice(0, limit).map(toCall);
     return { calls, next: rows.length > limit ? calls[calls.length - 1]!.sid : null };
   }
 
-  setStatus(sid: string, status: CallStatus): void {
-    this.db.prepare('UPDATE calls SET status = ? WHERE sid = ? AND status NOT IN (\'completed\',\'busy\',\'failed\',\'no-answer\',\'canceled\')').run(status, sid);
+  async setStatus(sid: string, status: CallStatus): Promise<void> {
+    await this.sql.run('UPDATE calls SET status = ? WHERE sid = ? AND status NOT IN (\'completed\',\'busy\',\'failed\',\'no-answer\',\'canceled\')', [status, sid]);
   }
 
   /** What the engine needs to end the call's leg after this process dies (see CallLeg.orphanRef). */
-  setOrphanRef(sid: string, ref: string | null): void {
-    this.db.prepare('UPDATE calls SET orphan_ref = ? WHERE sid = ?').run(ref, sid);
+  async setOrphanRef(sid: string, ref: string | null): Promise<void> {
+    await this.sql.run('UPDATE calls SET orphan_ref = ? WHERE sid = ?', [ref, sid]);
   }
 
-  markAnswered(sid: string): void {
-    this.db.prepare("UPDATE calls SET status = 'in-progress', answered_at = ? WHERE sid = ? AND answered_at IS NULL").run(this.#now(), sid);
+  async orphanRef(sid: string): Promise<string | null> {
+    return (await this.sql.one<{ orphan_ref: string | null }>('SELECT orphan_ref FROM calls WHERE sid = ?', [sid]))?.orphan_ref ?? null;
   }
 
-  /** Final state, once: a second finish (e.g. a late hangup event) leaves the first one in place. */
-  finish(sid: string, status: CallStatus, hangupCause: string): CallRecord {
+  async markAnswered(sid: string, q: SqlQueries = this.sql): Promise<void> {
+    await q.run("UPDATE calls SET status = 'in-progress', answered_at = ? WHERE sid = ? AND answered_at IS NULL", [this.#now(), sid]);
+  }
+
+  /**
+   * Final state, once: a second finish (e.g. a late hangup event) leaves the first one in place. The row is locked
+   * while its duration is worked out, so an answer committing meanwhile elsewhere cannot be missed.
+   */
+  async finish(sid: string, status: CallStatus, hangupCause: string, q: SqlQueries = this.sql): Promise<CallRecord> {
     const now = this.clock.now();
-    const call = this.get(sid);
-    if (call && !call.endedAt) {
-      const duration = call.answeredAt ? Math.max(0, Math.round((now - Date.parse(call.answeredAt)) / 1000)) : 0;
-      this.db.prepare('UPDATE calls SET status = ?, ended_at = ?, duration = ?, hangup_cause = ? WHERE sid = ?')
-        .run(status, new Date(now).toISOString(), duration, hangupCause, sid);
+    const row = await q.one<Row>(`SELECT * FROM calls WHERE sid = ?${rowLock(q)}`, [sid]);
+    if (row && !row.ended_at) {
+      const duration = row.answered_at ? Math.max(0, Math.round((now - Date.parse(row.answered_at)) / 1000)) : 0;
+      return toCall((await q.one<Row>('UPDATE calls SET status = ?, ended_at = ?, duration = ?, hangup_cause = ? WHERE sid = ? RETURNING *',
+        [status, new Date(now).toISOString(), duration, hangupCause, sid]))!);
     }
-    return this.get(sid)!;
+    return toCall(row!);
   }
 
-  addTimeline(sid: string, kind: string, detail: Record<string, unknown>): void {
-    this.db.prepare('INSERT INTO call_timeline (call_sid, at, kind, detail) VALUES (?, ?, ?, ?)').run(sid, this.#now(), kind, JSON.stringify(detail));
+  /** Finishes a call a dead instance left open; null when it had already ended (a conditional update: one survivor wins). */
+  async finishLost(sid: string, end: { status: CallStatus; endedAt: string; duration: number; cause: string }, q: SqlQueries): Promise<CallRecord | null> {
+    const row = await q.one<Row>('UPDATE calls SET status = ?, ended_at = ?, duration = ?, hangup_cause = ? WHERE sid = ? AND ended_at IS NULL RETURNING *',
+      [end.status, end.endedAt, end.duration, end.cause, sid]);
+    return row ? toCall(row) : null;
   }
 
-  timeline(sid: string): TimelineEntry[] {
-    return (this.db.prepare('SELECT id, at, kind, detail FROM call_timeline WHERE call_sid = ? ORDER BY id').all(sid) as Array<{ id: number; at: string; kind: string; detail: string }>)
+  /** The owners (instance ids; null for rows older than instances) of calls not yet ended. */
+  async openOwners(): Promise<Array<string | null>> {
+    return (await this.sql.all<{ owner: string | null }>('SELECT DISTINCT owner FROM calls WHERE ended_at IS NULL')).map((r) => r.owner);
+  }
+
+  /** The calls `owner` (null: no owner recorded) has not ended, oldest first. */
+  async openOf(owner: string | null): Promise<CallRecord[]> {
+    const rows = owner === null
+      ? await this.sql.all<Row>('SELECT * FROM calls WHERE ended_at IS NULL AND owner IS NULL ORDER BY created_at, sid')
+      : await this.sql.all<Row>('SELECT * FROM calls WHERE ended_at IS NULL AND owner = ? ORDER BY created_at, sid', [owner]);
+    return rows.map(toCall);
+  }
+
+  async addTimeline(sid: string, kind: string, detail: Record<string, unknown>, q: SqlQueries = this.sql): Promise<void> {
+    await q.run('INSERT INTO call_timeline (call_sid, at, kind, detail) VALUES (?, ?, ?, ?)', [sid, this.#now(), kind, JSON.stringify(detail)]);
+  }
+
+  async timeline(sid: string): Promise<TimelineEntry[]> {
+    return (await this.sql.all<{ id: number; at: string; kind: string; detail: string }>('SELECT id, at, kind, detail FROM call_timeline WHERE call_sid = ? ORDER BY id', [sid]))
       .map((r) => ({ ...r, detail: JSON.parse(r.detail) as Record<string, unknown> }));
+  }
+
+  /** When the call last did anything its timeline recorded (ISO time), or null. */
+  async lastActivity(sid: string): Promise<string | null> {
+    return (await this.sql.one<{ at: string | null }>('SELECT MAX(at) AS at FROM call_timeline WHERE call_sid = ?', [sid]))?.at ?? null;
   }
 
   #now(): string { return new Date(this.clock.now()).toISOString(); }

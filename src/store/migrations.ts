@@ -362,4 +362,9 @@ export const migrations: string[] = [
   ALTER TABLE acd_members_in_line RENAME TO acd_members;
   CREATE INDEX acd_members_queue ON acd_members(queue_id, enqueued_at, id);
   `,
+  // Crash reconciliation with several survivors (PostgreSQL): a survivor claims a dead instance before finishing its
+  // calls, so two never both release its engine calls and send its callbacks (src/recovery/reconcile.ts).
+  `
+  ALTER TABLE instances ADD COLUMN reconciled_by TEXT;
+  `,
 ];

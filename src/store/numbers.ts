@@ -1,4 +1,4 @@
-import type { Db } from './db.js';
+import type { SqlDb, SqlQueries } from './sql.js';
 import type { Clock } from '../clock.js';
 import { DEFAULT_NUMBER_SETTINGS, type NumberSettings } from '../numbers/settings.js';
 
@@ -21,55 +21,52 @@ const toNumber = (r: Row): PhoneNumber => ({
 });
 
 export class NumberRepo {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock) {}
 
-  add(e164: string, accountId: number | null, settings: NumberSettings): PhoneNumber {
+  /** Undefined when the number is in the pool already (its unique index decides between concurrent adds). */
+  async add(e164: string, accountId: number | null, settings: NumberSettings): Promise<PhoneNumber | undefined> {
     const now = this.#now();
-    const info = this.db
-      .prepare('INSERT INTO numbers (e164, account_id, settings, created_at, claimed_at) VALUES (?, ?, ?, ?, ?)')
-      .run(e164, accountId, JSON.stringify(settings), now, accountId === null ? null : now);
-    return this.getById(Number(info.lastInsertRowid))!;
-  }
-
-  getById(id: number): PhoneNumber | undefined {
-    const row = this.db.prepare('SELECT * FROM numbers WHERE id = ?').get(id) as Row | undefined;
+    const row = await this.sql.one<Row>('INSERT INTO numbers (e164, account_id, settings, created_at, claimed_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING *',
+      [e164, accountId, JSON.stringify(settings), now, accountId === null ? null : now]);
     return row && toNumber(row);
   }
 
-  getByE164(e164: string): PhoneNumber | undefined {
-    const row = this.db.prepare('SELECT * FROM numbers WHERE e164 = ?').get(e164) as Row | undefined;
+  async getById(id: number): Promise<PhoneNumber | undefined> {
+    const row = await this.sql.one<Row>('SELECT * FROM numbers WHERE id = ?', [id]);
     return row && toNumber(row);
   }
 
-  listForAccount(accountId: number): PhoneNumber[] {
-    return (this.db.prepare('SELECT * FROM numbers WHERE account_id = ? ORDER BY e164').all(accountId) as Row[]).map(toNumber);
+  /** `q`: a caller's transaction that reads the number (a check of the caller ID it dials from). */
+  async getByE164(e164: string, q: SqlQueries = this.sql): Promise<PhoneNumber | undefined> {
+    const row = await q.one<Row>('SELECT * FROM numbers WHERE e164 = ?', [e164]);
+    return row && toNumber(row);
   }
 
-  listUnclaimed(): PhoneNumber[] {
-    return (this.db.prepare('SELECT * FROM numbers WHERE account_id IS NULL ORDER BY e164').all() as Row[]).map(toNumber);
+  async listForAccount(accountId: number): Promise<PhoneNumber[]> {
+    return (await this.sql.all<Row>('SELECT * FROM numbers WHERE account_id = ? ORDER BY e164', [accountId])).map(toNumber);
   }
 
-  listAll(): PhoneNumber[] {
-    return (this.db.prepare('SELECT * FROM numbers ORDER BY e164').all() as Row[]).map(toNumber);
+  async listUnclaimed(): Promise<PhoneNumber[]> {
+    return (await this.sql.all<Row>('SELECT * FROM numbers WHERE account_id IS NULL ORDER BY e164')).map(toNumber);
   }
 
-  /** Claims only an unclaimed number: two accounts racing for one number cannot both win. */
-  claim(id: number, accountId: number): boolean {
-    return this.db
-      .prepare('UPDATE numbers SET account_id = ?, claimed_at = ? WHERE id = ? AND account_id IS NULL')
-      .run(accountId, this.#now(), id).changes === 1;
+  async listAll(): Promise<PhoneNumber[]> {
+    return (await this.sql.all<Row>('SELECT * FROM numbers ORDER BY e164')).map(toNumber);
+  }
+
+  /** Claims only an unclaimed number: two accounts racing for one number cannot both win (the update's condition). */
+  async claim(id: number, accountId: number): Promise<boolean> {
+    return (await this.sql.run('UPDATE numbers SET account_id = ?, claimed_at = ? WHERE id = ? AND account_id IS NULL', [accountId, this.#now(), id])).changes === 1;
   }
 
   /** Back to the pool with default settings: the next holder must not inherit this one's webhook. */
-  release(id: number): void {
-    this.db
-      .prepare('UPDATE numbers SET account_id = NULL, claimed_at = NULL, settings = ? WHERE id = ?')
-      .run(JSON.stringify(DEFAULT_NUMBER_SETTINGS), id);
+  async release(id: number): Promise<void> {
+    await this.sql.run('UPDATE numbers SET account_id = NULL, claimed_at = NULL, settings = ? WHERE id = ?', [JSON.stringify(DEFAULT_NUMBER_SETTINGS), id]);
   }
 
-  saveSettings(id: number, settings: NumberSettings): PhoneNumber {
-    this.db.prepare('UPDATE numbers SET settings = ? WHERE id = ?').run(JSON.stringify(settings), id);
-    return this.getById(id)!;
+  async saveSettings(id: number, settings: NumberSettings): Promise<PhoneNumber> {
+    const row = await this.sql.one<Row>('UPDATE numbers SET settings = ? WHERE id = ? RETURNING *', [JSON.stringify(settings), id]);
+    return toNumber(row!);
   }
 
   #now(): string { return new Date(this.clock.now()).toISOString(); }

@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import type { Db } from './db.js';
 import type { SqlDb, SqlQueries } from './sql.js';
 
@@ -64,16 +63,12 @@ export class ReadCache<V extends object> {
   /** Bumped whenever entries are forgotten: a load that overlapped a change is returned but not remembered. */
   #epoch = 0;
 
-  /** A raw SQLite connection (`Db`) is accepted only until trunks.ts moves to SqlDb (issue 24). */
-  constructor(changes: CacheInvalidation | Db, private readonly table = '') {
-    this.#changes = changes instanceof Database ? new SqliteDataVersion(changes) : changes;
+  constructor(changes: CacheInvalidation, private readonly table: string) {
+    this.#changes = changes;
   }
 
   /** The remembered value for `key`, or load()'s; an undefined result is not remembered. */
-  read(key: string, load: () => Promise<V | undefined>): Promise<V | undefined>;
-  /** Synchronous loads: only for trunks.ts until it moves to SqlDb (issue 24). */
-  read(key: string, load: () => V | undefined): V | undefined;
-  read(key: string, load: () => V | undefined | Promise<V | undefined>): V | undefined | Promise<V | undefined> {
+  async read(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
     const version = this.#changes.version(this.table);
     if (version === null) return load();
     if (version !== this.#seenVersion) {
@@ -83,8 +78,7 @@ export class ReadCache<V extends object> {
     const known = this.#entries.get(key);
     if (known !== undefined) return known;
     const epoch = this.#epoch;
-    const loaded = load();
-    return loaded instanceof Promise ? loaded.then((value) => this.#remember(key, value, epoch)) : this.#remember(key, loaded, epoch);
+    return this.#remember(key, await load(), epoch);
   }
 
   /**

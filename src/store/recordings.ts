@@ -1,4 +1,4 @@
-import type { Db } from './db.js';
+import type { SqlDb, SqlQueries } from './sql.js';
 import type { Clock } from '../clock.js';
 
 export type RecordingSource = 'call' | 'record-verb' | 'voicemail' | 'dial' | 'conference';
@@ -37,42 +37,65 @@ const toRecording = (r: Row): RecordingRecord => ({
 });
 
 export class RecordingRepo {
-  constructor(private readonly db: Db, private readonly clock: Clock, private readonly owner: string) {}
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock, private readonly owner: string) {}
 
-  create(r: Pick<RecordingRecord, 'sid' | 'accountId' | 'callSid' | 'source' | 'tracks' | 'channels' | 'file' | 'callbackUrl'> & { immutable?: boolean; conferenceSid?: string }): RecordingRecord {
-    this.db.prepare(`INSERT INTO recordings (sid, account_id, call_sid, source, status, tracks, channels, file, callback_url, immutable, created_at, owner, conference_sid)
-                     VALUES (?, ?, ?, ?, 'in-progress', ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(r.sid, r.accountId, r.callSid, r.source, r.tracks, r.channels, r.file, r.callbackUrl, r.immutable ? 1 : 0, this.#now(), this.owner, r.conferenceSid ?? null);
-    return this.get(r.sid)!;
+  async create(r: Pick<RecordingRecord, 'sid' | 'accountId' | 'callSid' | 'source' | 'tracks' | 'channels' | 'file' | 'callbackUrl'> & { immutable?: boolean; conferenceSid?: string }): Promise<RecordingRecord> {
+    const row = await this.sql.one<Row>(`INSERT INTO recordings (sid, account_id, call_sid, source, status, tracks, channels, file, callback_url, immutable, created_at, owner, conference_sid)
+                     VALUES (?, ?, ?, ?, 'in-progress', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    [r.sid, r.accountId, r.callSid, r.source, r.tracks, r.channels, r.file, r.callbackUrl, r.immutable ? 1 : 0, this.#now(), this.owner, r.conferenceSid ?? null]);
+    return toRecording(row!);
   }
 
-  get(sid: string): RecordingRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM recordings WHERE sid = ?').get(sid) as Row | undefined;
+  async get(sid: string): Promise<RecordingRecord | undefined> {
+    const row = await this.sql.one<Row>('SELECT * FROM recordings WHERE sid = ?', [sid]);
     return row && toRecording(row);
   }
 
-  getForAccount(accountId: number, sid: string): RecordingRecord | undefined {
-    const r = this.get(sid);
+  async getForAccount(accountId: number, sid: string): Promise<RecordingRecord | undefined> {
+    const r = await this.get(sid);
     return r && r.accountId === accountId ? r : undefined;
   }
 
-  listForCall(callSid: string): RecordingRecord[] {
-    return (this.db.prepare('SELECT * FROM recordings WHERE call_sid = ? ORDER BY created_at, sid').all(callSid) as Row[]).map(toRecording);
+  async listForCall(callSid: string): Promise<RecordingRecord[]> {
+    return (await this.sql.all<Row>('SELECT * FROM recordings WHERE call_sid = ? ORDER BY created_at, sid', [callSid])).map(toRecording);
   }
 
-  listForConference(conferenceSid: string): RecordingRecord[] {
-    return (this.db.prepare('SELECT * FROM recordings WHERE conference_sid = ? ORDER BY created_at, sid').all(conferenceSid) as Row[]).map(toRecording);
+  async listForConference(conferenceSid: string): Promise<RecordingRecord[]> {
+    return (await this.sql.all<Row>('SELECT * FROM recordings WHERE conference_sid = ? ORDER BY created_at, sid', [conferenceSid])).map(toRecording);
   }
 
-  setStatus(sid: string, status: RecordingStatus): void {
-    this.db.prepare('UPDATE recordings SET status = ? WHERE sid = ?').run(status, sid);
+  async setStatus(sid: string, status: RecordingStatus): Promise<void> {
+    await this.sql.run('UPDATE recordings SET status = ? WHERE sid = ?', [status, sid]);
   }
 
   /** Finishes a recording once: one already finished keeps its status, duration and `completed_at`. */
-  complete(sid: string, durationMs: number, status: 'completed' | 'absent' = 'completed'): RecordingRecord {
-    this.db.prepare("UPDATE recordings SET status = ?, duration_ms = ?, completed_at = ? WHERE sid = ? AND status IN ('in-progress', 'paused')")
-      .run(status, durationMs, this.#now(), sid);
-    return this.get(sid)!;
+  async complete(sid: string, durationMs: number, status: 'completed' | 'absent' = 'completed', q: SqlQueries = this.sql): Promise<RecordingRecord> {
+    await q.run("UPDATE recordings SET status = ?, duration_ms = ?, completed_at = ? WHERE sid = ? AND status IN ('in-progress', 'paused')",
+      [status, durationMs, this.#now(), sid]);
+    return toRecording((await q.one<Row>('SELECT * FROM recordings WHERE sid = ?', [sid]))!);
+  }
+
+  /** The owners (instance ids; null for rows older than instances) of recordings still open. */
+  async openOwners(): Promise<Array<string | null>> {
+    return (await this.sql.all<{ owner: string | null }>("SELECT DISTINCT owner FROM recordings WHERE status IN ('in-progress', 'paused')")).map((r) => r.owner);
+  }
+
+  /** The recordings `owner` (null: no owner recorded) left open, oldest first. */
+  async openOf(owner: string | null): Promise<RecordingRecord[]> {
+    const rows = owner === null
+      ? await this.sql.all<Row>("SELECT * FROM recordings WHERE status IN ('in-progress', 'paused') AND owner IS NULL ORDER BY created_at, sid")
+      : await this.sql.all<Row>("SELECT * FROM recordings WHERE status IN ('in-progress', 'paused') AND owner = ? ORDER BY created_at, sid", [owner]);
+    return rows.map(toRecording);
+  }
+
+  /**
+   * Closes a recording a dead instance left open, at `completedAt`: completed with the audio found, or failed
+   * without any. Null when it was no longer open (another survivor closed it first).
+   */
+  async closeLost(sid: string, durationMs: number | null, completedAt: string): Promise<RecordingRecord | null> {
+    const row = await this.sql.one<Row>(`UPDATE recordings SET status = ?, duration_ms = ?, completed_at = ? WHERE sid = ? AND status IN ('in-progress', 'paused') RETURNING *`,
+      [durationMs === null ? 'failed' : 'completed', durationMs, completedAt, sid]);
+    return row ? toRecording(row) : null;
   }
 
   #now(): string { return new Date(this.clock.now()).toISOString(); }

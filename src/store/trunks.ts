@@ -1,6 +1,6 @@
-import type { Db } from './db.js';
+import { rowLock, type SqlDb, type SqlValue } from './sql.js';
 import type { Clock } from '../clock.js';
-import { ReadCache } from './read-cache.js';
+import { ReadCache, type CacheInvalidation } from './read-cache.js';
 
 export type TrunkStatus = 'pending' | 'active' | 'suspended' | 'revoked';
 export type Transport = 'tcp' | 'tls' | 'udp' | 'wss';
@@ -45,7 +45,7 @@ type Row = Omit<Trunk, 'accountId' | 'sipPasswordSealed' | 'dual_channel_recordi
   account_id: number; sip_password_enc: string; dual_channel_recording: number; allowed_caller_ids: string | null;
 };
 
-// Field by field: rows come from SQLite as dictionary-mode objects, and rest/spread over them cost ~15 µs a row.
+// Field by field: rows come from the database as dictionary-mode objects, and rest/spread over them cost ~15 µs a row.
 function toTrunk(r: Row): Trunk {
   return {
     id: r.id, accountId: r.account_id, status: r.status, endpoint_name: r.endpoint_name, transport: r.transport,
@@ -60,10 +60,10 @@ function toTrunk(r: Row): Trunk {
   };
 }
 
-function toColumn(name: (typeof SETTING_COLUMNS)[number], value: unknown): unknown {
+function toColumn(name: (typeof SETTING_COLUMNS)[number], value: unknown): SqlValue {
   if (name === 'dual_channel_recording') return value ? 1 : 0;
   if (name === 'allowed_caller_ids') return value === null ? null : JSON.stringify(value);
-  return value;
+  return value as SqlValue;
 }
 
 export class CapacityExceededError extends Error {
@@ -74,81 +74,84 @@ export class TrunkRepo {
   // Every request of the trunks API and every trunk call reads trunks; they change rarely.
   readonly #cache: ReadCache<Trunk | Trunk[]>;
 
-  constructor(private readonly db: Db, private readonly clock: Clock) {
-    this.#cache = new ReadCache(db);
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock, changes: CacheInvalidation) {
+    this.#cache = new ReadCache(changes, 'trunks');
   }
 
-  /** Counts and inserts in one immediate transaction so concurrent creates cannot overshoot the capacity. */
-  create(input: {
+  /**
+   * Counts and inserts in one transaction holding the account's row (locked on PostgreSQL; SQLite's one writer
+   * holds everything), so concurrent creates cannot overshoot the capacity.
+   */
+  async create(input: {
     accountId: number; capacity: number; endpointName: string; sipPasswordSealed: string;
     transport: Transport; settings: TrunkSettings;
-  }): Trunk {
+  }): Promise<Trunk> {
     const now = this.#now();
     const columns = ['account_id', 'status', 'endpoint_name', 'sip_password_enc', 'transport', 'created_at', 'updated_at', ...SETTING_COLUMNS];
-    const values = [
+    const values: SqlValue[] = [
       input.accountId, 'pending', input.endpointName, input.sipPasswordSealed, input.transport, now, now,
       ...SETTING_COLUMNS.map((c) => toColumn(c, input.settings[c])),
     ];
-    const insert = this.db.prepare(`INSERT INTO trunks (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
-    this.#cache.invalidate();
-    return this.db.transaction(() => {
-      if (this.countHeld(input.accountId) >= input.capacity) throw new CapacityExceededError(input.capacity);
-      return this.getById(Number(insert.run(...values).lastInsertRowid))!;
-    }).immediate();
+    const row = await this.#cache.write(this.sql, async (tx) => {
+      await tx.one(`SELECT id FROM accounts WHERE id = ?${rowLock(tx)}`, [input.accountId]);
+      const held = await tx.one<{ n: number }>("SELECT count(*) AS n FROM trunks WHERE account_id = ? AND status != 'revoked'", [input.accountId]);
+      if (held!.n >= input.capacity) throw new CapacityExceededError(input.capacity);
+      return tx.one<Row>(`INSERT INTO trunks (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) RETURNING *`, values);
+    });
+    return toTrunk(row!);
   }
 
   /** Trunks that occupy capacity: every one not revoked. */
-  countHeld(accountId: number): number {
-    return (this.db.prepare("SELECT count(*) AS n FROM trunks WHERE account_id = ? AND status != 'revoked'").get(accountId) as { n: number }).n;
+  async countHeld(accountId: number): Promise<number> {
+    return (await this.sql.one<{ n: number }>("SELECT count(*) AS n FROM trunks WHERE account_id = ? AND status != 'revoked'", [accountId]))!.n;
   }
 
-  getById(id: number): Trunk | undefined {
-    return this.#cache.read(`id ${id}`, () => {
-      const row = this.db.prepare('SELECT * FROM trunks WHERE id = ?').get(id) as Row | undefined;
+  getById(id: number): Promise<Trunk | undefined> {
+    return this.#cache.read(`id ${id}`, async () => {
+      const row = await this.sql.one<Row>('SELECT * FROM trunks WHERE id = ?', [id]);
       return row && toTrunk(row);
-    }) as Trunk | undefined;
+    }) as Promise<Trunk | undefined>;
   }
 
-  getForAccount(accountId: number, id: number): Trunk | undefined {
-    const trunk = this.getById(id);
+  async getForAccount(accountId: number, id: number): Promise<Trunk | undefined> {
+    const trunk = await this.getById(id);
     return trunk?.accountId === accountId ? trunk : undefined;
   }
 
-  getByEndpointName(endpointName: string): Trunk | undefined {
-    return this.#cache.read(`endpoint ${endpointName}`, () => {
-      const row = this.db.prepare('SELECT * FROM trunks WHERE endpoint_name = ?').get(endpointName) as Row | undefined;
+  getByEndpointName(endpointName: string): Promise<Trunk | undefined> {
+    return this.#cache.read(`endpoint ${endpointName}`, async () => {
+      const row = await this.sql.one<Row>('SELECT * FROM trunks WHERE endpoint_name = ?', [endpointName]);
       return row && toTrunk(row);
-    }) as Trunk | undefined;
+    }) as Promise<Trunk | undefined>;
   }
 
   /** Newest first; the array is shared and frozen. */
-  listForAccount(accountId: number): readonly Trunk[] {
-    return this.#cache.read(`account ${accountId}`, () =>
-      (this.db.prepare('SELECT * FROM trunks WHERE account_id = ? ORDER BY id DESC').all(accountId) as Row[]).map(toTrunk)) as Trunk[];
+  listForAccount(accountId: number): Promise<readonly Trunk[]> {
+    return this.#cache.read(`account ${accountId}`, async () =>
+      (await this.sql.all<Row>('SELECT * FROM trunks WHERE account_id = ? ORDER BY id DESC', [accountId])).map(toTrunk)) as Promise<Trunk[]>;
   }
 
-  listByStatus(status: TrunkStatus): Trunk[] {
-    return (this.db.prepare('SELECT * FROM trunks WHERE status = ? ORDER BY id').all(status) as Row[]).map(toTrunk);
+  async listByStatus(status: TrunkStatus): Promise<Trunk[]> {
+    return (await this.sql.all<Row>('SELECT * FROM trunks WHERE status = ? ORDER BY id', [status])).map(toTrunk);
   }
 
-  updateSettings(id: number, changes: Partial<TrunkSettings>): Trunk {
+  async updateSettings(id: number, changes: Partial<TrunkSettings>): Promise<Trunk> {
     const names = SETTING_COLUMNS.filter((c) => c in changes);
-    this.#cache.invalidate();
-    if (names.length > 0) {
-      this.db
-        .prepare(`UPDATE trunks SET ${names.map((c) => `${c} = ?`).join(', ')}, updated_at = ? WHERE id = ?`)
-        .run(...names.map((c) => toColumn(c, changes[c])), this.#now(), id);
-    }
-    return this.getById(id)!;
+    if (names.length === 0) return (await this.getById(id))!;
+    const row = await this.#cache.write(this.sql, (tx) => tx.one<Row>(
+      `UPDATE trunks SET ${names.map((c) => `${c} = ?`).join(', ')}, updated_at = ? WHERE id = ? RETURNING *`,
+      [...names.map((c) => toColumn(c, changes[c])), this.#now(), id],
+    ));
+    return toTrunk(row!);
   }
 
   /** Moves status only from one of `from`, so a late provisioning result cannot resurrect a revoked trunk. */
-  transition(id: number, from: TrunkStatus[], to: TrunkStatus): boolean {
-    this.#cache.invalidate();
-    const info = this.db
-      .prepare(`UPDATE trunks SET status = ?, updated_at = ?, revoked_at = CASE WHEN ? = 'revoked' THEN ? ELSE revoked_at END
-                WHERE id = ? AND status IN (${from.map(() => '?').join(', ')})`)
-      .run(to, this.#now(), to, this.#now(), id, ...from);
+  async transition(id: number, from: TrunkStatus[], to: TrunkStatus): Promise<boolean> {
+    const now = this.#now();
+    const info = await this.#cache.write(this.sql, (tx) => tx.run(
+      `UPDATE trunks SET status = ?, updated_at = ?, revoked_at = COALESCE(?, revoked_at) WHERE id = ? AND status IN (${from.map(() => '?').join(', ')})`,
+      [to, now, to === 'revoked' ? now : null, id, ...from],
+    ));
     return info.changes === 1;
   }
 

@@ -45,10 +45,10 @@ export class TrunkService {
     private readonly urls: CustomerUrlRule,
   ) {}
 
-  create(account: Account, transport: Transport, settings: Partial<TrunkSettings>): Trunk {
+  async create(account: Account, transport: Transport, settings: Partial<TrunkSettings>): Promise<Trunk> {
     this.#check(settings);
     const password = randomToken(24);
-    const trunk = this.repo.create({
+    const trunk = await this.repo.create({
       accountId: account.id,
       capacity: account.trunkCapacity,
       endpointName: `tk-${randomLowerAlnum(12)}`,
@@ -61,7 +61,7 @@ export class TrunkService {
   }
 
   /** Revoked trunks are frozen: their history is kept as it was when revoked. */
-  update(trunk: Trunk, changes: Partial<TrunkSettings>): Trunk {
+  async update(trunk: Trunk, changes: Partial<TrunkSettings>): Promise<Trunk> {
     if (trunk.status === 'revoked') throw new TrunkRevokedError();
     this.#check(changes);
     return this.repo.updateSettings(trunk.id, changes);
@@ -73,7 +73,7 @@ export class TrunkService {
   }
 
   async revoke(trunk: Trunk): Promise<void> {
-    if (!this.repo.transition(trunk.id, ['pending', 'active', 'suspended'], 'revoked')) return;
+    if (!await this.repo.transition(trunk.id, ['pending', 'active', 'suspended'], 'revoked')) return;
     await this.engine.deprovisionTrunk(trunk.endpoint_name);
   }
 
@@ -85,8 +85,8 @@ export class TrunkService {
    * At start the engine knows no credentials: active trunks are handed to it again, and trunks whose
    * provisioning never completed (a crash mid-way) are provisioned now.
    */
-  provisionOnStart(): void {
-    for (const trunk of [...this.repo.listByStatus('active'), ...this.repo.listByStatus('pending')]) this.#provision(trunk);
+  async provisionOnStart(): Promise<void> {
+    for (const trunk of [...await this.repo.listByStatus('active'), ...await this.repo.listByStatus('pending')]) this.#provision(trunk);
   }
 
   /** Resolves when every provisioning started so far has finished (tests, graceful shutdown). */
@@ -98,9 +98,9 @@ export class TrunkService {
     const job = this.engine
       .provisionTrunk({ endpointName: trunk.endpoint_name, password: this.password(trunk), transport: trunk.transport })
       .then(async () => {
-        if (this.repo.transition(trunk.id, ['pending'], 'active')) return;
+        if (await this.repo.transition(trunk.id, ['pending'], 'active')) return;
         // Revoked or suspended while the engine was busy: take back the credentials it just accepted.
-        const now = this.repo.getById(trunk.id);
+        const now = await this.repo.getById(trunk.id);
         if (now && (now.status === 'revoked' || now.status === 'suspended')) await this.engine.deprovisionTrunk(trunk.endpoint_name);
       })
       .catch((err: unknown) => {

@@ -1,4 +1,4 @@
-import type { Db } from '../../store/db.js';
+import type { SqlQueries } from '../../store/sql.js';
 
 export interface DayStats { day: string; calls: number; answered: number }
 
@@ -8,11 +8,11 @@ const DAY_MS = 86_400_000;
  * Calls an account placed or received per UTC day over the last `days` days, oldest first, with a row for every
  * day (zero when there were none). Dialled legs (calls with a parent) are counted with the call that made them.
  */
-export function callsPerDay(db: Db, accountId: number, nowMs: number, days: number): DayStats[] {
+export async function callsPerDay(sql: SqlQueries, accountId: number, nowMs: number, days: number): Promise<DayStats[]> {
   const first = Math.floor(nowMs / DAY_MS) * DAY_MS - (days - 1) * DAY_MS;
-  const rows = db.prepare(`SELECT substr(created_at, 1, 10) AS day, count(*) AS calls, count(answered_at) AS answered
-    FROM calls WHERE account_id = ? AND parent_sid IS NULL AND created_at >= ? GROUP BY day`)
-    .all(accountId, new Date(first).toISOString()) as DayStats[];
+  const rows = await sql.all<DayStats>(`SELECT substr(created_at, 1, 10) AS day, count(*) AS calls, count(answered_at) AS answered
+    FROM calls WHERE account_id = ? AND parent_sid IS NULL AND created_at >= ? GROUP BY substr(created_at, 1, 10)`,
+  [accountId, new Date(first).toISOString()]);
   const byDay = new Map(rows.map((r) => [r.day, r]));
   return Array.from({ length: days }, (_, i) => {
     const day = new Date(first + i * DAY_MS).toISOString().slice(0, 10);

@@ -11,12 +11,13 @@ export function recordingView(r: RecordingRecord, baseUrl: string) {
   };
 }
 
-export function callView(c: CallRecord, store: Store, baseUrl: string) {
+export async function callView(c: CallRecord, store: Store, baseUrl: string) {
+  const recordings = await store.recordings.listForCall(c.sid);
   return {
     sid: c.sid, from: c.from, to: c.to, direction: c.direction, status: c.status,
-    number: c.numberId === null ? null : (store.numbers.getById(c.numberId)?.e164 ?? null),
+    number: c.numberId === null ? null : ((await store.numbers.getById(c.numberId))?.e164 ?? null),
     trunk_id: c.trunkId, parent_call_sid: c.parentSid,
     created_at: c.createdAt, answered_at: c.answeredAt, ended_at: c.endedAt, duration: c.duration, hangup_cause: c.hangupCause,
-    recordings: store.recordings.listForCall(c.sid).map((r) => recordingView(r, baseUrl)),
+    recordings: recordings.map((r) => recordingView(r, baseUrl)),
   };
 }

@@ -18,8 +18,8 @@ const tags = ['Calls (live)'];
 const security = [{ bearerAuth: [] }];
 const SidParams = Type.Object({ callSid: Type.String() });
 
-export function loadCall(services: CallServices, req: FastifyRequest<{ Params: { callSid: string } }>): CallRecord {
-  const call = services.store.calls.getForAccount(req.account.id, req.params.callSid);
+export async function loadCall(services: CallServices, req: FastifyRequest<{ Params: { callSid: string } }>): Promise<CallRecord> {
+  const call = await services.store.calls.getForAccount(req.account.id, req.params.callSid);
   if (!call) throw errors.notFound('Call');
   return call;
 }
@@ -52,7 +52,7 @@ export async function callRoutes(app: FastifyInstance, deps: { services: CallSer
       response: { 201: CallResource, ...validationError, ...authErrors, 500: { $ref: 'LiveError#' } },
     },
   }, async (req, reply) => {
-    const checked = toPlacement(store, req.account.id, req.body, {
+    const checked = await toPlacement(store, req.account.id, req.body, {
       url: (url) => services.media.check(url), callback: (url) => checkCustomerUrl(url, services.urls), sip: (uri) => services.sip.check(uri),
       stream: (url) => checkStreamUrl(url, services.urls),
     });
@@ -65,20 +65,20 @@ export async function callRoutes(app: FastifyInstance, deps: { services: CallSer
     if (route) throw errors.callNotPlaced(route);
     const slot = cps.take(req.account.id, req.account.cpsCap);
     if (!slot.ok) throw errors.callsPerSecondExceeded(req.account.cpsCap, slot.retryAfterSeconds, slot.resetAt);
-    const { call, done } = placeCall(services, { ...checked.placement, admittedAtMs: slot.at });
+    const { call, done } = await placeCall(services, { ...checked.placement, admittedAtMs: slot.at });
     void dispatcher.track(done);
-    return reply.status(201).send(view(call));
+    return reply.status(201).send(await view(call));
   });
 
   app.get<{ Params: { callSid: string } }>('/api/calls/:callSid', {
     schema: { tags, security, summary: 'Fetch a call', params: SidParams, response: { 200: CallResource, ...notFoundError, ...authErrors } },
-  }, async (req) => view(loadCall(services, req)));
+  }, async (req) => view(await loadCall(services, req)));
 
   app.get<{ Querystring: CallListInput }>('/api/calls', {
     schema: { tags, security, summary: 'List calls, newest first, with filters', querystring: CallListQuery, response: { 200: CallList, ...validationError, ...authErrors } },
   }, async (req) => {
     const q = req.query;
-    const page = store.calls.list(req.account.id, {
+    const page = await store.calls.list(req.account.id, {
       ...(q.status ? { status: q.status as CallRecord['status'] } : {}),
       ...(q.direction ? { direction: q.direction as CallRecord['direction'] } : {}),
       ...(q.from ? { from: q.from } : {}), ...(q.to ? { to: q.to } : {}),
@@ -88,6 +88,6 @@ export async function callRoutes(app: FastifyInstance, deps: { services: CallSer
       ...(q.page_token ? { before: q.page_token } : {}),
       limit: q.page_size ?? 50,
     });
-    return { data: page.calls.map(view), next_page_token: page.next };
+    return { data: await Promise.all(page.calls.map(view)), next_page_token: page.next };
   });
 }

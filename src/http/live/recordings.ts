@@ -31,8 +31,8 @@ export async function recordingRoutes(app: FastifyInstance, deps: { services: Ca
   const { store } = services;
   const view = (r: RecordingRecord) => recordingView(r, services.publicBaseUrl);
 
-  function liveSession(req: FastifyRequest<{ Params: { callSid: string } }>): CallSession {
-    const call = loadCall(services, req);
+  async function liveSession(req: FastifyRequest<{ Params: { callSid: string } }>): Promise<CallSession> {
+    const call = await loadCall(services, req);
     if (!req.account.recordingControls) throw errors.recordingControlsOff();
     const session = services.watch.live(call.sid);
     if (!session || call.status !== 'in-progress' || !session.leg) throw errors.callNotInProgress(call.status);
@@ -43,7 +43,7 @@ export async function recordingRoutes(app: FastifyInstance, deps: { services: Ca
 
   app.get<{ Params: { callSid: string } }>('/api/calls/:callSid/recordings', {
     schema: { tags, security, summary: "A call's recordings", params: Type.Object({ callSid: Type.String() }), response: { 200: Type.Object({ data: Type.Array(RecordingSummary) }), ...notFoundError, ...authErrors } },
-  }, async (req) => ({ data: store.recordings.listForCall(loadCall(services, req).sid).map(view) }));
+  }, async (req) => ({ data: (await store.recordings.listForCall((await loadCall(services, req)).sid)).map(view) }));
 
   app.post<{ Params: { callSid: string }; Body: RecordingStartInput }>('/api/calls/:callSid/recordings', {
     preValidation: async (req) => { req.body ??= {}; },
@@ -56,8 +56,8 @@ export async function recordingRoutes(app: FastifyInstance, deps: { services: Ca
     // A customer callback URL like any other: the one https rule (src/net/customer-url.ts), checked before the call's state.
     const check = callback === undefined ? null : checkCustomerUrl(callback, services.urls);
     if (check && !check.ok) throw errors.validation({ recording_status_callback: [customerUrlProblem('recording_status_callback', check)] });
-    const session = liveSession(req);
-    const number = session.call.numberId === null ? undefined : store.numbers.getById(session.call.numberId);
+    const session = await liveSession(req);
+    const number = session.call.numberId === null ? undefined : await store.numbers.getById(session.call.numberId);
     const tracks = req.body.tracks ?? 'both';
     const active = await engineCommand(() => session.startRecording({
       source: 'call', tracks, dualChannel: tracks === 'both' && (req.body.dual_channel ?? true),
@@ -73,18 +73,18 @@ export async function recordingRoutes(app: FastifyInstance, deps: { services: Ca
       body: RecordingUpdateBody, response: { 200: RecordingSummary, 409: live409, 502: { type: 'object', additionalProperties: true }, 503: live409, ...notFoundError, ...validationError, ...authErrors },
     },
   }, async (req) => {
-    const record = store.recordings.getForAccount(req.account.id, req.params.recordingSid);
+    const record = await store.recordings.getForAccount(req.account.id, req.params.recordingSid);
     if (!record || record.callSid !== req.params.callSid) throw errors.notFound('Recording');
-    const session = liveSession(req);
+    const session = await liveSession(req);
     const active: ActiveRecording | undefined = session.recordings.find((r) => r.record.sid === record.sid);
     if (!active || (record.status !== 'in-progress' && record.status !== 'paused')) throw errors.recordingFinished();
     const { status } = req.body;
     if (active.immutable && status !== 'in-progress') throw errors.recordingImmutable();
     if (status === 'stopped') return view(await engineCommand(() => session.stopRecording(active)));
     await engineCommand(() => (status === 'paused' ? active.control.pause() : active.control.resume()));
-    store.recordings.setStatus(record.sid, status === 'paused' ? 'paused' : 'in-progress');
-    session.timeline(`recording-${status === 'paused' ? 'paused' : 'resumed'}`, { recording_sid: record.sid });
-    return view(store.recordings.get(record.sid)!);
+    await store.recordings.setStatus(record.sid, status === 'paused' ? 'paused' : 'in-progress');
+    void session.timeline(`recording-${status === 'paused' ? 'paused' : 'resumed'}`, { recording_sid: record.sid });
+    return view((await store.recordings.get(record.sid))!);
   });
 
   // One path for the resource and its audio: /api/recordings/RE… (JSON) and /api/recordings/RE….wav (WAV).
@@ -95,7 +95,7 @@ export async function recordingRoutes(app: FastifyInstance, deps: { services: Ca
     },
   }, async (req, reply) => {
     const wav = req.params.recordingSid.endsWith('.wav');
-    const record = store.recordings.getForAccount(req.account.id, wav ? req.params.recordingSid.slice(0, -4) : req.params.recordingSid);
+    const record = await store.recordings.getForAccount(req.account.id, wav ? req.params.recordingSid.slice(0, -4) : req.params.recordingSid);
     if (!record) throw errors.notFound('Recording');
     if (!wav) return view(record);
     // An absent recording serves its empty WAV (duration 0), like any finished one.

@@ -43,9 +43,9 @@ export async function trunkRoutes(app: FastifyInstance, deps: Deps): Promise<voi
   });
 
   // Non-numeric and foreign IDs answer exactly like a nonexistent trunk, so IDs leak nothing.
-  function load(req: FastifyRequest<{ Params: { id: string } }>): Trunk {
+  async function load(req: FastifyRequest<{ Params: { id: string } }>): Promise<Trunk> {
     const id = /^\d{1,15}$/.test(req.params.id) ? Number(req.params.id) : NaN;
-    const trunk = Number.isSafeInteger(id) ? store.trunks.getForAccount(req.account.id, id) : undefined;
+    const trunk = Number.isSafeInteger(id) ? await store.trunks.getForAccount(req.account.id, id) : undefined;
     if (!trunk) throw errors.notFound('Trunk');
     return trunk;
   }
@@ -67,7 +67,7 @@ export async function trunkRoutes(app: FastifyInstance, deps: Deps): Promise<voi
 
   app.get('/api/partner/trunks', {
     schema: { tags, security, summary: 'List trunks, newest first, all in one response', response: { 200: TrunkList, ...errorResponses } },
-  }, async (req, reply) => sendJson(reply, listedJson, store.trunks.listForAccount(req.account.id), (list) => ({ data: list.map(summary) })));
+  }, async (req, reply) => sendJson(reply, listedJson, await store.trunks.listForAccount(req.account.id), (list) => ({ data: list.map(summary) })));
 
   app.post<{ Body: TrunkCreateInput }>('/api/partner/trunks', {
     preValidation: async (req) => { req.body ??= {}; },
@@ -77,7 +77,7 @@ export async function trunkRoutes(app: FastifyInstance, deps: Deps): Promise<voi
     },
   }, async (req, reply) => {
     try {
-      const trunk = trunks.create(req.account, req.body.transport ?? 'tcp', pickSettings(req.body));
+      const trunk = await trunks.create(req.account, req.body.transport ?? 'tcp', pickSettings(req.body));
       return reply.status(201).send(withConnection(trunk));
     } catch (err) {
       if (err instanceof CapacityExceededError) throw errors.trunkCapacityExceeded(err.capacity);
@@ -88,12 +88,12 @@ export async function trunkRoutes(app: FastifyInstance, deps: Deps): Promise<voi
 
   app.get<{ Params: { id: string } }>('/api/partner/trunks/:id', {
     schema: { tags, security, summary: 'Fetch a trunk with its connection', params: IdParams, response: { 200: TrunkWithConnection, ...errorResponses } },
-  }, async (req, reply) => sendJson(reply, fetchedJson, load(req), withConnection));
+  }, async (req, reply) => sendJson(reply, fetchedJson, await load(req), withConnection));
 
   const update = async (req: FastifyRequest<{ Params: { id: string }; Body: TrunkUpdateInput }>) => {
-    const trunk = load(req);
+    const trunk = await load(req);
     try {
-      return withConnection(trunks.update(trunk, pickSettings(req.body)));
+      return withConnection(await trunks.update(trunk, pickSettings(req.body)));
     } catch (err) {
       if (err instanceof TrunkRevokedError) throw errors.trunkRevoked();
       if (err instanceof TrunkSettingsError) throw errors.validation(err.errors);
@@ -120,7 +120,7 @@ export async function trunkRoutes(app: FastifyInstance, deps: Deps): Promise<voi
       response: { 200: Type.Object({ status: Type.Literal('revoked') }), ...errorResponses },
     },
   }, async (req) => {
-    await trunks.revoke(load(req));
+    await trunks.revoke(await load(req));
     return { status: 'revoked' as const };
   });
 
@@ -130,7 +130,7 @@ export async function trunkRoutes(app: FastifyInstance, deps: Deps): Promise<voi
       response: { 200: TrunkConnectionResponse, ...errorResponses },
     },
   }, async (req) => {
-    const trunk = load(req);
+    const trunk = await load(req);
     if (trunk.transport !== 'wss') throw errors.notFound('Connection for a wss trunk');
     const c = connectionFor(trunk, trunks.password(trunk), config.sip);
     return {

@@ -29,13 +29,13 @@ export async function agentMonitorRoutes(app: FastifyInstance, deps: { services:
     if (!agent) throw errors.notFound('Agent');
     const b = req.body;
     const mode = b.mode ?? 'monitor';
-    const onCall = agent.activity === 'busy' && agent.currentCallSid ? store.calls.get(agent.currentCallSid) : undefined;
+    const onCall = agent.activity === 'busy' && agent.currentCallSid ? await store.calls.get(agent.currentCallSid) : undefined;
     if (!onCall) throw previewErrors.conflict('agent_not_on_call', `${agent.friendlyName} is not talking on a call (${agent.activity}); a supervisor joins a busy agent's call.`);
-    const number = callerNumber(services, req.account.id, b.from ?? accountNumberOn(onCall));
+    const number = await callerNumber(services, req.account.id, b.from ?? accountNumberOn(onCall));
     const target = await calledTarget(services, req.account.id, b.to);
     const slot = cps.take(req.account.id, req.account.cpsCap);
     if (!slot.ok) throw errors.callsPerSecondExceeded(req.account.cpsCap, slot.retryAfterSeconds, slot.resetAt);
-    const placed = services.acd.monitor(agent, { target, to: b.to, from: number.e164, numberId: number.id, mode });
+    const placed = await services.acd.monitor(agent, { target, to: b.to, from: number.e164, numberId: number.id, mode });
     if (!placed) throw previewErrors.conflict('agent_not_on_call', `${agent.friendlyName}'s call is not carried by this server; try again on the one that carries it.`);
     void dispatcher.track(placed.done);
     return reply.status(201).send({ call_sid: placed.call.sid, agent_sid: agent.sid, monitored_call_sid: onCall.sid, mode, to: b.to, status: 'queued' as const });

@@ -35,9 +35,9 @@ export async function agentRoutes(app: FastifyInstance, deps: { store: Store; ac
   }
 
   /** The seat must be one of the account's trunks that can still register (not revoked), under trunk access (as the trunk API). */
-  function seat(account: Account, trunkId: number): number {
+  async function seat(account: Account, trunkId: number): Promise<number> {
     if (!account.trunking) throw errors.trunkingDisabled();
-    const trunk = store.trunks.getForAccount(account.id, trunkId);
+    const trunk = await store.trunks.getForAccount(account.id, trunkId);
     if (!trunk || trunk.status === 'revoked') throw previewErrors.parameterInvalid('trunk_id', `The trunk_id ${trunkId} is not a trunk or seat of this account that can register.`);
     return trunk.id;
   }
@@ -57,7 +57,7 @@ export async function agentRoutes(app: FastifyInstance, deps: { store: Store; ac
   }, async (req, reply) => {
     const b = req.body;
     const fields: AgentFields = {
-      friendlyName: b.friendly_name, trunkId: seat(req.account, b.trunk_id), queueIds: await queueIds(req.account.id, b.queues ?? []),
+      friendlyName: b.friendly_name, trunkId: await seat(req.account, b.trunk_id), queueIds: await queueIds(req.account.id, b.queues ?? []),
       status: 'offline', breakReason: null,
     };
     return reply.status(201).send(view(await store.agents.create(req.account.id, newSid('AG'), fields)));
@@ -85,7 +85,7 @@ export async function agentRoutes(app: FastifyInstance, deps: { store: Store; ac
     const status = b.status ?? agent.status;
     const fields: AgentFields = {
       friendlyName: b.friendly_name ?? agent.friendlyName,
-      trunkId: b.trunk_id === undefined ? agent.trunkId : seat(req.account, b.trunk_id),
+      trunkId: b.trunk_id === undefined ? agent.trunkId : await seat(req.account, b.trunk_id),
       // The agent's queues are named by sid, so every one is found.
       queueIds: await queueIds(req.account.id, b.queues ?? agent.queueSids),
       status,

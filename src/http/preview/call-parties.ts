@@ -8,8 +8,8 @@ import { calledTarget as vetCalledTarget } from '../../calls/place-request.js';
 import { checkCallerId } from '../../numbers/caller-id.js';
 import { previewErrors } from '../errors.js';
 
-export function callerNumber(services: Pick<CallServices, 'store'>, accountId: number, from: string, param = 'from'): PhoneNumber {
-  const check = checkCallerId(services.store.numbers, accountId, from);
+export async function callerNumber(services: Pick<CallServices, 'store'>, accountId: number, from: string, param = 'from'): Promise<PhoneNumber> {
+  const check = await checkCallerId(services.store.numbers, accountId, from);
   if (!check.ok) throw previewErrors.parameterInvalid(param, `${check.problem}.`);
   return check.number;
 }

@@ -39,7 +39,7 @@ export async function callbackRoutes(app: FastifyInstance, deps: { store: Store;
     const b = req.body;
     const queue = await store.queues.find(req.account.id, b.queue);
     if (!queue) throw previewErrors.parameterInvalid('queue', `No queue is named or has the sid ${JSON.stringify(b.queue)}.`);
-    callerNumber({ store }, req.account.id, b.from);
+    await callerNumber({ store }, req.account.id, b.from);
     // The schema's date-time format has refused anything but a real RFC 3339 time.
     const due = readRfc3339(b.due_at);
     if (!due.ok) throw previewErrors.parameterInvalid('due_at', `The due_at parameter ${due.problem}.`);

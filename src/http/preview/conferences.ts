@@ -50,8 +50,8 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
   const conferences = services.conferences;
   acceptFormBodies(app);
 
-  const conferenceView = (c: Conference) => ({
-    sid: c.sid, friendly_name: c.friendlyName, status: c.status, participant_count: repo.countInProgress(c.sid), record: c.record,
+  const conferenceView = async (c: Conference) => ({
+    sid: c.sid, friendly_name: c.friendlyName, status: c.status, participant_count: await repo.countInProgress(c.sid), record: c.record,
     end_reason: c.endReason, date_created: c.createdAt, date_updated: c.updatedAt,
   });
   const participantView = (p: Participant) => ({
@@ -61,14 +61,14 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
   });
 
   /** By sid, or by friendly name (the account's open conference of that name); another account's is not found. */
-  function load(account: Account, ref: string): Conference {
-    const conf = CONFERENCE_SID.test(ref) ? repo.getForAccount(account.id, ref) : repo.openByName(account.id, ref);
+  async function load(account: Account, ref: string): Promise<Conference> {
+    const conf = CONFERENCE_SID.test(ref) ? await repo.getForAccount(account.id, ref) : await repo.openByName(account.id, ref);
     if (!conf) throw errors.notFound('Conference');
     return conf;
   }
-  function loadParticipant(req: FastifyRequest<{ Params: { sid: string; callSid: string } }>): { conf: Conference; p: Participant } {
-    const conf = load(req.account, req.params.sid);
-    const p = CALL_SID.test(req.params.callSid) ? repo.participant(conf.sid, req.params.callSid) : undefined;
+  async function loadParticipant(req: FastifyRequest<{ Params: { sid: string; callSid: string } }>): Promise<{ conf: Conference; p: Participant }> {
+    const conf = await load(req.account, req.params.sid);
+    const p = CALL_SID.test(req.params.callSid) ? await repo.participant(conf.sid, req.params.callSid) : undefined;
     if (!p) throw errors.notFound('Participant');
     return { conf, p };
   }
@@ -92,21 +92,21 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
       if (!/^\d{1,15}$/.test(decoded)) throw previewErrors.parameterInvalid('cursor', 'The cursor parameter is not a cursor this API returned.');
       beforeId = Number(decoded);
     }
-    const rows = repo.list(req.account.id, {
+    const rows = await repo.list(req.account.id, {
       ...(q.status ? { status: q.status as Conference['status'] } : {}), ...(q.friendly_name !== undefined ? { friendlyName: q.friendly_name } : {}),
       beforeId, limit: pageSize + 1,
     });
     const page = rows.slice(0, pageSize);
     const more = rows.length > pageSize;
     return {
-      conferences: page.map(conferenceView),
+      conferences: await Promise.all(page.map(conferenceView)),
       meta: { page_size: pageSize, next_cursor: more ? CURSOR + Buffer.from(String(page.at(-1)!.id)).toString('base64url') : null },
     };
   });
 
   app.get<{ Params: { sid: string } }>('/v1/conferences/:sid', {
     schema: { tags, security, summary: 'Fetch a conference', params: ConfParams, response: { 200: ConferenceSchema, ...previewErrorResponses(404) } },
-  }, async (req) => conferenceView(load(req.account, req.params.sid)));
+  }, async (req) => conferenceView(await load(req.account, req.params.sid)));
 
   app.post<{ Params: { sid: string }; Body: ConferenceUpdateInput }>('/v1/conferences/:sid', {
     preValidation: async (req) => { req.body ??= {}; },
@@ -115,19 +115,19 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
       params: ConfParams, body: ConferenceUpdateBody, response: { 200: ConferenceSchema, ...previewErrorResponses(404, 409) },
     },
   }, async (req) => {
-    const conf = load(req.account, req.params.sid);
+    const conf = await load(req.account, req.params.sid);
     const b = req.body;
     if (b.status === undefined && b.announce_url === undefined) throw previewErrors.parameterMissing('status', 'Give status=completed or an announce_url.');
     if (b.status !== undefined && b.status !== 'completed') throw previewErrors.parameterInvalid('status', 'The only status a conference can be set to is completed.');
     open(conf);
     if (b.announce_url !== undefined) conferences.announce(conf.sid, await media(b.announce_url, 'announce_url'));
     if (b.status === 'completed') await conferences.end(conf.sid, 'conference-ended-via-api');
-    return conferenceView(repo.get(conf.sid)!);
+    return conferenceView((await repo.get(conf.sid))!);
   });
 
   app.get<{ Params: { sid: string } }>('/v1/conferences/:sid/participants', {
     schema: { tags, security, summary: 'List a conference\'s participants, in the order they were added', params: ConfParams, response: { 200: ParticipantList, ...previewErrorResponses(404) } },
-  }, async (req) => ({ participants: repo.participants(load(req.account, req.params.sid).sid).map(participantView) }));
+  }, async (req) => ({ participants: (await repo.participants((await load(req.account, req.params.sid)).sid)).map(participantView) }));
 
   app.post<{ Params: { sid: string }; Body: ParticipantCreateInput }>('/v1/conferences/:sid/participants', {
     schema: {
@@ -142,7 +142,7 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
       endConferenceOnExit: flag(b.end_conference_on_exit, 'end_conference_on_exit') ?? false,
       beep: beepOf(b.beep),
     };
-    const number = callerNumber(services, req.account.id, b.from);
+    const number = await callerNumber(services, req.account.id, b.from);
     const target = await calledTarget(services, req.account.id, b.to);
     if (b.status_callback !== undefined) {
       const check = checkCustomerUrl(b.status_callback, services.urls);
@@ -150,23 +150,23 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
     }
     // Every refusal comes before anything is created or changed: a refused add leaves no conference behind.
     const ref = req.params.sid;
-    const existing = CONFERENCE_SID.test(ref) ? load(req.account, ref) : repo.openByName(req.account.id, ref);
+    const existing = CONFERENCE_SID.test(ref) ? await load(req.account, ref) : await repo.openByName(req.account.id, ref);
     if (existing) {
       open(existing);
-      if (repo.participants(existing.sid, { openOnly: true }).length >= existing.maxParticipants) {
+      if ((await repo.participants(existing.sid, { openOnly: true })).length >= existing.maxParticipants) {
         throw previewErrors.conflict('conference_full', `Conference ${existing.sid} already has its maximum of ${existing.maxParticipants} participants.`);
       }
     }
     const slot = cps.take(req.account.id, req.account.cpsCap);
     if (!slot.ok) throw errors.callsPerSecondExceeded(req.account.cpsCap, slot.retryAfterSeconds, slot.resetAt);
     const conf = existing
-      ?? conferences.openByName(req.account.id, ref, { maxParticipants: 250, record: false, ...(b.status_callback ? { statusCallback: { url: b.status_callback, method: 'POST', events: [] } } : {}) });
-    if (b.status_callback) repo.adoptStatusCallback(conf.sid, b.status_callback, 'POST');
+      ?? await conferences.openByName(req.account.id, ref, { maxParticipants: 250, record: false, ...(b.status_callback ? { statusCallback: { url: b.status_callback, method: 'POST', events: [] } } : {}) });
+    if (b.status_callback) await repo.adoptStatusCallback(conf.sid, b.status_callback, 'POST');
 
     const callSid = newSid('CA');
     const cancel = new AbortController();
-    const participant = conferences.expect(conf, callSid, opts, cancel);
-    const { done } = placeCall(services, {
+    const participant = await conferences.expect(conf, callSid, opts, cancel);
+    const { done } = await placeCall(services, {
       accountId: req.account.id, from: b.from, to: b.to, target, numberId: number.id, trunkId: null, callback: null, record: null,
       timeoutMs: RING_TIMEOUT_MS, sid: callSid, signal: cancel.signal, admittedAtMs: slot.at,
       markup: {
@@ -188,7 +188,7 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
       response: { 200: ParticipantSchema, ...previewErrorResponses(404, 409) },
     },
   }, async (req) => {
-    const { conf, p } = loadParticipant(req);
+    const { conf, p } = await loadParticipant(req);
     const b = req.body;
     const changes: ParticipantChanges = {};
     const muted = flag(b.muted, 'muted');
@@ -211,7 +211,7 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
     if (changes.coaching && !coachTarget) throw previewErrors.parameterMissing('call_sid_to_coach', 'coaching=true needs call_sid_to_coach: the participant to coach.');
     const coachSid = b.call_sid_to_coach;
     if (coachSid !== undefined) {
-      const coached = CALL_SID.test(coachSid) ? repo.participant(conf.sid, coachSid) : undefined;
+      const coached = CALL_SID.test(coachSid) ? await repo.participant(conf.sid, coachSid) : undefined;
       if (!coached || coached.status === 'completed' || coached.callSid === p.callSid) {
         throw previewErrors.parameterInvalid('call_sid_to_coach', 'call_sid_to_coach must be another active participant of this conference.');
       }
@@ -226,7 +226,7 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
   app.delete<{ Params: { sid: string; callSid: string } }>('/v1/conferences/:sid/participants/:callSid', {
     schema: { tags, security, summary: 'Remove a participant: its leg is disconnected; the conference goes on', params: PartParams, response: { 204: { type: 'null', description: 'Removed' }, ...previewErrorResponses(404) } },
   }, async (req, reply) => {
-    const { conf, p } = loadParticipant(req);
+    const { conf, p } = await loadParticipant(req);
     if (p.status !== 'completed') await conferences.removeParticipant(conf.sid, p.callSid);
     return reply.status(204).send();
   });

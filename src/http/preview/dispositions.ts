@@ -23,7 +23,7 @@ export async function dispositionRoutes(app: FastifyInstance, deps: { store: Sto
     schema: { tags, security, summary: "Set a call's disposition (ends the agent's wrap-up; emits the disposition event)", body: DispositionCreateBody, response: { 201: DispositionResource, ...previewErrorResponses() } },
   }, async (req, reply) => {
     const b = req.body;
-    const call = store.calls.getForAccount(req.account.id, b.call_sid);
+    const call = await store.calls.getForAccount(req.account.id, b.call_sid);
     if (!call) throw previewErrors.parameterInvalid('call_sid', `No call of this account has the sid ${b.call_sid}.`);
     return reply.status(201).send(view(await deps.acd.dispose(req.account.id, call, b.disposition, b.notes ?? null)));
   });

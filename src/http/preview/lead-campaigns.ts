@@ -28,7 +28,7 @@ export async function leadCampaignRoutes(app: FastifyInstance, deps: { services:
     if (queueRef !== null && !queue) throw previewErrors.parameterInvalid('speed_to_lead_queue', `No queue is named or has the sid ${JSON.stringify(queueRef)}.`);
     const callerId = b.caller_id === undefined ? current?.callerId ?? null : b.caller_id;
     if (queue && callerId === null) throw previewErrors.parameterInvalid('caller_id', 'Speed to lead needs a caller_id: a number of this account the lead sees calling.');
-    if (callerId !== null) callerNumber(deps.services, req.account.id, callerId, 'caller_id');
+    if (callerId !== null) await callerNumber(deps.services, req.account.id, callerId, 'caller_id');
     return view(await store.leadCampaigns.put(req.account.id, req.params.name, { queueId: queue?.id ?? null, callerId }));
   });
 

@@ -44,7 +44,7 @@ export function injectionAuth(deps: Deps) {
 async function speedToLead(store: Store, tx: SqlQueries, accountId: number, lead: LeadRecord): Promise<string | null> {
   const campaign = await store.leadCampaigns.get(accountId, lead.campaign, tx);
   if (campaign?.queueId == null || !campaign.callerId) return null;
-  const caller = checkCallerId(store.numbers, accountId, campaign.callerId);
+  const caller = await checkCallerId(store.numbers, accountId, campaign.callerId, tx);
   if (!caller.ok) {
     throw previewErrors.conflict('campaign_caller_id_unusable', `Campaign ${campaign.name} calls leads back from its caller_id, but ${caller.problem}. `
       + `The lead was not taken; set another caller_id (POST /v1/lead-campaigns/${campaign.name}) or turn speed to lead off.`);

@@ -46,7 +46,7 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
   };
   const queuesPage = async (req: FastifyRequest, reply: FastifyReply, forms: { queue?: FormRender; agent?: FormRender } = {}, status = 200) => {
     const v = viewerOf(req);
-    const seats = store.trunks.listForAccount(v.account.id).filter((t) => t.status !== 'revoked');
+    const seats = (await store.trunks.listForAccount(v.account.id)).filter((t) => t.status !== 'revoked');
     const queues = await store.queues.listForAccount(v.account.id, { beforeId: null, limit: 200 });
     return sendPage(reply, queuesView(v, await live(v.account.id), { queue: forms.queue ?? new FormRender({}), agent: forms.agent ?? new FormRender({}) }, seats, queues, queryOf(req).done), status);
   };
@@ -75,7 +75,7 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
     // Seats are trunks: without trunk access, the same 403 as the trunk pages and API.
     if (!v.account.trunking) return queuesPage(req, reply, { agent: new FormRender(form, { trunk_id: [trunkingOff.message] }) }, 403);
     const name = trimName(form.friendly_name ?? '');
-    const seat = /^\d{1,15}$/.test(form.trunk_id ?? '') ? store.trunks.getForAccount(v.account.id, Number(form.trunk_id)) : undefined;
+    const seat = /^\d{1,15}$/.test(form.trunk_id ?? '') ? await store.trunks.getForAccount(v.account.id, Number(form.trunk_id)) : undefined;
     const queue = form.queue ? await store.queues.find(v.account.id, form.queue) : undefined;
     const errors: Record<string, string[]> = {};
     const problem = nameFault(form.friendly_name ?? '', NAME_LIMITS.agent, 'Enter a name');
@@ -95,9 +95,9 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
 
   /** The call the agent is offered, on, or wrapping up, as the agent needs to see it. */
   async function screenPop(a: Agent): Promise<ScreenPop | null> {
-    const call = a.currentCallSid ? store.calls.get(a.currentCallSid) : undefined;
+    const call = a.currentCallSid ? await store.calls.get(a.currentCallSid) : undefined;
     if (!call) return null;
-    const timeline = store.calls.timeline(call.sid);
+    const timeline = await store.calls.timeline(call.sid);
     const queued = timeline.find((e) => e.kind === 'queued');
     const bridged = timeline.find((e) => e.kind === 'queue-bridged');
     const callback = await store.scheduledCallbacks.forCall(call.sid);
@@ -109,12 +109,12 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
   const agentLivePart = async (req: FastifyRequest, a: Agent, forms: { wrapUp?: FormRender; supervise?: FormRender } = {}) =>
     agentLive(viewerOf(req), a, await screenPop(a), a.activity === 'wrap-up' ? forms.wrapUp ?? new FormRender({}) : null, forms.supervise ?? null);
   const agentPage = async (req: FastifyRequest, reply: FastifyReply, a: Agent, forms: { wrapUp?: FormRender; supervise?: FormRender }, status: number) =>
-    sendPage(reply, agentView(viewerOf(req), a, store.trunks.getForAccount(a.accountId, a.trunkId), await agentLivePart(req, a, forms), []), status);
+    sendPage(reply, agentView(viewerOf(req), a, await store.trunks.getForAccount(a.accountId, a.trunkId), await agentLivePart(req, a, forms), []), status);
 
   app.get<{ Params: { sid: string } }>('/agents/:sid', async (req, reply) => {
     const a = await load(req, reply);
     if (!a) return reply;
-    const seat = store.trunks.getForAccount(a.accountId, a.trunkId);
+    const seat = await store.trunks.getForAccount(a.accountId, a.trunkId);
     const ice = seat ? iceServersFor(seat, d.config.turn, d.config.sip.host, d.clock.now()) : [];
     void reply.header('content-security-policy', consoleCsp(seat ? connectionFor(seat, null, d.config.sip).wss_url : null));
     return sendPage(reply, agentView(viewerOf(req), a, seat, await agentLivePart(req, a), ice, queryOf(req).done));
@@ -141,7 +141,7 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
     const form = formOf(req);
     const disposition = trimName(form.disposition ?? '');
     const notes = (form.notes ?? '').trim();
-    const call = form.call_sid ? store.calls.getForAccount(a.accountId, form.call_sid) : undefined;
+    const call = form.call_sid ? await store.calls.getForAccount(a.accountId, form.call_sid) : undefined;
     const errors: Record<string, string[]> = {};
     const outcome = nameFault(form.disposition ?? '', NAME_LIMITS.disposition, 'Enter the outcome');
     if (outcome) errors.disposition = [outcome];
@@ -163,10 +163,10 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
     if (!['monitor', 'whisper', 'barge'].includes(mode)) return refuse('mode', 'Choose listen, whisper or barge.');
     const vetted = await calledTarget(d.callServices, a.accountId, (form.to ?? '').trim());
     if (!vetted.ok) return refuse('to', vetted.problem);
-    const onCall = a.activity === 'busy' && a.currentCallSid ? store.calls.get(a.currentCallSid) : undefined;
-    const number = onCall ? store.numbers.getByE164(accountNumberOn(onCall)) : undefined;
+    const onCall = a.activity === 'busy' && a.currentCallSid ? await store.calls.get(a.currentCallSid) : undefined;
+    const number = onCall ? await store.numbers.getByE164(accountNumberOn(onCall)) : undefined;
     const placed = onCall && number?.accountId === a.accountId
-      ? acd.monitor(a, { target: vetted.target, to: form.to!.trim(), from: number.e164, numberId: number.id, mode }) : null;
+      ? await acd.monitor(a, { target: vetted.target, to: form.to!.trim(), from: number.e164, numberId: number.id, mode }) : null;
     if (!placed) return refuse('to', 'The agent is not on a call this server carries any more.', 409);
     // Tracked like every call flow, so a shutdown drains the supervisor's call too.
     void d.dispatcher.track(placed.done);
@@ -178,7 +178,7 @@ export function acdRoutes(app: FastifyInstance, d: Dashboard): void {
     const a = await load(req, reply);
     if (!a) return reply;
     if (!viewerOf(req).account.trunking) return reply.status(403).type('application/json').send({ error: trunkingOff.message });
-    const seat = store.trunks.getForAccount(a.accountId, a.trunkId);
+    const seat = await store.trunks.getForAccount(a.accountId, a.trunkId);
     if (!seat || seat.transport !== 'wss' || seat.status === 'revoked') return reply.status(409).type('application/json').send({ error: 'the agent has no usable wss seat' });
     const c = connectionFor(seat, d.trunks.password(seat), d.config.sip);
     return reply.type('application/json').send({ wss_url: c.wss_url, username: c.username, sip_domain: c.sip_domain, password: c.password });

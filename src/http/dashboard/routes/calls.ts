@@ -14,7 +14,8 @@ const SID = /^CA[0-9a-f]{32}$/;
 const DAY_MS = 86_400_000;
 
 /** The query string as a call filter; bad values are reported beside their filter and otherwise ignored. */
-function filterFrom(q: Record<string, string>, numberId: (e164: string) => number | undefined): { filter: CallFilter; errors: FieldErrors } {
+/** `numberId`: the id of the account's number `q.number` names, looked up before. */
+function filterFrom(q: Record<string, string>, numberId: number | undefined): { filter: CallFilter; errors: FieldErrors } {
   const filter: CallFilter = { limit: PAGE_SIZE };
   const errors: FieldErrors = {};
   if (q.status) {
@@ -26,7 +27,7 @@ function filterFrom(q: Record<string, string>, numberId: (e164: string) => numbe
     else errors.direction = ['Choose a direction from the list.'];
   }
   if (q.number) {
-    const id = numberId(q.number);
+    const id = numberId;
     if (id === undefined) errors.number = ['Not one of your numbers.'];
     else filter.numberId = id;
   }
@@ -50,30 +51,31 @@ export function callRoutes(app: FastifyInstance, d: Dashboard): void {
   app.get('/calls', async (req, reply) => {
     const v = viewerOf(req);
     const q = queryOf(req);
-    const { filter, errors } = filterFrom(q, (e164) => d.numbers.findOwned(v.account.id, e164)?.id);
-    const { calls, next } = d.store.calls.list(v.account.id, filter);
+    const { filter, errors } = filterFrom(q, q.number ? (await d.numbers.findOwned(v.account.id, q.number))?.id : undefined);
+    const { calls, next } = await d.store.calls.list(v.account.id, filter);
+    const numbers = await d.store.numbers.listForAccount(v.account.id);
     return sendPage(reply, callsView(v, calls, new FormRender(q, errors), {
-      numbers: d.store.numbers.listForAccount(v.account.id).map((n) => n.e164),
+      numbers: numbers.map((n) => n.e164),
       olderHref: next ? withQuery(q, { before: next }) : null,
       newestHref: filter.before ? withQuery(q, { before: null }) : null,
     }), Object.keys(errors).length ? 422 : 200);
   });
 
   // The conferences a call took part in, each with its participant row (added, and when it left).
-  const conferencesOf = (callSid: string) => d.store.conferences.participationsOfCall(callSid)
-    .map((p) => ({ p, conference: d.store.conferences.get(p.conferenceSid)! }));
+  const conferencesOf = async (callSid: string) => Promise.all((await d.store.conferences.participationsOfCall(callSid))
+    .map(async (p) => ({ p, conference: (await d.store.conferences.get(p.conferenceSid))! })));
 
   app.get<{ Params: { sid: string } }>('/calls/:sid', async (req, reply) => {
     const v = viewerOf(req);
-    const call = d.store.calls.getForAccount(v.account.id, req.params.sid);
+    const call = await d.store.calls.getForAccount(v.account.id, req.params.sid);
     if (!call) return sendPage(reply, errorView(404, 'There is no such call on this account.', viewerOf(req)), 404);
-    const children = d.store.calls.list(v.account.id, { parentSid: call.sid, limit: 100 }).calls;
-    return sendPage(reply, callView(v, call, d.store.calls.timeline(call.sid), d.store.recordings.listForCall(call.sid), children, conferencesOf(call.sid)));
+    const children = (await d.store.calls.list(v.account.id, { parentSid: call.sid, limit: 100 })).calls;
+    return sendPage(reply, callView(v, call, await d.store.calls.timeline(call.sid), await d.store.recordings.listForCall(call.sid), children, await conferencesOf(call.sid)));
   });
 
   // Session-authenticated media for the page's <audio>; a foreign or unknown SID is the same 404.
   app.get<{ Params: { sid: string } }>('/recordings/:sid.wav', async (req, reply) => {
-    const rec = d.store.recordings.getForAccount(viewerOf(req).account.id, req.params.sid);
+    const rec = await d.store.recordings.getForAccount(viewerOf(req).account.id, req.params.sid);
     const size = rec ? await stat(rec.file).then((s) => s.size, () => null) : null;
     if (!rec || size === null) return sendPage(reply, errorView(404, 'There is no such recording on this account.', viewerOf(req)), 404);
     void reply.header('accept-ranges', 'bytes').header('cache-control', 'private, no-store').type('audio/wav');

@@ -22,39 +22,39 @@ export function conferenceRoutes(app: FastifyInstance, d: Dashboard): void {
   const service = d.callServices.conferences;
 
   // Another account's conference answers exactly like a nonexistent one.
-  function load(req: ConfRequest, reply: FastifyReply): Conference | undefined {
-    const c = SID.test(req.params.sid) ? repo.getForAccount(viewerOf(req).account.id, req.params.sid) : undefined;
+  async function load(req: ConfRequest, reply: FastifyReply): Promise<Conference | undefined> {
+    const c = SID.test(req.params.sid) ? await repo.getForAccount(viewerOf(req).account.id, req.params.sid) : undefined;
     if (!c) void sendPage(reply, errorView(404, 'There is no such conference on this account.', viewerOf(req)), 404);
     return c;
   }
-  const live = (req: ConfRequest, c: Conference) => conferenceLive(viewerOf(req), c,
-    repo.participants(c.sid).map((p) => ({ p, call: d.store.calls.get(p.callSid) })));
+  const live = async (req: ConfRequest, c: Conference) => conferenceLive(viewerOf(req), c,
+    await Promise.all((await repo.participants(c.sid)).map(async (p) => ({ p, call: await d.store.calls.get(p.callSid) }))));
   // A refused action: the page again, with the reason where the outcome of a button is shown.
-  const refuse = (req: ConfRequest, reply: FastifyReply, c: Conference, status: number, problem: string) =>
-    sendPage(reply, conferenceView(viewerOf(req), c, live(req, c), problem), status);
+  const refuse = async (req: ConfRequest, reply: FastifyReply, c: Conference, status: number, problem: string) =>
+    sendPage(reply, conferenceView(viewerOf(req), c, await live(req, c), problem), status);
 
   app.get('/conferences', async (req, reply) => {
     const v = viewerOf(req);
     // Open ones first, however old (they are what a person acts on), then the most recent completed ones.
     const recent = (status: Conference['status']) => repo.list(v.account.id, { status, beforeId: null, limit: LISTED });
-    const open = [...recent('in-progress'), ...recent('init')].sort((a, b) => b.id - a.id);
-    const listed = [...open, ...recent('completed')];
-    return sendPage(reply, conferencesView(v, listed.map((c) => ({ c, count: repo.countInProgress(c.sid) }))));
+    const open = [...await recent('in-progress'), ...await recent('init')].sort((a, b) => b.id - a.id);
+    const listed = [...open, ...await recent('completed')];
+    return sendPage(reply, conferencesView(v, await Promise.all(listed.map(async (c) => ({ c, count: await repo.countInProgress(c.sid) })))));
   });
 
   app.get<{ Params: { sid: string } }>('/conferences/:sid', async (req, reply) => {
-    const c = load(req, reply);
-    return c ? sendPage(reply, conferenceView(viewerOf(req), c, live(req, c), undefined, queryOf(req).done)) : reply;
+    const c = await load(req, reply);
+    return c ? sendPage(reply, conferenceView(viewerOf(req), c, await live(req, c), undefined, queryOf(req).done)) : reply;
   });
 
   // The page's live part alone, fetched by its script every 2 s.
   app.get<{ Params: { sid: string } }>('/conferences/:sid/live', async (req, reply) => {
-    const c = load(req, reply);
-    return c ? sendPage(reply, live(req, c)) : reply;
+    const c = await load(req, reply);
+    return c ? sendPage(reply, await live(req, c)) : reply;
   });
 
   app.post<{ Params: { sid: string } }>('/conferences/:sid/end', async (req, reply) => {
-    const c = load(req, reply);
+    const c = await load(req, reply);
     if (!c) return reply;
     if (c.status === 'completed') return refuse(req, reply, c, 409, 'This conference has already ended.');
     await service.end(c.sid, 'conference-ended-via-api');
@@ -64,10 +64,10 @@ export function conferenceRoutes(app: FastifyInstance, d: Dashboard): void {
   // The API's rules: nothing changes on an ended conference or a participant that has left; holding plays the
   // participant's hold_url when it has one (fetched first, so audio that cannot be used refuses the hold).
   app.post<{ Params: { sid: string; callSid: string; action: string } }>('/conferences/:sid/participants/:callSid/:action', async (req: PartRequest, reply) => {
-    const c = load(req, reply);
+    const c = await load(req, reply);
     if (!c) return reply;
     const action = ACTIONS[req.params.action];
-    const p = CALL_SID.test(req.params.callSid) ? repo.participant(c.sid, req.params.callSid) : undefined;
+    const p = CALL_SID.test(req.params.callSid) ? await repo.participant(c.sid, req.params.callSid) : undefined;
     if (!action || !p) return sendPage(reply, errorView(404, 'There is no such participant or action.', viewerOf(req)), 404);
     if (c.status === 'completed') return refuse(req, reply, c, 409, 'This conference has ended.');
     if (p.status === 'completed') return refuse(req, reply, c, 409, 'This participant has left the conference.');

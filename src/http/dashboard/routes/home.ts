@@ -9,7 +9,7 @@ const RECENT = 10;
 export function homeRoutes(app: FastifyInstance, d: Dashboard): void {
   app.get('/', async (req, reply) => {
     const v = viewerOf(req);
-    const days = callsPerDay(d.store.db, v.account.id, d.clock.now(), DAYS);
-    return sendPage(reply, homeView(v, days, d.store.calls.list(v.account.id, { limit: RECENT }).calls));
+    const days = await callsPerDay(d.store.sql, v.account.id, d.clock.now(), DAYS);
+    return sendPage(reply, homeView(v, days, (await d.store.calls.list(v.account.id, { limit: RECENT })).calls));
   });
 }

@@ -13,15 +13,15 @@ import { prerenderNumberPrompts } from '../../../calls/number-prompts.js';
 type NumberReq = FastifyRequest<{ Params: { e164: string } }>;
 
 export function numberRoutes(app: FastifyInstance, d: Dashboard): void {
-  const list = (req: FastifyRequest, reply: FastifyReply, problem?: string) => {
+  const list = async (req: FastifyRequest, reply: FastifyReply, problem?: string) => {
     const v = viewerOf(req);
-    return sendPage(reply, numbersView(v, d.store.numbers.listForAccount(v.account.id), d.store.numbers.listUnclaimed(),
+    return sendPage(reply, numbersView(v, await d.store.numbers.listForAccount(v.account.id), await d.store.numbers.listUnclaimed(),
       { notice: queryOf(req).done, ...(problem ? { problem } : {}) }), problem ? 409 : 200);
   };
 
   /** Another account's number answers exactly like a nonexistent one. */
-  const owned = (req: NumberReq, reply: FastifyReply): PhoneNumber | undefined => {
-    const n = d.numbers.findOwned(viewerOf(req).account.id, req.params.e164);
+  const owned = async (req: NumberReq, reply: FastifyReply): Promise<PhoneNumber | undefined> => {
+    const n = await d.numbers.findOwned(viewerOf(req).account.id, req.params.e164);
     if (!n) void sendPage(reply, errorView(404, 'There is nothing at this address, or it belongs to another account.', viewerOf(req)), 404);
     return n;
   };
@@ -31,7 +31,7 @@ export function numberRoutes(app: FastifyInstance, d: Dashboard): void {
   app.post('/numbers/claim', async (req, reply) => {
     const e164 = formOf(req).number ?? '';
     try {
-      d.numbers.claim(e164, viewerOf(req).account.id);
+      await d.numbers.claim(e164, viewerOf(req).account.id);
     } catch (err) {
       if (!(err instanceof NumberError)) throw err;
       return list(req, reply, `${e164} is no longer available.`);
@@ -40,17 +40,17 @@ export function numberRoutes(app: FastifyInstance, d: Dashboard): void {
   });
 
   app.get<{ Params: { e164: string } }>('/numbers/:e164', async (req, reply) => {
-    const n = owned(req, reply);
+    const n = await owned(req, reply);
     if (!n) return reply;
     return sendPage(reply, numberView(viewerOf(req), n, new FormRender(settingsToForm(n.settings)), queryOf(req).done));
   });
 
   app.post<{ Params: { e164: string } }>('/numbers/:e164', async (req, reply) => {
-    const n = owned(req, reply);
+    const n = await owned(req, reply);
     if (!n) return reply;
     const form = formOf(req);
     try {
-      const saved = d.numbers.update(n, formToPatch(form));
+      const saved = await d.numbers.update(n, formToPatch(form));
       void prerenderNumberPrompts(d.callServices.prompts ?? null, saved.settings);
     } catch (err) {
       if (!(err instanceof NumberError)) throw err;
@@ -61,9 +61,9 @@ export function numberRoutes(app: FastifyInstance, d: Dashboard): void {
   });
 
   app.post<{ Params: { e164: string } }>('/numbers/:e164/release', async (req, reply) => {
-    const n = owned(req, reply);
+    const n = await owned(req, reply);
     if (!n) return reply;
-    d.numbers.release(n.e164);
+    await d.numbers.release(n.e164);
     return reply.redirect('/dashboard/numbers?done=released', 303);
   });
 }

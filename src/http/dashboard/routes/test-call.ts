@@ -10,7 +10,7 @@ const MAX_SECONDS = 300;
 
 export function testCallRoutes(app: FastifyInstance, d: Dashboard): void {
   const runs = new TestCallRuns(d.simulator, d.callServices.watch, app.log);
-  const numbersOf = (accountId: number) => d.store.numbers.listForAccount(accountId).map((n) => n.e164);
+  const numbersOf = async (accountId: number) => (await d.store.numbers.listForAccount(accountId)).map((n) => n.e164);
 
   app.get('/test-call', async (req, reply) => {
     const v = viewerOf(req);
@@ -18,7 +18,7 @@ export function testCallRoutes(app: FastifyInstance, d: Dashboard): void {
     const last = runs.latest(v.account.id);
     const form = { to: q.to ?? last?.request.to ?? '', from: last?.request.from ?? '+15557770001',
       digits: last?.request.digits.join(' ') ?? '', max_seconds: String(last?.request.maxSeconds ?? DEFAULT_MAX_SECONDS) };
-    return sendPage(reply, testCallView(v, new FormRender(form), numbersOf(v.account.id), last));
+    return sendPage(reply, testCallView(v, new FormRender(form), await numbersOf(v.account.id), last));
   });
 
   // The transcript alone, polled by the page while the call runs.
@@ -33,12 +33,12 @@ export function testCallRoutes(app: FastifyInstance, d: Dashboard): void {
     const digits = (form.digits ?? '').trim().split(/\s+/).filter(Boolean);
     const maxRaw = (form.max_seconds ?? '').trim();
     const maxSeconds = maxRaw === '' ? DEFAULT_MAX_SECONDS : Number(maxRaw);
-    if (!d.numbers.findOwned(v.account.id, to)) errors.to = ['Choose one of your numbers.'];
+    if (!await d.numbers.findOwned(v.account.id, to)) errors.to = ['Choose one of your numbers.'];
     if (!E164.test(from)) errors.from = ['Must be an E.164 number such as +15557770001.'];
     if (digits.length > 20 || digits.some((x) => !/^[0-9*#]{1,32}$/.test(x))) errors.digits = ['Use only 0-9, * and #, at most 20 groups of 32.'];
     if (!Number.isInteger(maxSeconds) || maxSeconds < 1 || maxSeconds > MAX_SECONDS) errors.max_seconds = [`A whole number of seconds from 1 to ${MAX_SECONDS}.`];
     if (runs.running(v.account.id)) errors.to = ['A test call is already running for this account; wait for it to end.'];
-    if (Object.keys(errors).length > 0) return sendPage(reply, testCallView(v, new FormRender(form, errors), numbersOf(v.account.id), runs.latest(v.account.id)), 422);
+    if (Object.keys(errors).length > 0) return sendPage(reply, testCallView(v, new FormRender(form, errors), await numbersOf(v.account.id), runs.latest(v.account.id)), 422);
     runs.start(v.account.id, { from, to, digits, maxSeconds });
     return reply.redirect('/dashboard/test-call', 303);
   });

@@ -22,9 +22,9 @@ export function trunkRoutes(app: FastifyInstance, d: Dashboard): void {
   });
 
   /** Non-numeric and foreign IDs answer like a nonexistent trunk. */
-  const load = (req: IdReq, reply: FastifyReply): Trunk | undefined => {
+  const load = async (req: IdReq, reply: FastifyReply): Promise<Trunk | undefined> => {
     const id = /^\d{1,15}$/.test(req.params.id) ? Number(req.params.id) : NaN;
-    const t = Number.isSafeInteger(id) ? d.store.trunks.getForAccount(viewerOf(req).account.id, id) : undefined;
+    const t = Number.isSafeInteger(id) ? await d.store.trunks.getForAccount(viewerOf(req).account.id, id) : undefined;
     if (!t) void sendPage(reply, errorView(404, 'There is no such trunk on this account.', viewerOf(req)), 404);
     return t;
   };
@@ -38,7 +38,7 @@ export function trunkRoutes(app: FastifyInstance, d: Dashboard): void {
 
   app.get('/trunks', async (req, reply) => {
     const v = viewerOf(req);
-    return sendPage(reply, trunksView(v, d.store.trunks.listForAccount(v.account.id), { notice: queryOf(req).done, capacity: v.account.trunkCapacity }));
+    return sendPage(reply, trunksView(v, await d.store.trunks.listForAccount(v.account.id), { notice: queryOf(req).done, capacity: v.account.trunkCapacity }));
   });
 
   app.get('/trunks/new', async (req, reply) => sendPage(reply, trunkFormView(viewerOf(req), new FormRender(NEW_TRUNK_FORM), {})));
@@ -49,7 +49,7 @@ export function trunkRoutes(app: FastifyInstance, d: Dashboard): void {
     const result = readTrunkForm(form, 'create');
     if (!result.ok) return sendPage(reply, trunkFormView(v, new FormRender(form, result.errors), {}), 422);
     try {
-      const t = d.trunks.create(v.account, result.transport, result.settings);
+      const t = await d.trunks.create(v.account, result.transport, result.settings);
       return reply.redirect(`/dashboard/trunks/${t.id}?done=trunk-saved`, 303);
     } catch (err) {
       if (err instanceof TrunkSettingsError) return sendPage(reply, trunkFormView(v, new FormRender(form, err.errors), {}), 422);
@@ -60,29 +60,29 @@ export function trunkRoutes(app: FastifyInstance, d: Dashboard): void {
   });
 
   app.get<{ Params: { id: string } }>('/trunks/:id', async (req, reply) => {
-    const t = load(req, reply);
+    const t = await load(req, reply);
     return t ? detail(req, reply, t, false) : reply;
   });
 
   // A POST, not a link: revealing a long-lived credential should be a deliberate act that no prefetch can trigger.
   app.post<{ Params: { id: string } }>('/trunks/:id/reveal', async (req, reply) => {
-    const t = load(req, reply);
+    const t = await load(req, reply);
     return t ? detail(req, reply, t, t.status !== 'revoked') : reply;
   });
 
   app.get<{ Params: { id: string } }>('/trunks/:id/edit', async (req, reply) => {
-    const t = load(req, reply);
+    const t = await load(req, reply);
     return t ? sendPage(reply, trunkFormView(viewerOf(req), new FormRender(trunkToForm(t)), { trunkId: t.id })) : reply;
   });
 
   app.post<{ Params: { id: string } }>('/trunks/:id/edit', async (req, reply) => {
-    const t = load(req, reply);
+    const t = await load(req, reply);
     if (!t) return reply;
     const form = formOf(req);
     const result = readTrunkForm(form, 'update');
     if (!result.ok) return sendPage(reply, trunkFormView(viewerOf(req), new FormRender(form, result.errors), { trunkId: t.id }), 422);
     try {
-      d.trunks.update(t, result.settings);
+      await d.trunks.update(t, result.settings);
     } catch (err) {
       if (err instanceof TrunkSettingsError) return sendPage(reply, trunkFormView(viewerOf(req), new FormRender(form, err.errors), { trunkId: t.id }), 422);
       if (!(err instanceof TrunkRevokedError)) throw err;
@@ -92,7 +92,7 @@ export function trunkRoutes(app: FastifyInstance, d: Dashboard): void {
   });
 
   app.post<{ Params: { id: string } }>('/trunks/:id/revoke', async (req, reply) => {
-    const t = load(req, reply);
+    const t = await load(req, reply);
     if (!t) return reply;
     await d.trunks.revoke(t);
     return reply.redirect(`/dashboard/trunks/${t.id}?done=trunk-revoked`, 303);
