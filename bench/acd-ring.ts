@@ -46,7 +46,7 @@ await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
 const server = await startBenchServer({ ...engines.env, RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_SIP_HOST: 'sip.bench.example', RINGBASE_TRUSTED_PROXIES: '127.0.0.1' });
 const { app, store, base } = server;
 const account = await store.accounts.create({ name: 'bench', trunking: true, trunkCapacity: 5 });
-new NumberService(store.numbers, { allowLocalTargets: true }).add(DID, account.id, { webhook_url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/voice` });
+await new NumberService(store.numbers, { allowLocalTargets: true }).add(DID, account.id, { webhook_url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/voice` });
 await store.carriers.add({ name: 'bench-sipp', host: '127.0.0.1', port: null });
 const { key } = await store.apiKeys.create(account.id);
 const api = async (method: string, p: string, body: unknown) => (await fetch(`${base}${p}`, {

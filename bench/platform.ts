@@ -11,7 +11,7 @@ export interface BenchPlatform { store: Store; accountId: number; base: string; 
 export async function startPlatform(e: RunningEngines, did: string, hookUrl: string, env: Record<string, string> = {}): Promise<BenchPlatform> {
   const { app, store, base, stop } = await startBenchServer({ ...e.env, RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_SIP_HOST: 'sip.bench.example', ...env });
   const account = await store.accounts.create({ name: 'bench', trunking: false, trunkCapacity: 0 });
-  new NumberService(store.numbers, { allowLocalTargets: true }).add(did, account.id, { webhook_url: hookUrl });
+  await new NumberService(store.numbers, { allowLocalTargets: true }).add(did, account.id, { webhook_url: hookUrl });
   await store.carriers.add({ name: 'bench-sipp', host: '127.0.0.1', port: null });
   return { store, accountId: account.id, base, prompts: app.callServices.prompts ?? null, stop };
 }

@@ -16,9 +16,9 @@ t.test("a dead instance's waiting callers leave the queue and its agents are fre
   const { store } = h;
   const { id: accountId } = await h.account();
   const deadBeat = clock.now() - 20_000;
-  store.db.prepare('INSERT INTO instances (id, host, pid, started_at, beat_at) VALUES (?, ?, ?, ?, ?)').run('deadpeer', 'other-host', 1, at(deadBeat - 60_000), at(deadBeat));
-  const call = (sid: string, owner: string) => store.db.prepare(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, created_at, answered_at, owner)
-    VALUES (?, ?, 'inbound', '+15557770001', '+15550001000', 'in-progress', ?, ?, ?)`).run(sid, accountId, at(deadBeat - 40_000), at(deadBeat - 30_000), owner);
+  await store.sql.run('INSERT INTO instances (id, host, pid, started_at, beat_at) VALUES (?, ?, ?, ?, ?)', ['deadpeer', 'other-host', 1, at(deadBeat - 60_000), at(deadBeat)]);
+  const call = (sid: string, owner: string) => store.sql.run(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, created_at, answered_at, owner)
+    VALUES (?, ?, 'inbound', '+15557770001', '+15550001000', 'in-progress', ?, ?, ?)`, [sid, accountId, at(deadBeat - 40_000), at(deadBeat - 30_000), owner]);
   const queue = await store.queues.create(accountId, 'QU1', { ...DEFAULT_QUEUE_SETTINGS, friendlyName: 'support' });
   const trunk = (await h.request('POST', '/api/partner/trunks', { body: { transport: 'udp' } })).body as { id: number };
   const agent = async (sid: string, activity: string, callSid: string | null) => {
@@ -26,8 +26,8 @@ t.test("a dead instance's waiting callers leave the queue and its agents are fre
     await store.sql.run('UPDATE acd_agents SET activity = ?, current_call_sid = ? WHERE id = ?', [activity, callSid, a.id]);
     return a;
   };
-  for (const sid of ['CAtalking', 'CAringing', 'CAwaiting']) call(sid, 'deadpeer');
-  call('CAlive', store.instanceId);
+  for (const sid of ['CAtalking', 'CAringing', 'CAwaiting']) await call(sid, 'deadpeer');
+  await call('CAlive', store.instanceId);
   const talking = await agent('AGtalking', 'busy', 'CAtalking');
   const ringing = await agent('AGringing', 'ringing', 'CAringing');
   const live = await agent('AGlive', 'busy', 'CAlive');
@@ -39,7 +39,7 @@ t.test("a dead instance's waiting callers leave the queue and its agents are fre
   // What the instance heartbeat does every 5 s (src/recovery), then the ACD's own sweeps.
   await reconcileDeadInstances(h.app.callServices, { self: store.instanceId, host: hostname(), nowMs: clock.now(), staleMs: 15_000, pidAlive: () => true });
   await clock.advance(12_000);
-  t.match(store.calls.get('CAwaiting'), { status: 'completed', hangupCause: 'platform-restart' }, 'crash reconciliation finished the calls');
+  t.match(await store.calls.get('CAwaiting'), { status: 'completed', hangupCause: 'platform-restart' }, 'crash reconciliation finished the calls');
   t.equal((await store.queues.figures(queue)).size, 0, 'the dead callers left the queue');
   t.match(await store.agents.getForAccount(accountId, talking.sid), { activity: 'idle', currentCallSid: null }, 'the talking agent: wrap-up ended, idle');
   t.match(await store.agents.getForAccount(accountId, ringing.sid), { activity: 'idle', currentCallSid: null }, 'the ringing agent: idle');

@@ -123,8 +123,8 @@ t.test("a scheduled callback's call is supervised as any agent call, from the ca
   const [first, second, supervisor] = rooms.roster(room) as [string, string, string];
   t.ok(rooms.hears(room, supervisor, first) && rooms.hears(room, supervisor, second), 'the supervisor hears the agent and the customer');
   t.ok(!rooms.hears(room, first, supervisor) && !rooms.hears(room, second, supervisor), 'and is heard by neither (monitor)');
-  t.equal(d.h.store.calls.get(placed.body.call_sid)!.from, DID, "called from the callback's number");
-  t.ok(d.h.store.calls.timeline(callSid).some((e) => e.kind === 'supervisor-called'), "on the customer call's timeline");
+  t.equal((await d.h.store.calls.get(placed.body.call_sid))!.from, DID, "called from the callback's number");
+  t.ok((await d.h.store.calls.timeline(callSid)).some((e) => e.kind === 'supervisor-called'), "on the customer call's timeline");
   await until('the callback completed', 20_000, async () => (await d.h.store.scheduledCallbacks.get(made.body.sid))!.status === 'completed', 50);
   t.equal((await final(d, placed.body.call_sid)).status, 'completed', "the supervisor's call ended with the agent's");
 });

@@ -29,13 +29,13 @@ t.test('test call, home charts and waterfall in Chromium', { skip: SKIP }, async
   const h = await startHarness(t, { env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' }, clock: scaledClock(10) });
   const app = await startWebhookApp(t);
   const a = await accountWithUser(h, 'owner@example.com');
-  h.store.numbers.add(NUMBER, a.id, { ...DEFAULT_NUMBER_SETTINGS, webhook_url: `${app.url}/voice` });
+  await h.store.numbers.add(NUMBER, a.id, { ...DEFAULT_NUMBER_SETTINGS, webhook_url: `${app.url}/voice` });
   app.on('/menu', xml('<Say>Connecting you to sales.</Say><Pause length="1"/><Hangup/>'));
   // A fortnight of history for the charts: a few calls a day, most answered.
   for (let ago = 1; ago < 14; ago++) {
     for (let i = 0; i < (ago * 7) % 5 + 1; i++) {
       const sid = newSid('CA');
-      h.store.calls.create({ sid, accountId: a.id, direction: 'inbound', from: '+15557770001', to: NUMBER, status: 'ringing', createdAtMs: h.clock.now() - ago * DAY_MS });
+      await h.store.calls.create({ sid, accountId: a.id, direction: 'inbound', from: '+15557770001', to: NUMBER, status: 'ringing', createdAtMs: h.clock.now() - ago * DAY_MS });
       const answered = (ago + i) % 4 !== 0;
       h.store.db.prepare(`UPDATE calls SET status = ?, hangup_cause = ?, answered_at = CASE WHEN ? THEN created_at END, ended_at = created_at, duration = ?
         WHERE sid = ?`).run(answered ? 'completed' : 'no-answer', answered ? 'normal' : 'no-answer', answered ? 1 : 0, answered ? 30 + 7 * i : 0, sid);

@@ -13,14 +13,14 @@ const FROM = '+15550001000';
 t.test('conferences in Chromium at 1280 and 390 px', { skip: SKIP }, async (t) => {
   const h = await startHarness(t, { env: { RINGBASE_TRUSTED_PROXIES: '127.0.0.1', RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
   const a = await accountWithUser(h, 'owner@example.com');
-  h.store.numbers.add(FROM, a.id, DEFAULT_NUMBER_SETTINGS);
+  await h.store.numbers.add(FROM, a.id, DEFAULT_NUMBER_SETTINGS);
   const parts: Array<{ confSid: string; callSid: string }> = [];
   for (const to of ['+15557770001', '+15557770002']) {
     const res = await h.request('POST', '/v1/conferences/Standup/participants', { key: a.key, body: { from: FROM, to }, headers: { 'x-forwarded-proto': 'https' } });
     parts.push({ confSid: res.body.conference_sid, callSid: res.body.call_sid });
   }
   const [x, y] = parts as [{ confSid: string; callSid: string }, { confSid: string; callSid: string }];
-  await until('both in the room', 5_000, () => h.store.conferences.countInProgress(x.confSid) === 2);
+  await until('both in the room', 5_000, async () => (await h.store.conferences.countInProgress(x.confSid)) === 2);
   const browser = await launch(t);
 
   // The phone first, while the conference is open: its buttons must be reachable there too.
@@ -39,7 +39,7 @@ t.test('conferences in Chromium at 1280 and 390 px', { skip: SKIP }, async (t) =
       await screenshot(page, 'conference-390');
       await mute.click();
       await page.waitForSelector(`#p-${y.callSid} td.muted:has-text("yes")`);
-      t.equal(h.store.conferences.participant(y.confSid, y.callSid)?.muted, true, '390 px: Mute from the page');
+      t.equal((await h.store.conferences.participant(y.confSid, y.callSid))?.muted, true, '390 px: Mute from the page');
       await page.close();
       continue;
     }
@@ -53,14 +53,14 @@ t.test('conferences in Chromium at 1280 and 390 px', { skip: SKIP }, async (t) =
     const notReloaded = () => page.evaluate(() => (window as unknown as { kept?: boolean }).kept === true);
     await page.click(`#p-${x.callSid} button:has-text("Mute")`);
     await page.waitForSelector(`#p-${x.callSid} td.muted:has-text("yes")`);
-    t.equal(h.store.conferences.participant(x.confSid, x.callSid)?.muted, true, 'Mute from the page');
+    t.equal((await h.store.conferences.participant(x.confSid, x.callSid))?.muted, true, 'Mute from the page');
     t.ok(await notReloaded(), 'the row changed without a reload');
     t.equal(await page.textContent('#conference-message'), 'Participant updated.', 'the outcome is shown');
     t.equal(await page.evaluate(() => document.activeElement?.textContent), 'Unmute', 'the focus stays on the row\'s button');
     page.once('dialog', (dialog) => void dialog.accept());
     await page.click('button:has-text("End conference")');
     await page.waitForSelector('#conference-status:has-text("completed")');
-    t.equal(h.store.conferences.get(x.confSid)?.status, 'completed', 'End conference from the page');
+    t.equal((await h.store.conferences.get(x.confSid))?.status, 'completed', 'End conference from the page');
     t.ok(await notReloaded(), 'ended without a reload');
     t.equal(await page.locator('#conference-live button').count(), 0, 'no buttons once over');
     await page.close();

@@ -54,7 +54,7 @@ t.test('API keys, trunks and settings in Chromium', { skip: SKIP }, async (t) =>
       hangup_url: /starts with https:\/\//, allowed_caller_ids: /32 characters/, label: /Use at most 255 characters/,
     };
     for (const [field, message] of Object.entries(expected)) t.match(await fieldError(page, field), message, field);
-    t.equal(h.store.trunks.listForAccount(a.id).length, 0, 'nothing created');
+    t.equal((await h.store.trunks.listForAccount(a.id)).length, 0, 'nothing created');
     await screenshot(page, 'trunk-validation-errors');
   });
 
@@ -83,7 +83,7 @@ t.test('API keys, trunks and settings in Chromium', { skip: SKIP }, async (t) =>
     await page.click('button:has-text("Reveal password")');
     t.equal((await page.locator('#sip-password').textContent())?.trim(), api.password, 'revealed on demand');
     await screenshot(page, 'trunk-connection');
-    const stored = h.store.trunks.getById(id)!;
+    const stored = (await h.store.trunks.getById(id))!;
     t.same([stored.label, stored.status_callback_events, stored.dual_channel_recording, stored.allowed_caller_ids],
       ['Agent seat', 'ringing completed', true, ['+15550001000', '+15550001001']]);
 
@@ -91,7 +91,7 @@ t.test('API keys, trunks and settings in Chromium', { skip: SKIP }, async (t) =>
     await page.fill('#f-label', 'Agent seat 2');
     await page.click('button:has-text("Save trunk")');
     await page.waitForURL(/done=trunk-saved/);
-    t.equal(h.store.trunks.getById(id)!.label, 'Agent seat 2', 'edited');
+    t.equal((await h.store.trunks.getById(id))!.label, 'Agent seat 2', 'edited');
     await page.goto(`${h.url}/dashboard/trunks`);
     t.match(await page.locator('table').textContent(), /Agent seat 2/);
     await screenshot(page, 'trunks');

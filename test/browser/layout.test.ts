@@ -12,15 +12,15 @@ const NUMBER = '+14155550100';
 t.test('every page fits 1280 and 390 px and keeps the navigation; the 404 page too', { skip: SKIP }, async (t) => {
   const h = await startHarness(t);
   const a = await accountWithUser(h, 'owner@example.com');
-  new NumberService(h.store.numbers, { allowLocalTargets: false }).add(NUMBER, a.id, { webhook_url: 'https://app.example.com/voice-webhook-with-a-rather-long-path/for/layout' });
+  await new NumberService(h.store.numbers, { allowLocalTargets: false }).add(NUMBER, a.id, { webhook_url: 'https://app.example.com/voice-webhook-with-a-rather-long-path/for/layout' });
   const trunk = (await h.request('POST', '/api/partner/trunks', { key: a.key, body: { transport: 'wss', label: 'A seat with a long label for the layout check' } })).body as { id: number };
   const queue = await h.store.queues.create(a.id, 'QU00000000000000000000000000000001', { ...DEFAULT_QUEUE_SETTINGS, friendlyName: 'A queue with a rather long name for the layout' });
   const agent = await h.store.agents.create(a.id, 'AG00000000000000000000000000000001', {
     friendlyName: 'An agent with a long name for the layout', trunkId: trunk.id, queueIds: [queue.id], status: 'available', breakReason: null,
   });
   const sid = 'CA00000000000000000000000000000001';
-  h.store.calls.create({ sid, accountId: a.id, direction: 'inbound', from: '+15557770001', to: NUMBER, status: 'ringing' });
-  h.store.calls.finish(sid, 'completed', 'normal');
+  await h.store.calls.create({ sid, accountId: a.id, direction: 'inbound', from: '+15557770001', to: NUMBER, status: 'ringing' });
+  await h.store.calls.finish(sid, 'completed', 'normal');
   const pages = [
     '/dashboard', '/dashboard/numbers', `/dashboard/numbers/${encodeURIComponent(NUMBER)}`, '/dashboard/calls', `/dashboard/calls/${sid}`,
     '/dashboard/keys', '/dashboard/trunks', '/dashboard/trunks/new', `/dashboard/trunks/${trunk.id}`, `/dashboard/trunks/${trunk.id}/edit`,

@@ -34,8 +34,8 @@ t.test('numbers, settings and test calls in Chromium', { skip: SKIP }, async (t)
   app.on('/voice', xml('<Say>Hello from the webhook.</Say><Pause length="1"/><Hangup/>'));
   app.on('/closed', xml('<Say>We are closed.</Say><Hangup/>'));
   const a = await accountWithUser(h, 'owner@example.com');
-  h.store.numbers.add(NUMBER, null, DEFAULT_NUMBER_SETTINGS);
-  h.store.numbers.add('+15550001001', null, DEFAULT_NUMBER_SETTINGS);
+  await h.store.numbers.add(NUMBER, null, DEFAULT_NUMBER_SETTINGS);
+  await h.store.numbers.add('+15550001001', null, DEFAULT_NUMBER_SETTINGS);
   const browser = await launch(t);
   const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
 
@@ -46,7 +46,7 @@ t.test('numbers, settings and test calls in Chromium', { skip: SKIP }, async (t)
 
   await page.click(`button:has-text("Claim ${NUMBER}")`);
   await page.waitForURL(/numbers\/%2B15550001000\?done=claimed/);
-  t.equal(h.store.numbers.getByE164(NUMBER)!.accountId, a.id, 'claimed');
+  t.equal((await h.store.numbers.getByE164(NUMBER))!.accountId, a.id, 'claimed');
   t.equal((await page.locator('#from-value').textContent())?.trim(), NUMBER, 'shown exactly as `from` is written');
 
   await t.test('every validation message beside its field', async (t) => {
@@ -87,7 +87,7 @@ t.test('numbers, settings and test calls in Chromium', { skip: SKIP }, async (t)
     await page.fill('#f-ivr-prompt', 'Menu');
     await save(page);
     t.match(await fieldError(page, 'after_hours.url'), /This address cannot be used: not a valid/, 'after-hours webhook URL');
-    t.equal(h.store.numbers.getByE164(NUMBER)!.settings.webhook_url, null, 'nothing saved while invalid');
+    t.equal((await h.store.numbers.getByE164(NUMBER))!.settings.webhook_url, null, 'nothing saved while invalid');
   });
 
   await t.test('webhook: the caller hears the markup; recording from answer', async (t) => {
@@ -100,7 +100,7 @@ t.test('numbers, settings and test calls in Chromium', { skip: SKIP }, async (t)
     await page.setChecked('#f-recording-immutable', true);
     await save(page);
     t.equal((await page.locator('.notice').textContent())?.trim(), 'Settings saved.');
-    const s = h.store.numbers.getByE164(NUMBER)!.settings;
+    const s = (await h.store.numbers.getByE164(NUMBER))!.settings;
     t.same([s.webhook_url, s.client_ref, s.recording.mode, s.recording.tracks, s.recording.immutable], [`${app.url}/voice`, 'crm-42', 'from-answer', 'inbound', true]);
     await screenshot(page, 'number-settings');
     const lines = await testCall(page, h.url);
@@ -132,7 +132,7 @@ t.test('numbers, settings and test calls in Chromium', { skip: SKIP }, async (t)
     await page.selectOption('#f-after_hours-action', 'webhook');
     await page.fill('#f-after_hours-url', `${app.url}/closed`);
     await save(page);
-    t.same(h.store.numbers.getByE164(NUMBER)!.settings.schedule, { timezone: 'Europe/London', weekly: { mon: [{ start: '00:00', end: '00:01' }] } });
+    t.same((await h.store.numbers.getByE164(NUMBER))!.settings.schedule, { timezone: 'Europe/London', weekly: { mon: [{ start: '00:00', end: '00:01' }] } });
     const lines = await testCall(page, h.url);
     t.ok(lines.some((l) => l.includes('After hours: the after-hours webhook answers')), 'routing says after hours');
     t.ok(lines.some((l) => l.includes('Said: “We are closed.”')), 'the after-hours webhook answered');
@@ -149,7 +149,7 @@ t.test('numbers, settings and test calls in Chromium', { skip: SKIP }, async (t)
     await page.selectOption('#f-ivr-keys-hash-action', 'queue');
     await page.fill('#f-ivr-keys-hash-target', 'support');
     await save(page);
-    t.same(h.store.numbers.getByE164(NUMBER)!.settings.ivr?.keys, { 2: { action: 'voicemail' }, 9: { action: 'hangup' }, '#': { action: 'queue', queue: 'support' } });
+    t.same((await h.store.numbers.getByE164(NUMBER))!.settings.ivr?.keys, { 2: { action: 'voicemail' }, 9: { action: 'hangup' }, '#': { action: 'queue', queue: 'support' } });
     const lines = await testCall(page, h.url, '2');
     t.ok(lines.some((l) => l.includes('Said: “Press 2 to leave a message, 9 to hang up.”')), 'the menu prompt');
     t.ok(lines.some((l) => l.includes('Caller pressed 2')), 'the key');
@@ -182,8 +182,8 @@ t.test('numbers, settings and test calls in Chromium', { skip: SKIP }, async (t)
     await page.goto(`${h.url}/dashboard/calls?date=2001-01-01`);
     t.equal(await page.locator('#calls tbody tr').count(), 0, 'another day has none');
 
-    const webhookCall = h.store.calls.get(String(app.requests.find((r) => r.path === '/voice')!.headers['x-cpaas-call-sid']))!;
-    t.ok(h.store.recordings.listForCall(webhookCall.sid).length > 0, 'the webhook call was recorded');
+    const webhookCall = (await h.store.calls.get(String(app.requests.find((r) => r.path === '/voice')!.headers['x-cpaas-call-sid'])))!;
+    t.ok((await h.store.recordings.listForCall(webhookCall.sid)).length > 0, 'the webhook call was recorded');
     await page.goto(`${h.url}/dashboard/calls`);
     await page.click(`a[href="/dashboard/calls/${webhookCall.sid}"]`);
     const kinds = await page.locator('#timeline li').evaluateAll((rows) => rows.map((r) => `${r.getAttribute('data-kind')}|${r.textContent}`));
@@ -199,7 +199,7 @@ t.test('numbers, settings and test calls in Chromium', { skip: SKIP }, async (t)
     t.ok(media.duration > 0, `with a duration (${media.duration} s)`);
     await screenshot(page, 'call-detail');
 
-    const voicemailCall = h.store.calls.list(a.id, {}).calls.find((c) => c.hangupCause === 'voicemail-done');
+    const voicemailCall = (await h.store.calls.list(a.id, {})).calls.find((c) => c.hangupCause === 'voicemail-done');
     if (voicemailCall) {
       await page.goto(`${h.url}/dashboard/calls/${voicemailCall.sid}`);
       t.ok(await page.locator('#timeline li[data-kind="ivr-key"]').count() > 0, 'the IVR key is on the voicemail call\'s timeline');

@@ -51,7 +51,7 @@ t.test('two participants by name: one conference, in progress, hearing each othe
   t.pass('the announcement reached every participant');
 
   t.equal((await s.call('DELETE', `/v1/conferences/${a.confSid}/participants/${c.callSid}`)).status, 204);
-  await until('C left', 2_000, () => s.statusOf(a.confSid, c.callSid) === 'completed');
+  await until('C left', 2_000, async () => (await s.statusOf(a.confSid, c.callSid)) === 'completed');
   t.equal((await s.call('GET', `/v1/conferences/${a.confSid}`)).body.participant_count, 2, 'the conference goes on');
 
   const ended = await s.call('POST', `/v1/conferences/${a.confSid}`, { form: { status: 'completed' } });
@@ -72,19 +72,19 @@ t.test('automatic transitions: waiting until a starter joins, end on exit, last 
   t.equal((await s.call('GET', `/v1/conferences/${waiter.confSid}`)).body.status, 'in-progress', 'the starter started it');
   t.ok(s.hears(waiter.confSid, waiter.line, host.line) && s.hears(waiter.confSid, host.line, waiter.line), 'the waiter is let in');
   await s.call('DELETE', `/v1/conferences/${waiter.confSid}/participants/${host.callSid}`);
-  await until('conference ended', 2_000, () => s.h.store.conferences.get(waiter.confSid)?.status === 'completed');
+  await until('conference ended', 2_000, async () => (await s.h.store.conferences.get(waiter.confSid))?.status === 'completed');
   t.equal((await s.call('GET', `/v1/conferences/${waiter.confSid}`)).body.end_reason, 'participant-with-end-conference-on-exit-left');
 
   const solo = await s.join('Solo', C);
   await s.call('DELETE', `/v1/conferences/${solo.confSid}/participants/${solo.callSid}`);
-  await until('solo ended', 2_000, () => s.h.store.conferences.get(solo.confSid)?.status === 'completed');
+  await until('solo ended', 2_000, async () => (await s.h.store.conferences.get(solo.confSid))?.status === 'completed');
   t.equal((await s.call('GET', `/v1/conferences/${solo.confSid}`)).body.end_reason, 'last-participant-left');
 
   const engine = s.h.engine as unknown as SandboxEngine;
   engine.setParty('+15557770009', { behavior: 'busy' });
   const busy = await s.call('POST', '/v1/conferences/Busy/participants', { form: { from: FROM, to: '+15557770009' } });
   t.match(busy.body, { status: 'connecting' });
-  await until('the busy participant completed', 5_000, () => s.statusOf(busy.body.conference_sid, busy.body.call_sid) === 'completed');
+  await until('the busy participant completed', 5_000, async () => (await s.statusOf(busy.body.conference_sid, busy.body.call_sid)) === 'completed');
   t.equal((await s.call('GET', `/v1/conferences/${busy.body.conference_sid}`)).body.status, 'completed', 'nobody left: completed');
 });
 
@@ -157,10 +157,10 @@ t.test('a participant add refused with 429 (calls per second) creates no confere
   t.equal(first.status, 201);
   const refused = await s.call('POST', '/v1/conferences/Two/participants', { form: { from: FROM, to: B, status_callback: 'https://app.example.com/two' } });
   t.equal(refused.status, 429, JSON.stringify(refused.body));
-  t.equal(s.h.store.conferences.openByName(s.account.id, 'Two'), undefined, 'no conference named Two');
+  t.equal(await s.h.store.conferences.openByName(s.account.id, 'Two'), undefined, 'no conference named Two');
   t.same((await s.call('GET', '/v1/conferences?friendly_name=Two')).body.conferences, [], 'none listed');
   const again = await s.call('POST', `/v1/conferences/${first.body.conference_sid}/participants`, { form: { from: FROM, to: C, status_callback: 'https://app.example.com/one' } });
   t.equal(again.status, 429);
-  t.equal(s.h.store.conferences.get(first.body.conference_sid)!.statusCallback, null, 'a refused add changes nothing on an existing conference');
+  t.equal((await s.h.store.conferences.get(first.body.conference_sid))!.statusCallback, null, 'a refused add changes nothing on an existing conference');
   t.equal(engine.originated().length, 1, 'only the admitted add dialled');
 });

@@ -14,7 +14,7 @@ t.test('join, mute, hold, leave, end: one callback each, in order, numbered and 
   await s.call('POST', `/v1/conferences/${a.confSid}/participants/${b.callSid}`, { form: { muted: 'true' } });
   await s.call('POST', `/v1/conferences/${a.confSid}/participants/${b.callSid}`, { form: { hold: 'true' } });
   await s.call('DELETE', `/v1/conferences/${a.confSid}/participants/${b.callSid}`);
-  await until('b left', 2_000, () => s.statusOf(a.confSid, b.callSid) === 'completed');
+  await until('b left', 2_000, async () => (await s.statusOf(a.confSid, b.callSid)) === 'completed');
   await s.call('POST', `/v1/conferences/${a.confSid}`, { form: { status: 'completed' } });
   await hooks.waitFor('/conf', 8);
   const got = hooks.requests.filter((r) => r.path === '/conf').map((r) => Object.fromEntries(r.form));

@@ -6,13 +6,13 @@ import { decodeWav } from '../../src/media/wav.js';
 
 t.test('record: the conference mix is a downloadable recording', async (t) => {
   const s = await conferenceScene(t);
-  const conf = s.h.app.callServices.conferences.openByName(s.account.id, 'Recorded', { maxParticipants: 10, record: true });
+  const conf = await s.h.app.callServices.conferences.openByName(s.account.id, 'Recorded', { maxParticipants: 10, record: true });
   const a = await s.join(conf.sid, '+15557770001');
   await s.join(conf.sid, '+15557770002');
-  t.equal(s.h.store.recordings.listForConference(conf.sid)[0]?.status, 'in-progress', 'recording from the start');
+  t.equal((await s.h.store.recordings.listForConference(conf.sid))[0]?.status, 'in-progress', 'recording from the start');
   t.equal((await s.call('POST', `/v1/conferences/${conf.sid}`, { form: { status: 'completed' } })).status, 200);
 
-  const [rec] = s.h.store.recordings.listForConference(conf.sid);
+  const [rec] = await s.h.store.recordings.listForConference(conf.sid);
   t.match(rec, { status: 'completed', source: 'conference', conferenceSid: conf.sid, callSid: a.callSid });
   const call = await s.call('GET', `/api/calls/${a.callSid}`);
   t.match(call.body.recordings, [{ sid: rec!.sid, source: 'conference', conference_sid: conf.sid, status: 'completed' }], 'listed under the starter\'s call');

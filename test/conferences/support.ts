@@ -20,7 +20,7 @@ export interface ConferenceScene {
   /** The participant as the API shows it. */
   participant(confSid: string, callSid: string): Promise<any>;
   /** The participant's status in the store (for waits: polling the API would spend the key's rate limit). */
-  statusOf(confSid: string, callSid: string): string | undefined;
+  statusOf(confSid: string, callSid: string): Promise<string | undefined>;
   hears(confSid: string, listener: string, speaker: string): boolean;
 }
 
@@ -28,7 +28,7 @@ export async function conferenceScene(t: { teardown(fn: () => unknown): void }, 
   const h = await startHarness(t, { env: { RINGBASE_TLS_SELF_SIGNED: '1', RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', ...env } });
   const account = await h.account();
   await h.store.orgSettings.allowHost(account.id, '127.0.0.1');
-  new NumberService(h.store.numbers, { allowLocalTargets: true }).add(FROM, account.id, {});
+  await new NumberService(h.store.numbers, { allowLocalTargets: true }).add(FROM, account.id, {});
   const port = (h.app.http.server.address() as { port: number }).port;
   const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
   t.teardown(() => dispatcher.close());
@@ -57,11 +57,11 @@ export async function conferenceScene(t: { teardown(fn: () => unknown): void }, 
       const res = await scene.call('POST', `/v1/conferences/${encodeURIComponent(ref)}/participants`, { form: { from: FROM, to, ...extra } });
       if (res.status !== 201) throw new Error(`add participant: ${res.status} ${JSON.stringify(res.body)}`);
       const { conference_sid: confSid, call_sid: callSid } = res.body;
-      await until(`${to} in the room`, 5_000, () => scene.statusOf(confSid, callSid) === 'in-progress');
+      await until(`${to} in the room`, 5_000, async () => (await scene.statusOf(confSid, callSid)) === 'in-progress');
       const line = engine.partyCalls(to).at(-1)!.id;
       return { confSid, callSid, line };
     },
-    statusOf: (confSid, callSid) => h.store.conferences.participant(confSid, callSid)?.status,
+    statusOf: async (confSid, callSid) => (await h.store.conferences.participant(confSid, callSid))?.status,
     hears: (confSid, listener, speaker) => engine.rooms.hears(confSid, listener, speaker),
   };
   return scene;

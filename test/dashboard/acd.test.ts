@@ -77,7 +77,7 @@ t.test('a disposition from the console ends the wrap-up and is stored with the a
   const queue = await h.store.queues.create(a.id, 'QU1', { friendlyName: 'support', maxWaitSeconds: 600, ringTimeoutSeconds: 20, wrapUpSeconds: 600, maxNoAnswer: 3, waitUrl: null });
   const agent = await h.store.agents.create(a.id, `AG${'1'.repeat(32)}`, { friendlyName: 'Sam', trunkId: seat.id, queueIds: [queue.id], status: 'available', breakReason: null });
   const callSid = `CA${'2'.repeat(32)}`;
-  h.store.calls.create({ sid: callSid, accountId: a.id, direction: 'inbound', from: '+15557770001', to: '+15550001000', status: 'completed' });
+  await h.store.calls.create({ sid: callSid, accountId: a.id, direction: 'inbound', from: '+15557770001', to: '+15550001000', status: 'completed' });
   await h.store.sql.run("UPDATE acd_agents SET activity = 'wrap-up', current_call_sid = ?, wrap_up_ends_at = ? WHERE id = ?", [callSid, Date.now() + 600_000, agent.id]);
   const path = `/dashboard/agents/${agent.sid}`;
   const page = await c.get(path);

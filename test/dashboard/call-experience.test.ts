@@ -12,7 +12,7 @@ const NUMBER = '+15550001000';
 
 async function signedIn(h: Harness, webhook: string | null) {
   const a = await accountWithUser(h, 'calls@example.com');
-  h.store.numbers.add(NUMBER, a.id, { ...DEFAULT_NUMBER_SETTINGS, webhook_url: webhook });
+  await h.store.numbers.add(NUMBER, a.id, { ...DEFAULT_NUMBER_SETTINGS, webhook_url: webhook });
   const c = new DashboardClient(h.url);
   await c.signIn('calls@example.com', PASSWORD);
   return { a, c };
@@ -75,7 +75,7 @@ t.test('an application error is the final cause, not "normal"; the call page dra
   t.ok(done.some((l) => l.includes('Call ended after an application error')), done.join('\n'));
   t.notOk(done.some((l) => /normal/.test(l)), 'no "normal" anywhere');
 
-  const call = h.store.calls.list(a.id, { limit: 1 }).calls[0]!;
+  const call = (await h.store.calls.list(a.id, { limit: 1 })).calls[0]!;
   const detail = await c.get(`/dashboard/calls/${call.sid}`);
   t.equal(detail.status, 200);
   t.match(detail.text, /ended after an application error/, 'the facts say why it ended');
@@ -98,7 +98,7 @@ t.test('home: calls per day and answer rate for 14 days, and the last calls', as
   const made = [[0, true], [0, false], [3, true], [20, true]] as const;
   for (const [ago, answered] of made) {
     const sid = newSid('CA');
-    h.store.calls.create({ sid, accountId: a.id, direction: 'inbound', from: '+15557770001', to: NUMBER, status: 'ringing', createdAtMs: now - ago * day });
+    await h.store.calls.create({ sid, accountId: a.id, direction: 'inbound', from: '+15557770001', to: NUMBER, status: 'ringing', createdAtMs: now - ago * day });
     if (answered) h.store.db.prepare('UPDATE calls SET answered_at = created_at WHERE sid = ?').run(sid);
   }
   const anon = await fetch(`${h.url}/dashboard`, { redirect: 'manual' });

@@ -16,13 +16,13 @@ const B = '+15557770002';
 async function setup(t: Test) {
   const h = await startHarness(t, { env: { RINGBASE_TRUSTED_PROXIES: '127.0.0.1', RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
   const a = await accountWithUser(h, 'a@example.com');
-  h.store.numbers.add(FROM, a.id, DEFAULT_NUMBER_SETTINGS);
+  await h.store.numbers.add(FROM, a.id, DEFAULT_NUMBER_SETTINGS);
   const add = async (to: string, room = 'Standup') => {
     const res = await h.request('POST', `/v1/conferences/${room}/participants`, {
       key: a.key, body: { from: FROM, to }, headers: { 'x-forwarded-proto': 'https' },
     });
     const { conference_sid: confSid, call_sid: callSid } = res.body as { conference_sid: string; call_sid: string };
-    await until('in the room', 5_000, () => h.store.conferences.participant(confSid, callSid)?.status === 'in-progress');
+    await until('in the room', 5_000, async () => (await h.store.conferences.participant(confSid, callSid))?.status === 'in-progress');
     return { confSid, callSid };
   };
   const c = new DashboardClient(h.url);
@@ -50,36 +50,36 @@ t.test('list, page, live part, mute, hold, remove, end, refusals, call detail', 
   const mute = `${page}/participants/${x.callSid}/mute`;
   const forged = await c.request('POST', mute, { _csrf: 'not-the-token' });
   t.equal(forged.status, 403, 'a participant button is CSRF-protected');
-  t.equal(h.store.conferences.participant(x.confSid, x.callSid)?.muted, false, 'nothing changed');
+  t.equal((await h.store.conferences.participant(x.confSid, x.callSid))?.muted, false, 'nothing changed');
   const muted = await c.submit(page, mute);
   t.same([muted.status, muted.location], [303, `${page}?done=participant-updated`], 'POST, then back to the page');
-  t.equal(h.store.conferences.participant(x.confSid, x.callSid)?.muted, true, 'muted through the dashboard');
+  t.equal((await h.store.conferences.participant(x.confSid, x.callSid))?.muted, true, 'muted through the dashboard');
   t.match((await c.request('GET', muted.location!)).text, /<p class="notice" role="status">Participant updated\.<\/p>/, 'the page says so');
   const fragment = await c.request('GET', `${page}/live`);
   t.match(fragment.text, new RegExp(`id="p-${x.callSid}">.*?<td class="muted" data-label="Muted">yes</td>.*?>Unmute</button>`, 's'), 'the live part shows it, with Unmute');
   t.notMatch(fragment.text, /<html/, 'the live part is not a whole page');
   t.equal((await c.submit(page, `${page}/participants/${x.callSid}/unmute`)).status, 303);
-  t.equal(h.store.conferences.participant(x.confSid, x.callSid)?.muted, false, 'unmuted');
+  t.equal((await h.store.conferences.participant(x.confSid, x.callSid))?.muted, false, 'unmuted');
   t.equal((await c.submit(page, `${page}/participants/${x.callSid}/hold`)).status, 303);
-  t.equal(h.store.conferences.participant(x.confSid, x.callSid)?.hold, true, 'held');
+  t.equal((await h.store.conferences.participant(x.confSid, x.callSid))?.hold, true, 'held');
   t.equal((await c.submit(page, `${page}/participants/${x.callSid}/unhold`)).status, 303);
-  t.equal(h.store.conferences.participant(x.confSid, x.callSid)?.hold, false, 'taken off hold');
+  t.equal((await h.store.conferences.participant(x.confSid, x.callSid))?.hold, false, 'taken off hold');
   t.equal((await c.submit(page, `${page}/participants/${x.callSid}/deafen`)).status, 404, 'an unknown action');
   t.equal((await c.submit(page, `${page}/participants/CA${'0'.repeat(32)}/mute`)).status, 404, 'an unknown participant');
 
   const removed = await c.submit(page, `${page}/participants/${y.callSid}/remove`);
   t.same([removed.status, removed.location], [303, `${page}?done=participant-removed`]);
-  await until('removed', 2_000, () => h.store.conferences.participant(y.confSid, y.callSid)?.status === 'completed');
+  await until('removed', 2_000, async () => (await h.store.conferences.participant(y.confSid, y.callSid))?.status === 'completed');
   const left = await c.submit(page, `${page}/participants/${y.callSid}/mute`);
   t.equal(left.status, 409);
   t.match(left.text, /<div id="conference-message"><p class="field-error" role="alert">This participant has left the conference\.<\/p>/, 'refused, with the reason');
   t.notMatch((await c.request('GET', `${page}/live`)).text, new RegExp(`id="p-${y.callSid}">((?!</tr>).)*<button`, 's'), 'no buttons for a participant that left');
 
   t.equal((await c.request('POST', `${page}/end`, { _csrf: 'not-the-token' })).status, 403, 'End is CSRF-protected');
-  t.equal(h.store.conferences.get(x.confSid)?.status, 'in-progress');
+  t.equal((await h.store.conferences.get(x.confSid))?.status, 'in-progress');
   t.equal((await c.submit(page, `${page}/end`)).status, 303);
-  t.equal(h.store.conferences.get(x.confSid)?.status, 'completed', 'ended');
-  await until('everyone out', 2_000, () => h.store.conferences.countInProgress(x.confSid) === 0);
+  t.equal((await h.store.conferences.get(x.confSid))?.status, 'completed', 'ended');
+  await until('everyone out', 2_000, async () => (await h.store.conferences.countInProgress(x.confSid)) === 0);
   const over = await c.request('GET', `${page}/live`);
   t.match(over.text, /<strong id="conference-status">completed<\/strong> \(conference-ended-via-api\)/);
   t.notMatch(over.text, /<button/, 'no buttons once over');
@@ -102,17 +102,17 @@ t.test("hold plays the participant's hold_url, and audio that cannot be used ref
   const x = await add(A);
   await add(B);
   const page = `/dashboard/conferences/${x.confSid}`;
-  h.store.conferences.updateParticipant(x.confSid, x.callSid, { holdUrl: `${origin.origin}/hold.wav` });
+  await h.store.conferences.updateParticipant(x.confSid, x.callSid, { holdUrl: `${origin.origin}/hold.wav` });
   t.equal((await c.submit(page, `${page}/participants/${x.callSid}/hold`)).status, 303);
   const engine = h.engine as unknown as SandboxEngine;
   t.ok(engine.partyCalls(A)[0]!.transcript.some((e) => e.type === 'heard-play' && e.url === `${origin.origin}/hold.wav`), 'A hears its hold audio');
   t.equal((await c.submit(page, `${page}/participants/${x.callSid}/unhold`)).status, 303);
 
-  h.store.conferences.updateParticipant(x.confSid, x.callSid, { holdUrl: `${origin.origin}/missing.wav` });
+  await h.store.conferences.updateParticipant(x.confSid, x.callSid, { holdUrl: `${origin.origin}/missing.wav` });
   const refused = await c.submit(page, `${page}/participants/${x.callSid}/hold`);
   t.equal(refused.status, 422);
   t.match(refused.text, /role="alert">The participant&#39;s hold audio \(http:\/\/127\.0\.0\.1:\d+\/missing\.wav\) could not be used .*Not put on hold\./);
-  t.equal(h.store.conferences.participant(x.confSid, x.callSid)?.hold, false, 'not held');
+  t.equal((await h.store.conferences.participant(x.confSid, x.callSid))?.hold, false, 'not held');
 });
 
 t.test("another account's conference is not found", async (t) => {
@@ -126,8 +126,8 @@ t.test("another account's conference is not found", async (t) => {
   }
   t.equal((await b.submit('/dashboard/conferences', `/dashboard/conferences/${x.confSid}/end`)).status, 404);
   t.equal((await b.submit('/dashboard/conferences', `/dashboard/conferences/${x.confSid}/participants/${x.callSid}/mute`)).status, 404);
-  t.equal(h.store.conferences.get(x.confSid)?.status, 'in-progress', 'untouched');
-  t.equal(h.store.conferences.participant(x.confSid, x.callSid)?.muted, false, 'untouched');
+  t.equal((await h.store.conferences.get(x.confSid))?.status, 'in-progress', 'untouched');
+  t.equal((await h.store.conferences.participant(x.confSid, x.callSid))?.muted, false, 'untouched');
   t.notMatch((await b.request('GET', '/dashboard/conferences')).text, /Standup/, "not in the other account's list");
 });
 

@@ -10,15 +10,15 @@ import { DashboardClient, PASSWORD, accountWithUser } from './client.js';
 
 /** Account B's number, call, recording, trunk and key, created straight in the store. */
 async function foreignResources(h: Harness, accountId: number) {
-  const number = h.store.numbers.add('+15550009999', accountId, DEFAULT_NUMBER_SETTINGS);
+  const number = (await h.store.numbers.add('+15550009999', accountId, DEFAULT_NUMBER_SETTINGS))!;
   const sid = 'CA' + 'b'.repeat(32);
-  h.store.calls.create({ sid, accountId, direction: 'inbound', from: '+15557770001', to: number.e164, status: 'completed', numberId: number.id });
+  await h.store.calls.create({ sid, accountId, direction: 'inbound', from: '+15557770001', to: number.e164, status: 'completed', numberId: number.id });
   const dir = path.join(h.dataDir, 'recordings', String(accountId));
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'REb.wav');
   writeFileSync(file, encodeWav({ sampleRate: 8000, channels: [new Float32Array(800)] }));
-  const rec = h.store.recordings.create({ sid: 'RE' + 'b'.repeat(32), accountId, callSid: sid, source: 'call', tracks: 'both', channels: 1, file, callbackUrl: null });
-  const trunk = h.app.trunks.create((await h.store.accounts.get(accountId))!, 'wss', {});
+  const rec = await h.store.recordings.create({ sid: 'RE' + 'b'.repeat(32), accountId, callSid: sid, source: 'call', tracks: 'both', channels: 1, file, callbackUrl: null });
+  const trunk = await h.app.trunks.create((await h.store.accounts.get(accountId))!, 'wss', {});
   const keyId = (await h.store.apiKeys.listForAccount(accountId))[0]!.id;
   return { number, callSid: sid, recSid: rec.sid, trunkId: trunk.id, keyId };
 }
@@ -45,9 +45,9 @@ t.test('another account\'s numbers, calls, recordings, trunks and keys are unrea
     t.equal((await c.post(p, { _csrf: csrf, ...form })).status, 404, `POST ${p}`);
   }
   t.equal((await c.post('/dashboard/numbers/claim', { _csrf: csrf, number: foreign.number.e164 })).status, 409, 'a claimed number cannot be claimed');
-  t.equal(h.store.numbers.getByE164(foreign.number.e164)!.accountId, b.id, 'B keeps its number');
-  t.equal(h.store.numbers.getByE164(foreign.number.e164)!.settings.webhook_url, null, 'its settings untouched');
-  t.equal(h.store.trunks.getById(foreign.trunkId)!.status === 'revoked', false, 'its trunk not revoked');
+  t.equal((await h.store.numbers.getByE164(foreign.number.e164))!.accountId, b.id, 'B keeps its number');
+  t.equal((await h.store.numbers.getByE164(foreign.number.e164))!.settings.webhook_url, null, 'its settings untouched');
+  t.equal((await h.store.trunks.getById(foreign.trunkId))!.status === 'revoked', false, 'its trunk not revoked');
   t.equal((await h.request('GET', '/api/partner/trunks', { key: b.key })).status, 200, "B's key still works");
   const list = await c.get('/dashboard/calls');
   t.notMatch(list.text, foreign.callSid, "B's call is not in A's log");
@@ -56,7 +56,7 @@ t.test('another account\'s numbers, calls, recordings, trunks and keys are unrea
 t.test('forms without a valid CSRF token are refused', async (t) => {
   const h = await startHarness(t);
   const a = await accountWithUser(h, 'a@example.com');
-  h.store.numbers.add('+15550001000', a.id, DEFAULT_NUMBER_SETTINGS);
+  await h.store.numbers.add('+15550001000', a.id, DEFAULT_NUMBER_SETTINGS);
   const c = new DashboardClient(h.url);
   const noToken = await c.post('/dashboard/login', { email: 'a@example.com', password: PASSWORD });
   t.equal(noToken.status, 403, 'sign-in without the pre-session token');
@@ -79,7 +79,7 @@ t.test('forms without a valid CSRF token are refused', async (t) => {
     t.equal((await c.post(p, { ...form, _csrf: 'x'.repeat(32) })).status, 403, `${p} with a wrong token`);
   }
   t.equal((await h.store.apiKeys.listForAccount(a.id)).length, before, 'no key created');
-  t.equal(h.store.numbers.getByE164('+15550001000')!.settings.webhook_url, null, 'no setting changed');
+  t.equal((await h.store.numbers.getByE164('+15550001000'))!.settings.webhook_url, null, 'no setting changed');
   t.equal((await c.get('/dashboard/numbers')).status, 200, 'still signed in (logout was refused too)');
   const other = new DashboardClient(h.url);
   await accountWithUser(h, 'b@example.com');
@@ -155,8 +155,8 @@ t.test('user-provided text is escaped on every page it appears', async (t) => {
   const h = await startHarness(t);
   const a = await accountWithUser(h, 'a@example.com');
   const evil = '"><script>alert(1)</script>';
-  h.store.numbers.add('+15550001000', a.id, { ...DEFAULT_NUMBER_SETTINGS, client_ref: evil, webhook_url: `https://x.example/?q=${evil}` });
-  h.app.trunks.create((await h.store.accounts.get(a.id))!, 'wss', { label: evil });
+  await h.store.numbers.add('+15550001000', a.id, { ...DEFAULT_NUMBER_SETTINGS, client_ref: evil, webhook_url: `https://x.example/?q=${evil}` });
+  await h.app.trunks.create((await h.store.accounts.get(a.id))!, 'wss', { label: evil });
   const c = new DashboardClient(h.url);
   await c.signIn('a@example.com', PASSWORD);
   for (const p of ['/dashboard/numbers', '/dashboard/numbers/%2B15550001000', '/dashboard/trunks', '/dashboard/trunks/1']) {

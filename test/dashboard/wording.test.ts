@@ -18,7 +18,7 @@ const messagesOf = (page: string) => [
 t.test('validation messages read as sentences on every form', async (t) => {
   const h = await startHarness(t);
   const a = await accountWithUser(h, 'owner@example.com');
-  new NumberService(h.store.numbers, { allowLocalTargets: false }).add(NUMBER, a.id, {});
+  await new NumberService(h.store.numbers, { allowLocalTargets: false }).add(NUMBER, a.id, {});
   const c = new DashboardClient(h.url);
   await c.signIn('owner@example.com', PASSWORD);
   const forms: Array<[string, string, string, Record<string, string>]> = [
@@ -51,7 +51,7 @@ t.test('validation messages read as sentences on every form', async (t) => {
 t.test('every destructive action is a red button that asks first, in one form of words', async (t) => {
   const h = await startHarness(t);
   const a = await accountWithUser(h, 'owner@example.com');
-  new NumberService(h.store.numbers, { allowLocalTargets: false }).add(NUMBER, a.id, {});
+  await new NumberService(h.store.numbers, { allowLocalTargets: false }).add(NUMBER, a.id, {});
   const trunk = (await h.request('POST', '/api/partner/trunks', { key: a.key, body: { transport: 'wss' } })).body as { id: number };
   await h.store.orgSettings.allowHost(a.id, 'hooks.example.com');
   await h.store.orgSettings.allowIp(a.id, '203.0.113.0/24');

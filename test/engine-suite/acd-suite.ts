@@ -28,7 +28,7 @@ async function subscribe(d: EngineDriver, s: Scene, types: EventType[]): Promise
   await d.h.store.orgSettings.allowHost(s.accountId, '127.0.0.1');
   for (const eventType of types) {
     s.app.on(`/events/${eventType}`, { body: '' });
-    d.h.store.webhookSubscriptions.create({
+    await d.h.store.webhookSubscriptions.create({
       accountId: s.accountId, eventType, targetUrl: `${s.app.url}/events/${eventType}`, deliveryMode: 'async',
       timeoutMs: 5_000, maxRetries: 0, secretSealed: createSecretBox(d.h.masterKey).seal('whsec_test'), payloadTemplate: null,
     });
@@ -73,8 +73,8 @@ export function acdSuite(t: Test, make: MakeDriver): void {
     t.type(after.json.queue_time, 'number');
     await call.ended;
     t.equal((await final(d, sid)).status, 'completed');
-    const [legSid] = d.h.store.db.prepare('SELECT sid FROM calls WHERE parent_sid = ?').pluck().all(sid) as string[];
-    t.match(await final(d, legSid!), { status: 'completed', direction: 'outbound-dial', to: `agent:${a!.sid}` }, "the agent's leg is a child call");
+    const leg = await d.h.store.sql.one<{ sid: string }>('SELECT sid FROM calls WHERE parent_sid = ?', [sid]);
+    t.match(await final(d, leg!.sid), { status: 'completed', direction: 'outbound-dial', to: `agent:${a!.sid}` }, "the agent's leg is a child call");
     t.match((await eventData(s, 'queued'))[0], { queue: 'support', queue_sid: queueSid, position: 1, wait_seconds: 0 });
     t.match(await agent(d, a!.sid), { activity: 'wrap-up', current_call_sid: sid }, 'wrap-up after the call');
 
@@ -83,7 +83,7 @@ export function acdSuite(t: Test, make: MakeDriver): void {
     t.match(set.body, { call_sid: sid, disposition: 'sale', agent_sid: a!.sid });
     t.match(await agent(d, a!.sid), { activity: 'idle', current_call_sid: null }, 'the disposition ended wrap-up');
     t.match((await eventData(s, 'disposition'))[0], { disposition: 'sale', set_by: a!.sid, notes: 'two seats', from: CALLER });
-    const kinds = d.h.store.calls.timeline(sid).map((e) => e.kind);
+    const kinds = (await d.h.store.calls.timeline(sid)).map((e) => e.kind);
     t.ok(['queued', 'queue-offer', 'queue-bridged', 'queue-result'].every((k) => kinds.includes(k)), kinds.join(' '));
     const metrics = (await operatorMetrics(d)).text;
     for (const line of [`ringbase_acd_offered_total{queue="${queueSid}"} 1`, `ringbase_acd_answered_total{queue="${queueSid}"} 1`,
@@ -105,7 +105,7 @@ export function acdSuite(t: Test, make: MakeDriver): void {
     t.match(after.json, { queue_result: 'bridged', agent_sid: answering!.sid });
     t.match(await agent(d, silent!.sid), { status: 'break', break_reason: 'missed 1 offered calls in a row', activity: 'idle' });
     await until('the answering agent is idle again', WAIT_MS, async () => (await agent(d, answering!.sid)).activity === 'idle');
-    const kinds = d.h.store.calls.timeline(after.json.call_sid).map((e) => e.kind);
+    const kinds = (await d.h.store.calls.timeline(after.json.call_sid)).map((e) => e.kind);
     t.equal(kinds.filter((k) => k === 'queue-offer').length, 2, 'offered twice');
   });
 
@@ -117,12 +117,14 @@ export function acdSuite(t: Test, make: MakeDriver): void {
     s.app.on('/voice', xml('<Say>Please hold.</Say><Enqueue action="/after">sales</Enqueue>'));
     s.app.on('/after', xml('<Hangup/>'));
     const call = await d.inbound(CALLER, DID);
-    const childRinging = (agentSid: string) => d.h.store.db.prepare("SELECT COUNT(*) FROM calls WHERE to_addr = ? AND status = 'ringing'").pluck().get(`agent:${agentSid}`) === 1;
+    const seatCalls = async (agentSid: string, where: string) =>
+      (await d.h.store.sql.one<{ n: number }>(`SELECT COUNT(*) AS n FROM calls WHERE to_addr = ? AND ${where}`, [`agent:${agentSid}`]))!.n;
+    const childRinging = async (agentSid: string) => (await seatCalls(agentSid, "status = 'ringing'")) === 1;
     await until("the first agent's seat rings", WAIT_MS, () => childRinging(leaving!.sid));
     const breakAt = Date.now();
     const set = await v1(d, 'POST', `/v1/agents/${leaving!.sid}`, { status: 'break', break_reason: 'coffee' });
     t.equal(set.status, 200);
-    await until("the next agent's seat rings", WAIT_MS, () => childRinging(next!.sid) || d.h.store.db.prepare("SELECT COUNT(*) FROM calls WHERE to_addr = ? AND answered_at IS NOT NULL").pluck().get(`agent:${next!.sid}`) === 1);
+    await until("the next agent's seat rings", WAIT_MS, async () => (await childRinging(next!.sid)) || (await seatCalls(next!.sid, 'answered_at IS NOT NULL')) === 1);
     const rangAfterMs = Date.now() - breakAt;
     t.ok(rangAfterMs <= 500, `the next agent's seat rang ${rangAfterMs} ms after the break (at most 500)`);
     const after = await s.app.waitFor('/after');
@@ -130,9 +132,9 @@ export function acdSuite(t: Test, make: MakeDriver): void {
     t.match(after.json, { queue_result: 'bridged', agent_sid: next!.sid });
     t.match(await d.h.store.sql.one('SELECT status, break_reason, missed_in_a_row FROM acd_agents WHERE sid = ?', [leaving!.sid]),
       { status: 'break', break_reason: 'coffee', missed_in_a_row: 0 }, 'on the break it chose, no miss counted');
-    const [withdrawn] = d.h.store.db.prepare('SELECT sid FROM calls WHERE to_addr = ?').pluck().all(`agent:${leaving!.sid}`) as string[];
-    t.match(await final(d, withdrawn!), { status: 'canceled' }, "the first seat's call was withdrawn (CANCEL)");
-    const kinds = d.h.store.calls.timeline(after.json.call_sid).map((e) => e.kind);
+    const withdrawn = await d.h.store.sql.one<{ sid: string }>('SELECT sid FROM calls WHERE to_addr = ?', [`agent:${leaving!.sid}`]);
+    t.match(await final(d, withdrawn!.sid), { status: 'canceled' }, "the first seat's call was withdrawn (CANCEL)");
+    const kinds = (await d.h.store.calls.timeline(after.json.call_sid)).map((e) => e.kind);
     t.notOk(kinds.includes('queue-offer-missed'), 'no missed offer on the timeline');
   });
 
@@ -172,7 +174,7 @@ export function acdSuite(t: Test, make: MakeDriver): void {
     const customer = await final(d, done.call_sid);
     t.match(customer, { status: 'completed', to: CUSTOMER, direction: 'outbound-api' });
     t.ok(customer.answeredAt, 'the customer answered');
-    const legs = d.h.store.db.prepare('SELECT sid, to_addr, rowid FROM calls WHERE sid = ? OR parent_sid = ? ORDER BY rowid').all(done.call_sid, done.call_sid) as Array<{ to_addr: string }>;
+    const legs = await d.h.store.sql.all<{ to_addr: string }>('SELECT to_addr FROM calls WHERE sid = ? OR parent_sid = ? ORDER BY created_at, sid', [done.call_sid, done.call_sid]);
     t.same(legs.map((l) => l.to_addr), [`agent:${a!.sid}`, CUSTOMER], 'the agent was rung before the customer');
     await until('the agent is idle', WAIT_MS, async () => (await agent(d, a!.sid)).activity === 'idle');
   });
@@ -188,13 +190,13 @@ export function acdSuite(t: Test, make: MakeDriver): void {
     const made = await v1(d, 'POST', '/v1/callbacks', { queue: 'callbacks', to: CUSTOMER, from: DID, due_at: due });
     t.equal(made.status, 201, JSON.stringify(made.body));
     const numbers = new NumberService(d.h.store.numbers, { allowLocalTargets: true });
-    numbers.release(DID);
-    numbers.claim(DID, (await d.h.account()).id);
+    await numbers.release(DID);
+    await numbers.claim(DID, (await d.h.account()).id);
     const [event] = await eventData(s, 'callback');
     t.match(event, { callback_sid: made.body.sid, status: 'failed', reason: new RegExp(`${DID.replace('+', '\\+')} is not a number of this account`) });
     const failed = (await v1(d, 'GET', `/v1/callbacks/${made.body.sid}`)).body;
     t.match(failed, { status: 'failed', attempts: 1, call_sid: null, last_error: /is not a number of this account: the callback is not made/ }, 'failed for good, not retried');
-    t.equal(d.h.store.db.prepare('SELECT COUNT(*) FROM calls').pluck().get(), 0, 'no call placed: neither the agent nor the customer rung');
+    t.equal((await d.h.store.sql.one<{ n: number }>('SELECT COUNT(*) AS n FROM calls'))?.n, 0, 'no call placed: neither the agent nor the customer rung');
     if (d.name === 'sandbox') t.same(d.h.engine.originated(), [], 'the engine was asked to dial nothing');
     t.match(await agent(d, a!.sid), { activity: 'idle', current_call_sid: null });
   });

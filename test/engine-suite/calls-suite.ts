@@ -12,11 +12,11 @@ type MakeDriver = (t: Test) => Promise<EngineDriver>;
 const PARTY = '+15550004444';
 
 
-const count = (d: EngineDriver, where: string) => (d.h.store.db.prepare(`SELECT count(*) AS n FROM calls WHERE ${where}`).get() as { n: number }).n;
+const count = async (d: EngineDriver, where: string) => (await d.h.store.sql.one<{ n: number }>(`SELECT count(*) AS n FROM calls WHERE ${where}`))!.n;
 
-async function waitFor<T>(check: () => T | undefined): Promise<T> {
+async function waitFor<T>(check: () => Promise<T | undefined>): Promise<T> {
   for (;;) {
-    const v = check();
+    const v = await check();
     if (v !== undefined) return v;
     await new Promise((r) => setTimeout(r, 5));
   }
@@ -78,9 +78,9 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
     const other = await d.h.account();
     const { NumberService } = await import('../../src/numbers/service.js');
     const numbers = new NumberService(d.h.store.numbers, { allowLocalTargets: true });
-    numbers.add('+15550001001', other.id);
-    numbers.add('+15550001002', null);
-    numbers.add('+15550001003', s.accountId, { active: false });
+    await numbers.add('+15550001001', other.id);
+    await numbers.add('+15550001002', null);
+    await numbers.add('+15550001003', s.accountId, { active: false });
     const cases: Array<[string, unknown, RegExp]> = [
       ['missing', undefined, /required/],
       ['not a string', 15550001000, /string/],
@@ -97,7 +97,7 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
       t.equal(res.status, 422, name);
       t.match(res.body.errors?.from?.[0], message, name);
     }
-    t.equal(count(d, "direction = 'outbound-api'"), 0, 'nothing was placed');
+    t.equal(await count(d, "direction = 'outbound-api'"), 0, 'nothing was placed');
     t.equal(d.h.engine.partyCalls(PARTY).length, 0, 'nothing was dialled');
     const both = await d.h.request('POST', '/api/calls', { body: { from: DID, to: 'nowhere', url: `${s.app.url}/x`, markup: '<Response/>' } });
     t.same(Object.keys(both.body.errors).sort(), ['to', 'url']);
@@ -110,7 +110,7 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
     const s = await scene(t, d);
     s.app.on('/voice', xml('<Say loop="0">Please hold.</Say>'));
     const call = await d.inbound(CALLER, DID, { hangupAfterMs: 3_600_000 });
-    const sid = await waitFor(() => (d.h.store.db.prepare("SELECT sid FROM calls WHERE status = 'in-progress'").get() as { sid: string } | undefined)?.sid);
+    const sid = await waitFor(async () => (await d.h.store.sql.one<{ sid: string }>("SELECT sid FROM calls WHERE status = 'in-progress'"))?.sid);
     // Recorded while the prompt plays: the controls below take milliseconds, and a recording of the silence
     // before the first word would hold no audio to check.
     t.ok(await call.hears, 'the caller hears the prompt');
@@ -130,7 +130,7 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
     const stopped = await d.h.request('POST', `/api/calls/${sid}/recordings/${rsid}`, { body: { status: 'stopped' } });
     t.equal(stopped.body.status, 'completed');
     // Whoever wrote it (the sandbox, FreeSWITCH), the control plane makes it private when it is finalized.
-    const file = d.h.store.recordings.get(rsid)!.file;
+    const file = (await d.h.store.recordings.get(rsid))!.file;
     t.equal(statSync(file).mode & 0o777, 0o600, 'the recording file is 0600');
     t.equal(statSync(path.dirname(file)).mode & 0o777, 0o700, 'in a 0700 directory');
     const again = await d.h.request('POST', `/api/calls/${sid}/recordings/${rsid}`, { body: { status: 'paused' } });
@@ -160,8 +160,8 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
     const s = await scene(t, d, { recording: { mode: 'from-answer', tracks: 'both', callback_url: null, immutable: true } });
     s.app.on('/voice', xml('<Say loop="0">Please hold.</Say>'));
     const call = await d.inbound(CALLER, DID, { hangupAfterMs: 3_600_000 });
-    const sid = await waitFor(() => (d.h.store.db.prepare("SELECT sid FROM calls WHERE status = 'in-progress'").get() as { sid: string } | undefined)?.sid);
-    const policy = await waitFor(() => d.h.store.recordings.listForCall(sid)[0]);
+    const sid = await waitFor(async () => (await d.h.store.sql.one<{ sid: string }>("SELECT sid FROM calls WHERE status = 'in-progress'"))?.sid);
+    const policy = await waitFor(async () => (await d.h.store.recordings.listForCall(sid))[0]);
     t.equal(policy.immutable, true);
     for (const status of ['paused', 'stopped']) {
       const res = await d.h.request('POST', `/api/calls/${sid}/recordings/${policy.sid}`, { body: { status } });
@@ -201,13 +201,13 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
     await d.party(PARTY, { behavior: 'answer', hangupAfterMs: 1000 });
     return { s, trunk: await makeTrunk(d, settings) };
   };
-  const childOf = (d: EngineDriver, sid: string) => d.h.store.db.prepare('SELECT * FROM calls WHERE parent_sid = ?').get(sid) as { from_addr: string; to_addr: string } | undefined;
+  const childOf = (d: EngineDriver, sid: string) => d.h.store.sql.one<{ from_addr: string; to_addr: string }>('SELECT * FROM calls WHERE parent_sid = ?', [sid]);
 
   t.test('trunk call: voice_webhook_url takes precedence over the lookup', async (t) => {
     const d = await make(t);
     const { s, trunk } = await trunkScene(t, d, { default_caller_id: '+15550001000' });
-    d.h.store.trunks.updateSettings(trunk.id, { voice_webhook_url: `${'http://127.0.0.1:1'}/x`, cli_lookup_url: 'http://127.0.0.1:1/lookup' });
-    d.h.store.trunks.updateSettings(trunk.id, { voice_webhook_url: `${s.app.url}/trunk-voice`, cli_lookup_url: `${s.app.url}/lookup`, voice_webhook_method: 'GET' });
+    await d.h.store.trunks.updateSettings(trunk.id, { voice_webhook_url: `${'http://127.0.0.1:1'}/x`, cli_lookup_url: 'http://127.0.0.1:1/lookup' });
+    await d.h.store.trunks.updateSettings(trunk.id, { voice_webhook_url: `${s.app.url}/trunk-voice`, cli_lookup_url: `${s.app.url}/lookup`, voice_webhook_method: 'GET' });
     s.app.on('/trunk-voice', xml('<Say>From your PBX.</Say>'));
     s.app.on('/lookup', { body: '{"callerId":"+15550001000"}' });
     const call = await d.fromTrunk(trunk, '1001', PARTY);
@@ -222,11 +222,11 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
   t.test('trunk call: caller ID from the lookup', async (t) => {
     const d = await make(t);
     const { s, trunk } = await trunkScene(t, d, { default_caller_id: '+15550001000', allowed_caller_ids: ['+15550001000', '+15550007777'] });
-    d.h.store.trunks.updateSettings(trunk.id, { cli_lookup_url: `${s.app.url}/lookup` });
+    await d.h.store.trunks.updateSettings(trunk.id, { cli_lookup_url: `${s.app.url}/lookup` });
     s.app.on('/lookup', { body: '{"callerId":"+15550007777"}' });
     await (await d.fromTrunk(trunk, '1001', PARTY)).ended;
     await d.h.app.calls.settled();
-    t.equal(childOf(d, lastTrunkCall(d))?.from_addr, '+15550007777');
+    t.equal((await childOf(d, await lastTrunkCall(d)))?.from_addr, '+15550007777');
     const lookup = await s.app.waitFor('/lookup');
     t.equal(lookup.json.to, PARTY);
   });
@@ -234,37 +234,37 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
   t.test('trunk call: a looked-up caller ID outside the allow list is refused; the default is used', async (t) => {
     const d = await make(t);
     const { s, trunk } = await trunkScene(t, d, { default_caller_id: '+15550001000', allowed_caller_ids: ['+15550001000'] });
-    d.h.store.trunks.updateSettings(trunk.id, { cli_lookup_url: `${s.app.url}/lookup` });
+    await d.h.store.trunks.updateSettings(trunk.id, { cli_lookup_url: `${s.app.url}/lookup` });
     s.app.on('/lookup', { body: '{"callerId":"+19995550000"}' });
     await (await d.fromTrunk(trunk, '1001', PARTY)).ended;
     await d.h.app.calls.settled();
-    const sid = lastTrunkCall(d);
-    t.equal(childOf(d, sid)?.from_addr, '+15550001000');
-    t.ok(d.h.store.calls.timeline(sid).some((e) => e.kind === 'caller-id-refused'));
+    const sid = await lastTrunkCall(d);
+    t.equal((await childOf(d, sid))?.from_addr, '+15550001000');
+    t.ok((await d.h.store.calls.timeline(sid)).some((e) => e.kind === 'caller-id-refused'));
   });
 
   t.test('trunk call: a lookup that times out falls back to the default after 5 s', async (t) => {
     const d = await make(t);
     const { s, trunk } = await trunkScene(t, d, { default_caller_id: '+15550001000' });
-    d.h.store.trunks.updateSettings(trunk.id, { cli_lookup_url: `${s.app.url}/lookup` });
+    await d.h.store.trunks.updateSettings(trunk.id, { cli_lookup_url: `${s.app.url}/lookup` });
     s.app.on('/lookup', 'hang');
     const started = Date.now();
     await (await d.fromTrunk(trunk, '1001', PARTY)).ended;
     await d.h.app.calls.settled();
     t.ok(Date.now() - started >= 4_900, 'waited the 5 s lookup budget');
-    t.equal(childOf(d, lastTrunkCall(d))?.from_addr, '+15550001000');
+    t.equal((await childOf(d, await lastTrunkCall(d)))?.from_addr, '+15550001000');
   });
 
   t.test('trunk call: a lookup answering XML runs that document', async (t) => {
     const d = await make(t);
     const { s, trunk } = await trunkScene(t, d, { default_caller_id: '+15550001000' });
-    d.h.store.trunks.updateSettings(trunk.id, { cli_lookup_url: `${s.app.url}/lookup`, status_callback_url: `${s.app.url}/tcb`, status_callback_events: 'initiated completed' });
+    await d.h.store.trunks.updateSettings(trunk.id, { cli_lookup_url: `${s.app.url}/lookup`, status_callback_url: `${s.app.url}/tcb`, status_callback_events: 'initiated completed' });
     s.app.on('/lookup', xml('<Say>Calls to this destination are not allowed.</Say><Hangup/>'));
     s.app.on('/tcb', { body: '' });
     const call = await d.fromTrunk(trunk, '1001', PARTY);
     await call.ended;
     await d.h.app.calls.settled();
-    t.equal(childOf(d, lastTrunkCall(d)), undefined, 'nothing dialled');
+    t.equal(await childOf(d, await lastTrunkCall(d)), undefined, 'nothing dialled');
     if (call.heard()) t.same(call.heard(), ['Calls to this destination are not allowed.']);
     const [first, second] = [await s.app.waitFor('/tcb', 1), await s.app.waitFor('/tcb', 2)];
     t.same([first.form.get('CallbackEvent'), second.form.get('CallbackEvent')].sort(), ['completed', 'initiated'], 'trunk status callbacks for the chosen events');
@@ -280,12 +280,12 @@ export function callsApiSuite(t: Test, make: MakeDriver): void {
     if (d.name === 'sandbox') {
       // Defence in depth: even if the SIP layer let a suspended trunk's call through, the control plane refuses it.
       const other = await makeTrunk(d, {});
-      d.h.store.trunks.transition(other.id, ['active'], 'suspended');
+      await d.h.store.trunks.transition(other.id, ['active'], 'suspended');
       const call = d.h.engine.simulateInbound({ from: '1001', to: PARTY, source: { kind: 'trunk', endpointName: other.endpointName } });
       await call.ended;
       t.ok(call.transcript.some((e) => e.type === 'rejected'), 'suspended: refused');
     }
-    t.equal(count(d, "direction = 'trunk'"), 0, 'no call records');
+    t.equal(await count(d, "direction = 'trunk'"), 0, 'no call records');
     const placed = await d.h.request('POST', '/api/calls', { body: { from: DID, to: '+15550005555', trunk_id: trunk.id, markup: '<Response/>' } });
     t.equal(placed.status, 422, 'the API refuses a revoked trunk too');
     t.match(placed.body.errors.trunk_id[0], /revoked/);

@@ -20,10 +20,10 @@ function v1(d: EngineDriver, method: string, path: string, form?: Record<string,
   });
 }
 
-const inRoom = (d: EngineDriver, confSid: () => string | undefined, n: number) =>
-  until(`${n} participants in the room`, JOIN_MS, () => {
-    const sid = confSid();
-    return sid !== undefined && d.h.store.conferences.countInProgress(sid) === n;
+const inRoom = (d: EngineDriver, confSid: () => Promise<string | undefined>, n: number) =>
+  until(`${n} participants in the room`, JOIN_MS, async () => {
+    const sid = await confSid();
+    return sid !== undefined && (await d.h.store.conferences.countInProgress(sid)) === n;
   }, 20);
 
 export function conferenceSuite(t: Test, make: MakeDriver): void {
@@ -34,9 +34,9 @@ export function conferenceSuite(t: Test, make: MakeDriver): void {
     s.app.on('/voice', xml(`<Dial><Conference statusCallback="${s.app.url}/conf" statusCallbackEvent="start end join leave">Team</Conference></Dial>`));
     s.app.on('/conf', { status: 204, body: '' });
     const call = await d.inbound(CALLER, DID);
-    const confSid = () => d.h.store.conferences.openByName(s.accountId, 'Team')?.sid;
+    const confSid = async () => (await d.h.store.conferences.openByName(s.accountId, 'Team'))?.sid;
     await inRoom(d, confSid, 1);
-    const sid = confSid()!;
+    const sid = (await confSid())!;
     const added = await v1(d, 'POST', '/v1/conferences/Team/participants', { from: DID, to: PARTY });
     t.equal(added.status, 201, JSON.stringify(added.body));
     t.match(added.body, { conference_sid: sid, status: 'connecting' });
@@ -48,7 +48,7 @@ export function conferenceSuite(t: Test, make: MakeDriver): void {
     await call.ended;
     t.equal((await s.finalCall()).status, 'completed', 'the caller was hung up');
     t.equal((await final(d, added.body.call_sid)).status, 'completed', 'the added participant was hung up');
-    await until('participants completed', 5_000, () => d.h.store.conferences.participants(sid).every((p) => p.status === 'completed'));
+    await until('participants completed', 5_000, async () => (await d.h.store.conferences.participants(sid)).every((p) => p.status === 'completed'));
     await s.app.waitFor('/conf', 6);
     const events = s.app.requests.filter((r) => r.path === '/conf').map((r) => r.form.get('StatusCallbackEvent'));
     t.same([...events].sort(), ['conference-end', 'conference-start', 'participant-join', 'participant-join', 'participant-leave', 'participant-leave']);
@@ -61,15 +61,15 @@ export function conferenceSuite(t: Test, make: MakeDriver): void {
     await d.party(PARTY, { behavior: 'answer' });
     s.app.on('/voice', xml('<Dial><Conference endConferenceOnExit="true">Host</Conference></Dial>'));
     const call = await d.inbound(CALLER, DID, { hangupAfterMs: 4_000 * d.speed });
-    const confSid = () => d.h.store.conferences.openByName(s.accountId, 'Host')?.sid;
+    const confSid = async () => (await d.h.store.conferences.openByName(s.accountId, 'Host'))?.sid;
     await inRoom(d, confSid, 1);
-    const sid = confSid()!;
+    const sid = (await confSid())!;
     const added = await v1(d, 'POST', `/v1/conferences/${sid}/participants`, { from: DID, to: PARTY });
     t.equal(added.status, 201);
     await inRoom(d, confSid, 2);
     await call.ended;
-    await until('the conference ended', 10_000, () => d.h.store.conferences.get(sid)?.status === 'completed');
-    t.equal(d.h.store.conferences.get(sid)?.endReason, 'participant-with-end-conference-on-exit-left');
+    await until('the conference ended', 10_000, async () => (await d.h.store.conferences.get(sid))?.status === 'completed');
+    t.equal((await d.h.store.conferences.get(sid))?.endReason, 'participant-with-end-conference-on-exit-left');
     t.equal((await final(d, added.body.call_sid)).status, 'completed', 'the other participant was hung up');
   });
 
@@ -77,7 +77,7 @@ export function conferenceSuite(t: Test, make: MakeDriver): void {
     const d = await make(t);
     const s = await scene(t, d);
     const a = await d.h.account();
-    new NumberService(d.h.store.numbers, { allowLocalTargets: true }).add(A_NUMBER, a.id, {});
+    await new NumberService(d.h.store.numbers, { allowLocalTargets: true }).add(A_NUMBER, a.id, {});
     const created = await d.h.request('POST', '/api/partner/trunks', { key: a.key, body: { transport: 'udp' } });
     await d.h.app.trunks.settled();
     const seat = created.body as { endpoint_name: string; connection: { username: string; password: string } };
@@ -87,7 +87,7 @@ export function conferenceSuite(t: Test, make: MakeDriver): void {
     const added = await v1(d, 'POST', '/v1/conferences/Spy/participants', { from: DID, to: target });
     t.equal(added.status, 400, JSON.stringify(added.body));
     t.match(added.body.error, { param: 'to', message: `${target} is not a seat of this account.` });
-    t.equal(d.h.store.conferences.openByName(s.accountId, 'Spy'), undefined, 'no conference created');
+    t.equal(await d.h.store.conferences.openByName(s.accountId, 'Spy'), undefined, 'no conference created');
     const api = await d.h.request('POST', '/api/calls', { body: { from: DID, to: target, markup: '<Response><Hangup/></Response>' } });
     t.equal(api.status, 422);
     t.same(api.body.errors.to, [`${target} is not a seat of this account.`]);
@@ -96,10 +96,10 @@ export function conferenceSuite(t: Test, make: MakeDriver): void {
     const call = await d.inbound(CALLER, DID);
     await call.ended;
     const parent = await s.finalCall();
-    const refused = d.h.store.calls.timeline(parent.sid).find((e) => e.kind === 'dial-target-refused');
+    const refused = (await d.h.store.calls.timeline(parent.sid)).find((e) => e.kind === 'dial-target-refused');
     t.match(refused?.detail, { to: target, reason: `${target} is not a seat of this account` }, "the markup's dial is refused before the engine");
-    const rung = d.h.store.db.prepare("SELECT COUNT(*) FROM calls WHERE to_addr = ? AND status <> 'failed'").pluck().get(target);
-    t.equal(rung, 0, "nothing of account B's reached the seat");
+    const rung = await d.h.store.sql.one<{ n: number }>("SELECT COUNT(*) AS n FROM calls WHERE to_addr = ? AND status <> 'failed'", [target]);
+    t.equal(rung?.n, 0, "nothing of account B's reached the seat");
 
     // The seat was there to be rung: its own account reaches it.
     const own = await d.h.request('POST', '/api/calls', { key: a.key, body: { from: A_NUMBER, to: target, markup: '<Response><Pause length="1"/><Hangup/></Response>', timeout: 20 } });

@@ -8,7 +8,7 @@ import type { CallRecord } from '../../src/store/calls.js';
 /** Polls the store on the event loop until the call is final: a placed call runs in the background. */
 export async function final(d: EngineDriver, sid: string): Promise<CallRecord> {
   for (;;) {
-    const c = d.h.store.calls.get(sid)!;
+    const c = (await d.h.store.calls.get(sid))!;
     if (c.endedAt) return c;
     await new Promise((r) => setImmediate(r));
     await d.h.app.calls.settled();
@@ -24,8 +24,8 @@ export async function makeTrunk(d: EngineDriver, settings: Record<string, unknow
 }
 
 /** The newest call that came in over a trunk. */
-export const lastTrunkCall = (d: EngineDriver): string =>
-  (d.h.store.db.prepare("SELECT sid FROM calls WHERE direction = 'trunk' ORDER BY rowid DESC LIMIT 1").get() as { sid: string }).sid;
+export const lastTrunkCall = async (d: EngineDriver): Promise<string> =>
+  (await d.h.store.sql.one<{ sid: string }>("SELECT sid FROM calls WHERE direction = 'trunk' ORDER BY created_at DESC, sid DESC LIMIT 1"))!.sid;
 
 export const DID = '+15550001000';
 export const CALLER = '+15557770001';
@@ -40,13 +40,13 @@ export interface Scene {
 export async function scene(t: { teardown(fn: () => unknown): void }, d: EngineDriver, settings: Partial<NumberSettings> = {}): Promise<Scene> {
   const app = await startWebhookApp(t);
   const { id } = await d.h.account();
-  new NumberService(d.h.store.numbers, { allowLocalTargets: true }).add(DID, id, { webhook_url: `${app.url}/voice`, ...settings });
+  await new NumberService(d.h.store.numbers, { allowLocalTargets: true }).add(DID, id, { webhook_url: `${app.url}/voice`, ...settings });
   return {
     app, accountId: id,
     async finalCall() {
       await d.h.app.calls.settled();
-      const row = d.h.store.db.prepare('SELECT sid FROM calls WHERE account_id = ? AND parent_sid IS NULL ORDER BY rowid DESC LIMIT 1').get(id) as { sid: string };
-      return d.h.store.calls.get(row.sid)!;
+      const row = await d.h.store.sql.one<{ sid: string }>('SELECT sid FROM calls WHERE account_id = ? AND parent_sid IS NULL ORDER BY created_at DESC, sid DESC LIMIT 1', [id]);
+      return (await d.h.store.calls.get(row!.sid))!;
     },
   };
 }

@@ -31,7 +31,7 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
     t.ok(final.answeredAt);
     const heard = call.heard();
     if (heard) t.same(heard, ['Welcome to Ringbase.', 'Press 1 for sales.', 'You pressed 1.']);
-    const kinds = d.h.store.calls.timeline(final.sid).map((e) => e.kind);
+    const kinds = (await d.h.store.calls.timeline(final.sid)).map((e) => e.kind);
     t.ok(kinds.includes('webhook-request') && kinds.includes('webhook-reply') && kinds.includes('digits'), 'timeline records the exchange');
   });
 
@@ -73,7 +73,7 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
     await (await d.inbound(CALLER, DID, { speakMs: 3000 })).ended;
     const final = await s.finalCall();
     t.equal(s.app.requests.length, 0, 'no webhook after hours');
-    const [rec] = d.h.store.recordings.listForCall(final.sid);
+    const [rec] = await d.h.store.recordings.listForCall(final.sid);
     t.equal(rec?.source, 'voicemail');
     t.equal(rec?.status, 'completed');
     t.ok(existsSync(rec!.file), 'WAV written');
@@ -88,8 +88,8 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
     const s = await scene(t, d, { ...alwaysClosed, after_hours: { action: 'forward', number: '+15550009999' } });
     await (await d.inbound(CALLER, DID)).ended;
     const final = await s.finalCall();
-    const child = d.h.store.db.prepare('SELECT sid FROM calls WHERE parent_sid = ?').get(final.sid) as { sid: string };
-    const leg = d.h.store.calls.get(child.sid)!;
+    const child = await d.h.store.sql.one<{ sid: string }>('SELECT sid FROM calls WHERE parent_sid = ?', [final.sid]);
+    const leg = (await d.h.store.calls.get(child!.sid))!;
     t.equal(leg.to, '+15550009999');
     t.equal(leg.from, CALLER, "the caller's number is passed on");
     t.equal(leg.status, 'completed');
@@ -99,8 +99,9 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
   t.test('after hours: a different webhook', async (t) => {
     const d = await make(t);
     const s = await scene(t, d, { ...alwaysClosed });
-    d.h.store.numbers.saveSettings(d.h.store.numbers.getByE164(DID)!.id, {
-      ...d.h.store.numbers.getByE164(DID)!.settings, after_hours: { action: 'webhook', url: `${s.app.url}/closed` },
+    const number = (await d.h.store.numbers.getByE164(DID))!;
+    await d.h.store.numbers.saveSettings(number.id, {
+      ...number.settings, after_hours: { action: 'webhook', url: `${s.app.url}/closed` },
     });
     s.app.on('/closed', xml('<Say>We are closed.</Say>'));
     const call = await d.inbound(CALLER, DID);
@@ -118,7 +119,7 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
     await (await d.inbound(CALLER, DID, { gatherInput: ['1'] })).ended;
     const final = await s.finalCall();
     t.equal(s.app.requests.length, 0, 'the webhook is not called when the menu is on');
-    const child = d.h.store.db.prepare('SELECT to_addr, status FROM calls WHERE parent_sid = ?').get(final.sid);
+    const child = await d.h.store.sql.one('SELECT to_addr, status FROM calls WHERE parent_sid = ?', [final.sid]);
     t.same(child, { to_addr: '+15550002222', status: 'completed' });
   });
 
@@ -126,7 +127,7 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
     const d = await make(t);
     const s = await scene(t, d, ivr({ 2: { action: 'voicemail' } }) as never);
     await (await d.inbound(CALLER, DID, { gatherInput: ['2'], speakMs: 2000 })).ended;
-    const [rec] = d.h.store.recordings.listForCall((await s.finalCall()).sid);
+    const [rec] = await d.h.store.recordings.listForCall((await s.finalCall()).sid);
     t.equal(rec?.source, 'voicemail');
     t.ok((await readWavInfo(rec!.file)).peak > 0.05);
   });
@@ -136,7 +137,7 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
     const s = await scene(t, d, ivr({ 3: { action: 'queue', queue: 'support' } }) as never);
     await (await d.inbound(CALLER, DID, { gatherInput: ['3'], hangupAfterMs: 60_000 })).ended;
     const final = await s.finalCall();
-    const kinds = d.h.store.calls.timeline(final.sid).map((e) => e.kind);
+    const kinds = (await d.h.store.calls.timeline(final.sid)).map((e) => e.kind);
     t.ok(kinds.includes('queued') && kinds.includes('abandoned'), 'queued, then abandoned');
     t.equal(final.status, 'completed');
   });
@@ -148,7 +149,7 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
     await call.ended;
     const final = await s.finalCall();
     t.equal(final.hangupCause, 'ivr-hangup');
-    const keys = d.h.store.calls.timeline(final.sid).filter((e) => e.kind === 'ivr-key').map((e) => e.detail.key);
+    const keys = (await d.h.store.calls.timeline(final.sid)).filter((e) => e.kind === 'ivr-key').map((e) => e.detail.key);
     t.same(keys, ['0', '7', '9']);
     const heard = call.heard();
     if (heard) t.same(heard.filter((x) => x.startsWith('Press 1')).length, 3, 'the menu is heard three times');
@@ -172,7 +173,7 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
       // The 5 s reply budget, then the apology: a sandbox speaks it in ~3 s, flite in ~4 s; 6 s covers both.
       t.ok(Date.now() - started < 5_000 + 6_000, `within the 5 s budget plus the message (${Date.now() - started} ms)`);
       t.equal(final.hangupCause, 'application-error');
-      const errors = d.h.store.calls.timeline(final.sid).filter((e) => e.kind === 'application-error');
+      const errors = (await d.h.store.calls.timeline(final.sid)).filter((e) => e.kind === 'application-error');
       t.match(String(errors[0]?.detail.reason), reason ?? '');
       if (call.heard()) t.same(call.heard(), ['Sorry, an application error occurred. Goodbye.']);
     });
@@ -183,13 +184,13 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
     const s = await scene(t, d);
     // Input refuses such a URL (test/security/hostile-inputs.test.ts); one stored before that rule, or written to the
     // database directly, must still be refused where the connection is made.
-    const number = d.h.store.numbers.getByE164(DID)!;
-    d.h.store.numbers.saveSettings(number.id, { ...number.settings, webhook_url: 'http://169.254.169.254/latest/meta-data/' });
+    const number = (await d.h.store.numbers.getByE164(DID))!;
+    await d.h.store.numbers.saveSettings(number.id, { ...number.settings, webhook_url: 'http://169.254.169.254/latest/meta-data/' });
     const call = await d.inbound(CALLER, DID);
     await call.ended;
     const final = await s.finalCall();
     t.equal(final.hangupCause, 'application-error');
-    const reason = String(d.h.store.calls.timeline(final.sid).find((e) => e.kind === 'application-error')?.detail.reason);
+    const reason = String((await d.h.store.calls.timeline(final.sid)).find((e) => e.kind === 'application-error')?.detail.reason);
     t.match(reason, /target_refused/);
   });
 
@@ -204,7 +205,7 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
     t.match(posted.json.recording_sid, /^RE[0-9a-f]{32}$/);
     t.match(posted.json.recording_url, new RegExp(`/api/recordings/${posted.json.recording_sid}\\.wav$`));
     t.ok(posted.json.duration >= 4, `duration ${posted.json.duration}`);
-    const rec = d.h.store.recordings.get(posted.json.recording_sid)!;
+    const rec = (await d.h.store.recordings.get(posted.json.recording_sid))!;
     const info = (await readWavInfo(rec.file));
     t.equal(info.sampleRate, 8000);
     t.ok(info.peak > 0.05, 'real audio');
@@ -225,7 +226,7 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
       if (behavior === 'answer') {
         t.match(result.json.dial_call_sid, /^CA/);
         t.ok(result.json.dial_call_duration >= 1);
-        const child = d.h.store.calls.get(result.json.dial_call_sid)!;
+        const child = (await d.h.store.calls.get(result.json.dial_call_sid))!;
         t.equal(child.from, '+15550001000', 'callerId attribute used');
       }
     });
@@ -234,7 +235,8 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
   t.test('Hangup URL receives the final status with ClientRef, signed', async (t) => {
     const d = await make(t);
     const s = await scene(t, d, { client_ref: 'crm-42' });
-    d.h.store.numbers.saveSettings(d.h.store.numbers.getByE164(DID)!.id, { ...d.h.store.numbers.getByE164(DID)!.settings, hangup_url: `${s.app.url}/status` });
+    const number = (await d.h.store.numbers.getByE164(DID))!;
+    await d.h.store.numbers.saveSettings(number.id, { ...number.settings, hangup_url: `${s.app.url}/status` });
     s.app.on('/voice', xml('<Say>Hi.</Say>'));
     s.app.on('/status', { body: '' });
     await (await d.inbound(CALLER, DID)).ended;
@@ -252,7 +254,8 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
   t.test('Hangup URL also hears about calls that never connected', async (t) => {
     const d = await make(t);
     const s = await scene(t, d, { active: false });
-    d.h.store.numbers.saveSettings(d.h.store.numbers.getByE164(DID)!.id, { ...d.h.store.numbers.getByE164(DID)!.settings, hangup_url: `${s.app.url}/status` });
+    const number = (await d.h.store.numbers.getByE164(DID))!;
+    await d.h.store.numbers.saveSettings(number.id, { ...number.settings, hangup_url: `${s.app.url}/status` });
     s.app.on('/status', { body: '' });
     await (await d.inbound(CALLER, DID)).ended;
     const cb = await s.app.waitFor('/status');
@@ -265,7 +268,7 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
     const s = await scene(t, d, { recording: { mode: 'from-answer', tracks: 'both', callback_url: null, immutable: false } });
     s.app.on('/voice', xml('<Say>This call is recorded.</Say><Pause length="2"/>'));
     await (await d.inbound(CALLER, DID)).ended;
-    const [rec] = d.h.store.recordings.listForCall((await s.finalCall()).sid);
+    const [rec] = await d.h.store.recordings.listForCall((await s.finalCall()).sid);
     t.equal(rec?.source, 'call');
     t.equal(rec?.channels, 2);
     const info = (await readWavInfo(rec!.file));

@@ -97,7 +97,7 @@ t.test('/v1/queues, /v1/agents, /v1/dispositions take form-encoded bodies, typed
   t.match(onBreak.body, { status: 'break', break_reason: 'lunch' });
 
   const callSid = `CA${'1'.repeat(32)}`;
-  h.store.calls.create({ sid: callSid, accountId: a.id, direction: 'inbound', from: '+15550100001', to: '+15550100002', status: 'completed' });
+  await h.store.calls.create({ sid: callSid, accountId: a.id, direction: 'inbound', from: '+15550100001', to: '+15550100002', status: 'completed' });
   const disposed = await form('/v1/dispositions', `call_sid=${callSid}&disposition=sale&notes=two+seats`);
   t.equal(disposed.status, 201);
   t.match(disposed.body, { call_sid: callSid, disposition: 'sale', notes: 'two seats' });

@@ -176,7 +176,7 @@ t.test('the idle timeout cuts silent connections, but not a simulated call that 
   const app = await startWebhookApp(t);
   app.on('/voice', xml('<Pause length="2"/><Hangup/>'));
   const a = await h.account();
-  new NumberService(h.store.numbers, { allowLocalTargets: true }).add('+15550001000', a.id, { webhook_url: `${app.url}/voice` });
+  await new NumberService(h.store.numbers, { allowLocalTargets: true }).add('+15550001000', a.id, { webhook_url: `${app.url}/voice` });
   const res = await fetch(`${h.url}/operator/simulate/inbound`, {
     method: 'POST',
     headers: { authorization: `Bearer ${operatorToken(h.dataDir, false)}`, 'content-type': 'application/json' },

@@ -28,7 +28,7 @@ t.test('due_at and start_time_after refuse impossible dates, naming the field', 
   const h = await startPreviewHarness(t);
   const a = await h.org();
   await h.v1('POST', '/v1/queues', { body: { friendly_name: 'support' } });
-  new NumberService(h.store.numbers, { allowLocalTargets: true }).add('+15550001000', a.id, {});
+  await new NumberService(h.store.numbers, { allowLocalTargets: true }).add('+15550001000', a.id, {});
   for (const [what, text] of IMPOSSIBLE) {
     const res = await h.v1('POST', '/v1/callbacks', { body: { queue: 'support', to: '+15557770001', from: '+15550001000', due_at: text } });
     t.match(res, { status: 400, body: { error: { code: 'parameter_invalid', param: 'due_at' } } }, `due_at ${what}`);

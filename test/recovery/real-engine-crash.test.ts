@@ -42,7 +42,7 @@ if (bins) {
     const key = (await store.apiKeys.create(account.id)).key;
     await store.orgSettings.allowHost(account.id, '127.0.0.1');
     await store.carriers.add({ name: 'callers', host: '127.0.0.1', port: null, prefix: null });
-    new NumberService(store.numbers, { allowLocalTargets: true }).add(DID, account.id, {
+    await new NumberService(store.numbers, { allowLocalTargets: true }).add(DID, account.id, {
       webhook_url: `${hooks.url}/voice`, hangup_url: `${hooks.url}/hangup`,
       recording: { mode: 'from-answer', tracks: 'both', callback_url: null, immutable: false },
     });
@@ -105,7 +105,7 @@ if (bins) {
     const after = openStore(dataDir, systemClock());
     t.teardown(() => after.close());
     for (const sid of sids) {
-      const [rec] = after.recordings.listForCall(sid);
+      const [rec] = await after.recordings.listForCall(sid);
       t.equal(rec?.status, 'completed', `${sid}: recording closed and marked completed`);
       const wav = decodeWav(readFileSync(rec!.file));
       const seconds = wav.channels[0]!.length / wav.sampleRate;

@@ -17,7 +17,7 @@ const at = (ms: number) => new Date(ms).toISOString();
 
 t.test('dead peers: silent for the stale period, or on this host with the pid gone', async (t) => {
   const now = 1_000_000;
-  const peer = (id: string, host: string, pid: number, beatAgoMs: number): Instance => ({ id, host, pid, startedAt: at(0), beatAt: at(now - beatAgoMs) });
+  const peer = (id: string, host: string, pid: number, beatAgoMs: number): Instance => ({ id, host, pid, startedAt: at(0), beatAt: at(now - beatAgoMs), reconciledBy: null });
   const dead = deadInstances([
     peer('self', 'h1', 1, 60_000), peer('fresh-remote', 'h2', 2, 1_000), peer('stale-remote', 'h2', 3, 15_000),
     peer('local-alive', 'h1', 4, 1_000), peer('local-gone', 'h1', 5, 1_000),
@@ -47,42 +47,43 @@ async function peersScene(t: Parameters<typeof startHarness>[0]) {
   const { id: accountId } = await h.account();
   const { store } = h;
   const deadBeat = clock.now() - 20_000;
-  store.db.prepare('INSERT INTO instances (id, host, pid, started_at, beat_at) VALUES (?, ?, ?, ?, ?)').run('deadpeer', 'other-host', 1, at(deadBeat - 60_000), at(deadBeat));
-  store.db.prepare('INSERT INTO instances (id, host, pid, started_at, beat_at) VALUES (?, ?, ?, ?, ?)').run('livepeer', 'other-host', 2, at(clock.now() - 60_000), at(clock.now() - 1_000));
-  const insertCall = (sid: string, owner: string, answered = true) => store.db.prepare(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, created_at, answered_at, owner)
-    VALUES (?, ?, 'outbound-api', '+15550001000', '+15557770001', ?, ?, ?, ?)`).run(sid, accountId, answered ? 'in-progress' : 'ringing', at(deadBeat - 40_000), answered ? at(deadBeat - 30_000) : null, owner);
+  const insertInstance = 'INSERT INTO instances (id, host, pid, started_at, beat_at) VALUES (?, ?, ?, ?, ?)';
+  await store.sql.run(insertInstance, ['deadpeer', 'other-host', 1, at(deadBeat - 60_000), at(deadBeat)]);
+  await store.sql.run(insertInstance, ['livepeer', 'other-host', 2, at(clock.now() - 60_000), at(clock.now() - 1_000)]);
+  const insertCall = (sid: string, owner: string, answered = true) => store.sql.run(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, created_at, answered_at, owner)
+    VALUES (?, ?, 'outbound-api', '+15550001000', '+15557770001', ?, ?, ?, ?)`, [sid, accountId, answered ? 'in-progress' : 'ringing', at(deadBeat - 40_000), answered ? at(deadBeat - 30_000) : null, owner]);
   const liveness = { self: store.instanceId, host: hostname(), nowMs: clock.now(), staleMs: 15_000, pidAlive: () => true };
   return { h, store, accountId, deadBeat, insertCall, liveness };
 }
 
 t.test('a dead peer\'s calls and recordings are finished once, even by two reconcilers at once', async (t) => {
   const { h, store, accountId, deadBeat, insertCall, liveness } = await peersScene(t);
-  insertCall('CAanswered', 'deadpeer', true);
-  insertCall('CAringing', 'deadpeer', false);
-  insertCall('CAlive', 'livepeer', true);
+  await insertCall('CAanswered', 'deadpeer', true);
+  await insertCall('CAringing', 'deadpeer', false);
+  await insertCall('CAlive', 'livepeer', true);
   const recFile = path.join(h.dataDir, 'recordings', String(accountId), 'REcut.wav');
   mkdirSync(path.dirname(recFile), { recursive: true });
   const wav = encodeWav({ sampleRate: 8000, channels: [new Float32Array(16000).fill(0.25)] });
   wav.writeUInt32LE(0, 40);
   writeFileSync(recFile, wav);
-  store.db.prepare(`INSERT INTO recordings (sid, account_id, call_sid, source, status, tracks, channels, file, created_at, owner)
-    VALUES ('REcut', ?, 'CAanswered', 'call', 'in-progress', 'both', 1, ?, ?, 'deadpeer')`).run(accountId, recFile, at(deadBeat - 30_000));
+  await store.sql.run(`INSERT INTO recordings (sid, account_id, call_sid, source, status, tracks, channels, file, created_at, owner)
+    VALUES ('REcut', ?, 'CAanswered', 'call', 'in-progress', 'both', 1, ?, ?, 'deadpeer')`, [accountId, recFile, at(deadBeat - 30_000)]);
 
   const emitted: LifecycleEvent[] = [];
-  const services = { ...h.app.callServices, events: { emit: (e: LifecycleEvent) => emitted.push(e) } };
+  const services = { ...h.app.callServices, events: { emit: async (e: LifecycleEvent) => { emitted.push(e); } } };
   const [a, b] = await Promise.all([reconcileDeadInstances(services, liveness), reconcileDeadInstances(services, liveness)]);
   await Promise.all([a.callbacks, b.callbacks]);
   t.same([...a.calls, ...b.calls].sort(), ['CAanswered', 'CAringing'], 'each call finished by exactly one of them');
 
-  const answered = store.calls.get('CAanswered')!;
+  const answered = (await store.calls.get('CAanswered'))!;
   t.match(answered, { status: 'completed', hangupCause: 'platform-restart', endedAt: at(deadBeat), duration: 30 });
-  t.match(store.calls.get('CAringing'), { status: 'failed', hangupCause: 'platform-restart', duration: 0 }, 'never answered: failed');
-  t.match(store.calls.get('CAlive'), { status: 'in-progress', endedAt: null }, 'a live peer\'s call is left alone');
+  t.match(await store.calls.get('CAringing'), { status: 'failed', hangupCause: 'platform-restart', duration: 0 }, 'never answered: failed');
+  t.match(await store.calls.get('CAlive'), { status: 'in-progress', endedAt: null }, 'a live peer\'s call is left alone');
   t.same(emitted.map((e) => [e.type, e.callSid]).sort(), [['hangup', 'CAanswered'], ['hangup', 'CAringing']], 'one hangup event each');
   t.match(emitted.find((e) => e.callSid === 'CAanswered')?.data, { disposition: 'completed', cause: 'platform-restart', duration: 30 });
-  t.match(store.recordings.get('REcut'), { status: 'completed', durationMs: 2000 }, 'the recording closed with its real length');
+  t.match(await store.recordings.get('REcut'), { status: 'completed', durationMs: 2000 }, 'the recording closed with its real length');
   t.equal(decodeWav(readFileSync(recFile)).channels[0]!.length, 16000, 'and playable');
-  t.same(store.instances.list().map((i) => i.id).sort(), ['livepeer', store.instanceId].sort(), 'the dead peer is forgotten');
+  t.same((await store.instances.list()).map((i) => i.id).sort(), ['livepeer', store.instanceId].sort(), 'the dead peer is forgotten');
 
   const again = await reconcileDeadInstances(services, liveness);
   t.same(again.calls, [], 'nothing is finished twice');
@@ -90,31 +91,31 @@ t.test('a dead peer\'s calls and recordings are finished once, even by two recon
 
 t.test('a dead peer\'s conference participants leave, and a room left empty completes with its callbacks', async (t) => {
   const { h, store, accountId, insertCall, liveness } = await peersScene(t);
-  const room = (name: string, sid: string) => store.conferences.openOrCreate({
+  const room = async (name: string, sid: string) => (await store.conferences.openOrCreate({
     sid, accountId, friendlyName: name, record: false, maxParticipants: 250,
     statusCallback: 'https://hooks.example.com/conf', statusCallbackMethod: 'POST', statusCallbackEvents: [],
-  }).conference;
-  const join = (conferenceSid: string, callSid: string) => {
-    store.conferences.addParticipant({ conferenceSid, callSid, accountId, muted: false, startConferenceOnEnter: true, endConferenceOnExit: false, statusCallback: null });
-    store.conferences.setParticipantStatus(conferenceSid, callSid, 'in-progress');
+  })).conference;
+  const join = async (conferenceSid: string, callSid: string) => {
+    await store.conferences.addParticipant({ conferenceSid, callSid, accountId, muted: false, startConferenceOnEnter: true, endConferenceOnExit: false, statusCallback: null });
+    await store.conferences.setParticipantStatus(conferenceSid, callSid, 'in-progress');
   };
-  const lost = room('lost', `CF${'1'.padStart(32, '0')}`);
-  const shared = room('shared', `CF${'2'.padStart(32, '0')}`);
-  store.conferences.markStarted(lost.sid);
-  store.conferences.markStarted(shared.sid);
+  const lost = await room('lost', `CF${'1'.padStart(32, '0')}`);
+  const shared = await room('shared', `CF${'2'.padStart(32, '0')}`);
+  await store.conferences.markStarted(lost.sid);
+  await store.conferences.markStarted(shared.sid);
   for (const [sid, owner, conf] of [['CAa', 'deadpeer', lost], ['CAb', 'deadpeer', lost], ['CAc', 'deadpeer', shared], ['CAd', 'livepeer', shared]] as const) {
-    insertCall(sid, owner);
-    join(conf.sid, sid);
+    await insertCall(sid, owner);
+    await join(conf.sid, sid);
   }
 
   const done = await reconcileDeadInstances(h.app.callServices, liveness);
   await done.callbacks;
   t.same(done.calls.sort(), ['CAa', 'CAb', 'CAc']);
-  t.match(store.conferences.get(lost.sid), { status: 'completed', endReason: 'platform-restart' }, 'the room whose every call died completes');
-  t.same(store.conferences.participants(lost.sid).map((p) => p.status), ['completed', 'completed']);
-  t.match(store.conferences.get(shared.sid), { status: 'in-progress', endReason: null }, 'a room with a live participant goes on');
-  t.same(store.conferences.participants(shared.sid).map((p) => [p.callSid, p.status]), [['CAc', 'completed'], ['CAd', 'in-progress']]);
-  const queued = store.db.prepare('SELECT stream, fields FROM callback_outbox ORDER BY id').all() as Array<{ stream: string; fields: string }>;
+  t.match(await store.conferences.get(lost.sid), { status: 'completed', endReason: 'platform-restart' }, 'the room whose every call died completes');
+  t.same((await store.conferences.participants(lost.sid)).map((p) => p.status), ['completed', 'completed']);
+  t.match(await store.conferences.get(shared.sid), { status: 'in-progress', endReason: null }, 'a room with a live participant goes on');
+  t.same((await store.conferences.participants(shared.sid)).map((p) => [p.callSid, p.status]), [['CAc', 'completed'], ['CAd', 'in-progress']]);
+  const queued = await store.sql.all<{ stream: string; fields: string }>('SELECT stream, fields FROM callback_outbox ORDER BY id');
   t.same(queued.map((q) => [q.stream, JSON.parse(q.fields).StatusCallbackEvent, JSON.parse(q.fields).CallSid ?? null]), [
     [lost.sid, 'participant-leave', 'CAa'], [lost.sid, 'participant-leave', 'CAb'], [lost.sid, 'conference-end', null], [shared.sid, 'participant-leave', 'CAc'],
   ], 'one callback per change, queued with it');

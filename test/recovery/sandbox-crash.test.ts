@@ -21,7 +21,7 @@ t.test('SIGKILL with calls up: each call finished once after the restart', async
   const account = await store.accounts.create({ name: 'crash', trunking: false, trunkCapacity: 1 });
   const key = (await store.apiKeys.create(account.id)).key;
   await store.orgSettings.allowHost(account.id, '127.0.0.1');
-  new NumberService(store.numbers, { allowLocalTargets: true }).add(DID, account.id, {});
+  await new NumberService(store.numbers, { allowLocalTargets: true }).add(DID, account.id, {});
   store.close();
 
   const hooks = await startWebhookApp(t);
@@ -87,10 +87,10 @@ t.test('SIGKILL with calls up: each call finished once after the restart', async
   const after = openStore(dataDir, systemClock());
   t.teardown(() => after.close());
   for (const sid of sids) {
-    const [rec] = after.recordings.listForCall(sid);
+    const [rec] = await after.recordings.listForCall(sid);
     // The sandbox writes a recording's audio when it stops, so a killed sandbox leaves none: marked failed.
     t.equal(rec?.status, 'failed', `${sid}: its recording closed and marked`);
-    t.ok(after.calls.timeline(sid).some((e) => e.kind === 'reconciled'), 'the timeline says why the call ended');
+    t.ok((await after.calls.timeline(sid)).some((e) => e.kind === 'reconciled'), 'the timeline says why the call ended');
   }
-  t.same(after.instances.list(), [], 'no instance left registered after clean stops');
+  t.same(await after.instances.list(), [], 'no instance left registered after clean stops');
 });

@@ -8,7 +8,7 @@ import { startHarness, type Harness } from '../helpers/harness.js';
 import { STATIC_HOSTILE_URLS } from '../net/support/hostile-urls.js';
 
 const DID = '+15550001000';
-const count = (h: Harness, table: string) => (h.store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = async (h: Harness, table: string) => (await h.store.sql.one<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))!.n;
 
 async function setup(t: Parameters<typeof startHarness>[0], dev: boolean) {
   const env: Record<string, string> = { RINGBASE_TRUSTED_PROXIES: '127.0.0.1', ...(dev ? { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } : {}) };
@@ -17,15 +17,15 @@ async function setup(t: Parameters<typeof startHarness>[0], dev: boolean) {
   await h.store.orgSettings.allowHost(a.id, '127.0.0.1');
   await h.store.orgSettings.allowHost(a.id, 'hooks.example.com');
   const numbers = new NumberService(h.store.numbers, { allowLocalTargets: h.config.devAllowLocalTargets });
-  const number = numbers.add(DID, a.id, {});
+  const number = await numbers.add(DID, a.id, {});
   // A finished call: a recording start that passes the URL rule is then refused for the call's state (409).
   await h.store.accounts.update(a.id, { recordingControls: true });
-  const finished = h.store.calls.create({ sid: `CA${'0'.repeat(32)}`, accountId: a.id, direction: 'inbound', from: '+15557770001', to: DID, status: 'completed' });
+  const finished = await h.store.calls.create({ sid: `CA${'0'.repeat(32)}`, accountId: a.id, direction: 'inbound', from: '+15557770001', to: DID, status: 'completed' });
   /** What each surface says about one URL: null when accepted, else the field it names. */
   const surfaces = {
     async number(url: string): Promise<string | null> {
       try {
-        numbers.update(number, { webhook_url: url, recording: { mode: 'off', tracks: 'both', callback_url: url, immutable: false } });
+        await numbers.update(number, { webhook_url: url, recording: { mode: 'off', tracks: 'both', callback_url: url, immutable: false } });
         return null;
       } catch (err) {
         if (!(err instanceof NumberError)) throw err;
@@ -56,12 +56,12 @@ async function setup(t: Parameters<typeof startHarness>[0], dev: boolean) {
   const expected = {
     number: 'recording.callback_url,webhook_url', callUrl: 'url', statusCallback: 'status_callback', recordingCallback: 'recording_status_callback', subscription: 'target_url',
   };
-  return { h, surfaces, expected, stored: () => ({ calls: count(h, 'calls'), subs: count(h, 'webhook_subscriptions'), settings: JSON.stringify(h.store.numbers.getByE164(DID)!.settings) }) };
+  return { h, surfaces, expected, stored: async () => ({ calls: await count(h, 'calls'), subs: await count(h, 'webhook_subscriptions'), settings: JSON.stringify((await h.store.numbers.getByE164(DID))!.settings) }) };
 }
 
 t.test('every hostile URL is refused on every surface, naming the field; nothing stored', async (t) => {
   const { surfaces, expected, stored } = await setup(t, false);
-  const before = stored();
+  const before = await stored();
   let refused = 0;
   for (const url of STATIC_HOSTILE_URLS) {
     for (const [name, surface] of Object.entries(surfaces) as Array<[keyof typeof surfaces, (u: string) => Promise<string | null>]>) {
@@ -72,7 +72,7 @@ t.test('every hostile URL is refused on every surface, naming the field; nothing
   }
   const n = Object.keys(surfaces).length;
   t.equal(refused, STATIC_HOSTILE_URLS.length * n, `${STATIC_HOSTILE_URLS.length} URLs x ${n} surfaces refused`);
-  t.same(stored(), before, 'no call, subscription or setting stored');
+  t.same(await stored(), before, 'no call, subscription or setting stored');
 });
 
 t.test('plain http: refused everywhere without the dev flag; with it, loopback only', async (t) => {

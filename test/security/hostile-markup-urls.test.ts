@@ -19,7 +19,7 @@ t.ok(STATIC_HOSTILE_URLS.length >= 60, `${STATIC_HOSTILE_URLS.length} hostile UR
 t.test('inline markup naming a hostile URL is refused with 422 on markup; nothing is dialled', async (t) => {
   const h = await startHarness(t);
   const { id } = await h.account();
-  new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, {});
+  await new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, {});
   let refused = 0;
   const attr = (url: string) => escape(url).replace(/"/g, '&quot;');
   // <Conference waitUrl> is media (fetched through the media cache) and statusCallback a callback: both are checked.
@@ -57,7 +57,7 @@ t.test('fetched markup: hostile <Play> URLs are skipped and fetched by nobody; a
   const { id } = await h.account();
   const app = await startWebhookApp(t);
   const origin = await startMediaOrigin(t);
-  new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, { webhook_url: `${app.url}/voice` });
+  await new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, { webhook_url: `${app.url}/voice` });
   // Spellings of the media origin itself that the policy refuses: if anyone fetched them, it would see the request.
   const aimed = [`http://[::ffff:127.0.0.1]:${origin.port}/a.wav`, `http://0.0.0.0:${origin.port}/a.wav`];
   const plays = [...refusedEvenInDev, ...aimed].map((u) => `<Play>${escape(u)}</Play>`).join('');
@@ -67,7 +67,7 @@ t.test('fetched markup: hostile <Play> URLs are skipped and fetched by nobody; a
   await call.ended;
   await h.app.calls.settled();
   const row = h.store.db.prepare('SELECT sid, status FROM calls ORDER BY rowid DESC LIMIT 1').get() as { sid: string; status: string };
-  const timeline = h.store.calls.timeline(row.sid);
+  const timeline = await h.store.calls.timeline(row.sid);
   t.equal(timeline.filter((e) => e.kind === 'media-skipped').length, refusedEvenInDev.length + aimed.length, 'each hostile <Play> skipped, visibly');
   t.ok(call.transcript.some((e) => e.type === 'heard-say' && e.text === 'Still here.'), 'the call went on with the next verb');
   t.notOk(call.transcript.some((e) => e.type === 'heard-play'), 'no audio from any of them');

@@ -77,7 +77,7 @@ async function setup(t: Parameters<typeof startPreviewHarness>[0]) {
   const injectionToken = await h.store.orgSettings.rotateInjectionToken(a.id);
   const numbers = new NumberService(h.store.numbers, { allowLocalTargets: true });
   const did = '+15550001000';
-  numbers.add(did, a.id, {});
+  await numbers.add(did, a.id, {});
   const v1Headers = { authorization: `Bearer ${a.key}`, 'x-forwarded-proto': 'https', accept: 'application/json' };
   const json = (method: string, path: string, body: unknown, headers: Record<string, string> = v1Headers) =>
     rawRequest(h.url, method, path, { ...headers, 'content-type': 'application/json' }, JSON.stringify(body));
@@ -90,7 +90,7 @@ async function setup(t: Parameters<typeof startPreviewHarness>[0]) {
   const seat = (await json('POST', '/api/partner/trunks', { transport: 'wss' }, { authorization: `Bearer ${a.key}` })).body;
   const agent = (await json('POST', '/v1/agents', { friendly_name: 'Sam', trunk_id: seat.id })).body;
   const callSid = `CA${'3'.repeat(32)}`;
-  h.store.calls.create({ sid: callSid, accountId: a.id, direction: 'inbound', from: '+15557770001', to: did, status: 'completed' });
+  await h.store.calls.create({ sid: callSid, accountId: a.id, direction: 'inbound', from: '+15557770001', to: did, status: 'completed' });
 
   // The dashboard: one signed-in session, one CSRF token for all its forms; an agent in wrap-up with a call.
   const c = new DashboardClient(h.url);

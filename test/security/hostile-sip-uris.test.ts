@@ -20,7 +20,7 @@ t.test('API: a hostile `to` or inline <Dial><Sip> is a 422 that says why; nothin
   for (const env of [{}, { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' }] as Array<Record<string, string>>) {
     const h = await startHarness(t, { env });
     const { id } = await h.account();
-    new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, {});
+    await new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, {});
     for (const uri of HOSTILE_SIP_URIS) {
       const direct = await h.request('POST', '/api/calls', { body: { from: DID, to: uri, markup: '<Response><Hangup/></Response>' } });
       t.equal(direct.status, 422, `to ${uri}: 422`);
@@ -38,7 +38,7 @@ t.test('fetched markup: each hostile <Sip> fails visibly and is never dialled; t
   const h = await startHarness(t, { clock: scaledClock(50), env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
   const { id } = await h.account();
   const app = await startWebhookApp(t);
-  new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, { webhook_url: `${app.url}/voice` });
+  await new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, { webhook_url: `${app.url}/voice` });
   // Up to 10 targets per <Dial>: the corpus in chunks, each a Dial whose every target must be refused.
   const chunks: string[][] = [];
   for (let i = 0; i < HOSTILE_SIP_URIS.length; i += 10) chunks.push(HOSTILE_SIP_URIS.slice(i, i + 10));
@@ -49,7 +49,7 @@ t.test('fetched markup: each hostile <Sip> fails visibly and is never dialled; t
   await call.ended;
   await h.app.calls.settled();
   const parent = h.store.db.prepare("SELECT sid FROM calls WHERE parent_sid IS NULL ORDER BY rowid DESC LIMIT 1").get() as { sid: string };
-  const refused = h.store.calls.timeline(parent.sid).filter((e) => e.kind === 'dial-target-refused');
+  const refused = (await h.store.calls.timeline(parent.sid)).filter((e) => e.kind === 'dial-target-refused');
   t.equal(refused.length, HOSTILE_SIP_URIS.length, 'one timeline entry per hostile target');
   const children = h.store.db.prepare('SELECT status FROM calls WHERE parent_sid = ?').all(parent.sid) as Array<{ status: string }>;
   t.equal(children.length, HOSTILE_SIP_URIS.length, 'each attempt is in the call log');
@@ -61,7 +61,7 @@ t.test('fetched markup: each hostile <Sip> fails visibly and is never dialled; t
 t.test('an allowed SIP destination is dialled at the vetted address', async (t) => {
   const h = await startHarness(t, { env: { RINGBASE_SIP_ALLOWED_NETWORKS: '10.20.0.0/16' } });
   const { id } = await h.account();
-  new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, {});
+  await new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, {});
   const res = await h.request('POST', '/api/calls', { body: { from: DID, to: 'sip:pbx@10.20.1.2:5080', markup: '<Response><Hangup/></Response>' } });
   t.equal(res.status, 201, 'an operator-allowed network is reachable');
   await h.app.calls.settled();

@@ -97,7 +97,7 @@ t.test('dashboard trunk form: what the API refuses is refused beside the field, 
   const edit = /\/dashboard\/trunks\/(\d+)/.exec(saved.location ?? '')![1];
   const upd = await c.submit(`/dashboard/trunks/${edit}/edit`, `/dashboard/trunks/${edit}/edit`, { status_callback_events: 'completed', status_callback_url: 'https://10.0.0.1/cb' });
   t.ok(atField(upd, 'status_callback_url', /address_refused|private/), 'the edit form too');
-  t.equal(h.store.trunks.getById(Number(edit))!.status_callback_url, 'https://hooks.example.com/status_callback_url', 'the refused edit changed nothing');
+  t.equal((await h.store.trunks.getById(Number(edit)))!.status_callback_url, 'https://hooks.example.com/status_callback_url', 'the refused edit changed nothing');
 });
 
 t.test('dashboard allow-list: malformed names and private IPs refused beside the field; good ones listed', async (t) => {
@@ -151,7 +151,7 @@ t.test('CLI: carrier add and org allow-host refuse with the reason, accept good 
 t.test('dashboard: the number form refuses every hostile webhook URL beside the field', async (t) => {
   const h = await startHarness(t);
   const a = await accountWithUser(h, 'n@example.com');
-  h.store.numbers.add('+14155550100', a.id, DEFAULT_NUMBER_SETTINGS);
+  await h.store.numbers.add('+14155550100', a.id, DEFAULT_NUMBER_SETTINGS);
   const c = new DashboardClient(h.url);
   await c.signIn('n@example.com', PASSWORD);
   const page = '/dashboard/numbers/%2B14155550100';
@@ -160,6 +160,6 @@ t.test('dashboard: the number form refuses every hostile webhook URL beside the 
     const res = await c.submit(page, page, { ...base, webhook_url: url });
     t.ok(res.status === 422 && res.text.includes('id="e-webhook_url"'), `number webhook_url=${url}: 422 at the field`);
   }
-  t.equal(h.store.numbers.getByE164('+14155550100')!.settings.webhook_url, null, 'nothing stored');
+  t.equal((await h.store.numbers.getByE164('+14155550100'))!.settings.webhook_url, null, 'nothing stored');
   t.equal((await c.submit(page, page, { ...base, webhook_url: 'https://hooks.example.com/voice' })).status, 303, 'a good URL is saved');
 });

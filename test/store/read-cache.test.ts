@@ -58,41 +58,51 @@ t.test('authenticating is one write a minute at most, not one per request', asyn
 t.test('trunk and account changes are seen by the next read, from either process', async (t) => {
   const [server, cli] = twoProcesses(t);
   const account = await server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
-  const trunk = trunkOf(server, account.id);
-  t.same(server.trunks.listForAccount(account.id).map((x) => x.label), ['PBX']);
-  t.equal(server.trunks.getForAccount(account.id, trunk.id)?.status, 'pending');
+  const trunk = await trunkOf(server, account.id);
+  t.same((await server.trunks.listForAccount(account.id)).map((x) => x.label), ['PBX']);
+  t.equal((await server.trunks.getForAccount(account.id, trunk.id))?.status, 'pending');
 
-  server.trunks.updateSettings(trunk.id, { label: 'Front desk' });
-  t.equal(server.trunks.getForAccount(account.id, trunk.id)?.label, 'Front desk', 'own write: at once');
-  t.same(server.trunks.listForAccount(account.id).map((x) => x.label), ['Front desk']);
+  await server.trunks.updateSettings(trunk.id, { label: 'Front desk' });
+  t.equal((await server.trunks.getForAccount(account.id, trunk.id))?.label, 'Front desk', 'own write: at once');
+  t.same((await server.trunks.listForAccount(account.id)).map((x) => x.label), ['Front desk']);
 
-  cli.trunks.transition(trunk.id, ['pending'], 'active');
+  await cli.trunks.transition(trunk.id, ['pending'], 'active');
   await cli.accounts.update(account.id, { trunking: false });
   await nextTurn();
-  t.equal(server.trunks.getByEndpointName(trunk.endpoint_name)?.status, 'active', 'other process: next turn');
+  t.equal((await server.trunks.getByEndpointName(trunk.endpoint_name))?.status, 'active', 'other process: next turn');
   t.equal((await server.accounts.get(account.id))?.trunking, false);
-  t.equal(server.trunks.getForAccount(account.id + 1, trunk.id), undefined, 'another account never sees it');
+  t.equal(await server.trunks.getForAccount(account.id + 1, trunk.id), undefined, 'another account never sees it');
 });
 
-t.test('a read inside a rolled-back transaction is not remembered', async (t) => {
+t.test('a read asked while a transaction holds the connection never sees, nor remembers, what it rolls back', async (t) => {
   const [server] = twoProcesses(t);
   const account = await server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
-  const trunk = trunkOf(server, account.id);
-  t.throws(() => server.db.transaction(() => {
-    server.trunks.updateSettings(trunk.id, { label: 'never' });
-    t.equal(server.trunks.getById(trunk.id)?.label, 'never', 'the transaction sees its own write');
+  const trunk = await trunkOf(server, account.id);
+  t.equal((await server.trunks.getById(trunk.id))?.label, 'PBX', 'remembered before the transaction');
+  let written!: () => void;
+  const inside = new Promise<void>((resolve) => { written = resolve; });
+  const rolledBack = server.sql.transaction(async (tx) => {
+    await tx.run('UPDATE trunks SET label = ? WHERE id = ?', ['never', trunk.id]);
+    t.equal((await tx.one<{ label: string }>('SELECT label FROM trunks WHERE id = ?', [trunk.id]))?.label, 'never', 'the transaction sees its own write');
+    written();
+    await nextTurn();
     throw new Error('roll back');
-  })(), /roll back/);
-  t.equal(server.trunks.getById(trunk.id)?.label, 'PBX');
+  });
+  await inside;
+  const during = server.trunks.getById(trunk.id);
+  await t.rejects(rolledBack, /roll back/);
+  t.equal((await during)?.label, 'PBX', 'a read asked during the transaction gets the committed row');
+  t.equal((await server.trunks.getById(trunk.id))?.label, 'PBX', 'and afterwards too');
 });
 
 t.test('shared values are frozen, so no caller can change another caller\'s copy', async (t) => {
   const [server] = twoProcesses(t);
   const account = await server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
-  trunkOf(server, account.id);
-  const [trunk] = server.trunks.listForAccount(account.id);
+  await trunkOf(server, account.id);
+  const [trunk] = await server.trunks.listForAccount(account.id);
   t.throws(() => { (trunk as { label: string | null }).label = 'x'; }, TypeError);
   t.throws(() => { trunk!.allowed_caller_ids!.push('+1'); }, TypeError);
-  t.throws(() => { (server.trunks.listForAccount(account.id) as unknown[]).pop(); }, TypeError);
-  t.equal(server.trunks.listForAccount(account.id)[0], trunk, 'the same object until the trunk changes');
+  const list = await server.trunks.listForAccount(account.id);
+  t.throws(() => { (list as unknown[]).pop(); }, TypeError);
+  t.equal((await server.trunks.listForAccount(account.id))[0], trunk, 'the same object until the trunk changes');
 });

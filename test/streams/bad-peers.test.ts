@@ -18,7 +18,7 @@ async function setup(t: Tap): Promise<{ h: Harness; app: WebhookApp }> {
   const h = await startHarness(t, { env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
   const { id } = await h.account();
   const app = await startWebhookApp(t);
-  new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, { webhook_url: `${app.url}/voice` });
+  await new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, { webhook_url: `${app.url}/voice` });
   return { h, app };
 }
 
@@ -29,7 +29,7 @@ async function callWith(h: Harness, app: WebhookApp, url: string) {
   await call.ended;
   await h.app.calls.settled();
   const row = h.store.db.prepare('SELECT sid FROM calls ORDER BY rowid DESC LIMIT 1').get() as { sid: string };
-  const streams = h.store.calls.timeline(row.sid).filter((e) => e.kind.startsWith('stream-'));
+  const streams = (await h.store.calls.timeline(row.sid)).filter((e) => e.kind.startsWith('stream-'));
   const wentOn = call.transcript.some((e) => e.type === 'heard-say' && e.text === 'Next');
   return { streams, wentOn, logs: h.logs.join('') };
 }

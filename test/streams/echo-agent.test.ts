@@ -15,8 +15,8 @@ t.test('the echo agent: the caller hears itself, marks come back in order, a bad
   const { id } = await h.account();
   const app = await startWebhookApp(t);
   const numbers = new NumberService(h.store.numbers, { allowLocalTargets: true });
-  numbers.add('+15550006000', id, { webhook_url: `${app.url}/echo` });
-  numbers.add('+15550006001', id, { webhook_url: `${app.url}/bad` });
+  await numbers.add('+15550006000', id, { webhook_url: `${app.url}/echo` });
+  await numbers.add('+15550006001', id, { webhook_url: `${app.url}/bad` });
   const got: any[] = [];
   const lines: string[] = [];
   const agent = await startEchoAgent({ port: 0, onMessage: (msg: any) => got.push(msg), log: (line: string) => lines.push(line) });

@@ -10,7 +10,7 @@ t.test('stream URLs are judged by the customer-URL rule at the API', async (t) =
   for (const dev of [false, true]) {
     const h = await startHarness(t, { env: dev ? { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } : {} });
     const { id } = await h.account();
-    new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, {});
+    await new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, {});
     const place = (markup: string) => h.request('POST', '/api/calls', { body: { from: DID, to: '+15557770001', markup } });
     const refused: Array<[string, RegExp]> = [
       ['ws://agent.example.com/s', /must use wss:\/\//],

@@ -19,7 +19,7 @@ async function setup(t: Tap): Promise<{ h: Harness; app: WebhookApp; accountId: 
   const h = await startHarness(t, { env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
   const { id } = await h.account();
   const app = await startWebhookApp(t);
-  new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, { webhook_url: `${app.url}/voice` });
+  await new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, { webhook_url: `${app.url}/voice` });
   return { h, app, accountId: id };
 }
 type Tap = Parameters<typeof startHarness>[0];
@@ -84,7 +84,7 @@ t.test('<Connect><Stream>: start, 50 frames a second of the caller, echo heard, 
   await h.app.calls.settled();
   t.ok(call.transcript.some((e) => e.type === 'heard-say' && e.text === 'After the agent'), 'markup went on at the action');
   t.notOk(call.transcript.some((e) => e.type === 'heard-say' && e.text === 'Not reached'));
-  t.match(timelineOf(h).filter((e) => e.kind.startsWith('stream-')).map((e) => [e.kind, e.detail.reason]), [['stream-started', undefined], ['stream-stopped', 'peer-closed']]);
+  t.match((await timelineOf(h)).filter((e) => e.kind.startsWith('stream-')).map((e) => [e.kind, e.detail.reason]), [['stream-started', undefined], ['stream-stopped', 'peer-closed']]);
   const seqs = c.messages.filter((m) => m.sequenceNumber).map((m) => Number(m.sequenceNumber));
   t.ok(seqs.every((s, i) => s === i + 1), 'one sequence over every message');
 });
@@ -132,7 +132,7 @@ t.test('<Start><Stream> forks both tracks while the call goes on; <Stop> ends it
   await h.app.calls.settled();
   t.ok(call.transcript.some((e) => e.type === 'heard-say' && e.text === 'Stopped'));
   t.notOk(call.transcript.some((e) => e.type === 'heard-stream'), 'a fork plays nothing to the caller');
-  const streams = timelineOf(h).filter((e) => e.kind.startsWith('stream-')).map((e) => [e.kind, e.detail.reason]);
+  const streams = (await timelineOf(h)).filter((e) => e.kind.startsWith('stream-')).map((e) => [e.kind, e.detail.reason]);
   t.same(streams, [['stream-started', undefined], ['stream-stopped', 'stopped'], ['stream-error', 'no running stream of that name']]);
   const started = await callback.waitFor('/status', 1);
   const stopped = await callback.waitFor('/status', 2);
@@ -162,7 +162,7 @@ t.test('a call runs at most four forks at once', async (t) => {
   await call.ended;
   await h.app.calls.settled();
   t.equal(peer.connections.length, 4);
-  const errors = timelineOf(h).filter((e) => e.kind === 'stream-error');
+  const errors = (await timelineOf(h)).filter((e) => e.kind === 'stream-error');
   t.match(errors, [{ detail: { name: 'f4', reason: /at most 4 forked streams/ } }]);
 });
 

@@ -29,7 +29,7 @@ if (bins && !unavailable) {
     const d = await make(t, () => ({ RINGBASE_SIP_HOST: '127.0.0.1', RINGBASE_TURN_HOST: 'stun.test.example' }));
     const a = await accountWithUser(d.h, 'agent@example.com');
     const hook = await startWebhookApp(t);
-    new NumberService(d.h.store.numbers, { allowLocalTargets: true }).add(DID, a.id, { webhook_url: `${hook.url}/voice` });
+    await new NumberService(d.h.store.numbers, { allowLocalTargets: true }).add(DID, a.id, { webhook_url: `${hook.url}/voice` });
     hook.on('/voice', xml('<Say>Please hold.</Say><Enqueue>support</Enqueue>'));
     const v1 = (method: string, path: string, body?: Record<string, unknown>) =>
       d.h.request(method, path, { key: a.key, ...(body ? { body } : {}), headers: { 'x-forwarded-proto': 'https' } });

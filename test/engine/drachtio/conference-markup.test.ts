@@ -45,18 +45,18 @@ if (bins) {
       t.teardown(() => sipp.kill());
       const caller: Caller = { name, rtp, sipp, exited: null, callSid: '' };
       void sipp.exited.then((code) => { caller.exited = code; });
-      await until(`${name} in the conference`, 15_000, () => {
-        const conf = repo.openByName(s.accountId, 'Team');
-        const p = conf && repo.participants(conf.sid).find((x) => x.status === 'in-progress' && !Object.values(callers).some((c) => c.callSid === x.callSid));
+      await until(`${name} in the conference`, 15_000, async () => {
+        const conf = await repo.openByName(s.accountId, 'Team');
+        const p = conf && (await repo.participants(conf.sid)).find((x) => x.status === 'in-progress' && !Object.values(callers).some((c) => c.callSid === x.callSid));
         if (p) caller.callSid = p.callSid;
         return p !== undefined;
       }, 20);
       callers[name] = caller;
       void rtp.sendAudio(toneAlaw(TONES[name], 60_000));
     }
-    const conf = repo.openByName(s.accountId, 'Team')!;
+    const conf = (await repo.openByName(s.accountId, 'Team'))!;
     t.equal(conf.status, 'in-progress');
-    t.equal(repo.countInProgress(conf.sid), 3, 'three participants in the room');
+    t.equal(await repo.countInProgress(conf.sid), 3, 'three participants in the room');
     const { a, b, c } = callers;
 
     const check = checker(t);
@@ -103,9 +103,9 @@ if (bins) {
     await service.end(conf.sid, 'conference-ended-via-api');
     await until('every caller got its BYE', BYE_WITHIN_MS, () => Object.values(callers).every((x) => x.exited !== null), 10);
     t.same(Object.values(callers).map((x) => x.exited), [0, 0, 0], `every caller got a BYE within ${Date.now() - endedAt} ms of the end`);
-    await until('participants completed', 5_000, () => repo.participants(conf.sid).every((p) => p.status === 'completed'));
-    t.match(repo.get(conf.sid), { status: 'completed', endReason: 'conference-ended-via-api' });
-    const [rec] = d.h.store.recordings.listForConference(conf.sid);
+    await until('participants completed', 5_000, async () => (await repo.participants(conf.sid)).every((p) => p.status === 'completed'));
+    t.match(await repo.get(conf.sid), { status: 'completed', endReason: 'conference-ended-via-api' });
+    const [rec] = await d.h.store.recordings.listForConference(conf.sid);
     t.match(rec, { status: 'completed', source: 'conference' }, 'the conference was recorded');
     const wav = decodeWav(readFileSync(rec!.file));
     const seconds = wav.channels[0]!.length / wav.sampleRate;

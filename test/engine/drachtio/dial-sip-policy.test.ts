@@ -43,7 +43,7 @@ if (bins) {
     await call.ended;
     const final = await s.finalCall();
     t.equal(final.status, 'completed');
-    t.equal(d.h.store.calls.timeline(final.sid).filter((e) => e.kind === 'dial-target-refused').length, hostile.length, 'each refused visibly');
+    t.equal((await d.h.store.calls.timeline(final.sid)).filter((e) => e.kind === 'dial-target-refused').length, hostile.length, 'each refused visibly');
     t.same(listener.invites(), [], 'the listener received no INVITE');
 
     s.app.on('/voice', xml(`<Dial timeout="5"><Sip>sip:bob@127.0.0.2:${p}</Sip></Dial><Hangup/>`));

@@ -78,7 +78,7 @@ if (bins) {
     t.equal(await sipp.exited, 0, 'the caller hung up cleanly');
     await until('the peer got stop', 5_000, () => received.some((r) => r.msg.event === 'stop'));
     const call = await s.finalCall();
-    const kinds = d.h.store.calls.timeline(call.sid).filter((e) => e.kind.startsWith('stream-')).map((e) => [e.kind, e.detail.reason]);
+    const kinds = (await d.h.store.calls.timeline(call.sid)).filter((e) => e.kind.startsWith('stream-')).map((e) => [e.kind, e.detail.reason]);
     t.same(kinds, [['stream-started', undefined], ['stream-stopped', 'call-ended']]);
     await until('no leg left', 5_000, () => d.engine.activeLegs() === 0);
     await until('no SIP dialog left (the stream endpoint\'s included)', 5_000, () => d.engine.openDialogs() === 0);
@@ -108,7 +108,7 @@ if (bins) {
     t.ok(share > 0.5, `the fork hears the caller's tone (share ${share.toFixed(3)}, ${Date.now() - toneFrom} ms of tone sent)`);
     t.equal(await sipp.exited, 0, 'the call went on after the fork and ended with the document');
     const call = await s.finalCall();
-    const kinds = d.h.store.calls.timeline(call.sid).filter((e) => e.kind.startsWith('stream-')).map((e) => [e.kind, e.detail.reason]);
+    const kinds = (await d.h.store.calls.timeline(call.sid)).filter((e) => e.kind.startsWith('stream-')).map((e) => [e.kind, e.detail.reason]);
     t.same(kinds, [['stream-started', undefined], ['stream-stopped', 'stopped']]);
     await until('no leg left', 5_000, () => d.engine.activeLegs() === 0);
     await until('no SIP dialog left (the stream endpoint\'s included)', 5_000, () => d.engine.openDialogs() === 0);

@@ -42,7 +42,7 @@ if (bins) {
     const final = await s.finalCall();
     t.equal(final.status, 'completed', 'the call ran to its end');
     t.equal(origin.seen.length, 0, 'the loopback listener saw no request at all');
-    const skipped = d.h.store.calls.timeline(final.sid).filter((e) => e.kind === 'media-skipped');
+    const skipped = (await d.h.store.calls.timeline(final.sid)).filter((e) => e.kind === 'media-skipped');
     t.equal(skipped.length, hostile.length + 1, 'one timeline entry per refused URL');
     t.ok(call.audio().peak > 0.02, 'the Say after them was heard');
     t.ok(bestToneShare(call.samples(), TONE_HZ) < 0.5, 'no tone was played');
@@ -59,7 +59,7 @@ if (bins) {
       await call.ended;
       const final = await s.finalCall();
       t.equal(final.status, 'completed', round);
-      t.match(d.h.store.calls.timeline(final.sid).find((e) => e.kind === 'media-ready'), { detail: { via } }, `${round}: media ${via}`);
+      t.match((await d.h.store.calls.timeline(final.sid)).find((e) => e.kind === 'media-ready'), { detail: { via } }, `${round}: media ${via}`);
       const share = bestToneShare(call.samples(), TONE_HZ);
       t.ok(share > 0.8, `${round}: the caller heard the ${TONE_HZ} Hz prompt (tone share ${share.toFixed(3)})`);
     }

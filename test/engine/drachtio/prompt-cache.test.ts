@@ -71,7 +71,7 @@ if (bins) {
     release();
     await (await refused).ended;
     const final = await s.finalCall();
-    t.ok(final.answeredAt === null && d.h.store.calls.timeline(final.sid).some((e) => e.kind === 'rejected'), `refused by the markup, unanswered (${final.status})`);
+    t.ok(final.answeredAt === null && (await d.h.store.calls.timeline(final.sid)).some((e) => e.kind === 'rejected'), `refused by the markup, unanswered (${final.status})`);
     await until('the readied endpoint gone after the refusal', 10_000, async () => (await channels()) === 0);
     t.pass('no FreeSWITCH channel left');
   });

@@ -67,7 +67,7 @@ async function place(t: Test, d: RealDriver, origin: MediaOrigin, extra: Record<
   t.equal(res.status, 201, JSON.stringify(res.body));
   const sid = res.body.sid as string;
   // As a client polling the call: the first instant it reads in-progress.
-  await until('the call in progress', 15_000, () => d.h.store.calls.get(sid)?.status === 'in-progress', 1);
+  await until('the call in progress', 15_000, async () => (await d.h.store.calls.get(sid))?.status === 'in-progress', 1);
   const answeredAt = Date.now();
   // The carrier route is per call: the next call's far end takes the number.
   await d.h.store.carriers.remove(`far-end-${port}`);
@@ -167,7 +167,7 @@ if (bins) {
         const completedAt = Date.parse(body.completed_at);
         t.ok(completedAt >= stop.sent - 5 && completedAt <= stop.answered + 5, 'completed_at is the time it stopped');
         await d.h.app.callServices.watch.live(call.sid)?.hangup();
-        await until('the call over', 10_000, () => d.h.store.calls.get(call.sid)?.endedAt != null);
+        await until('the call over', 10_000, async () => (await d.h.store.calls.get(call.sid))?.endedAt != null);
         t.equal((await d.h.request('GET', `/api/recordings/${recSid}`)).body.completed_at, body.completed_at, 'completed_at not rewritten by the call\'s end');
         call.close();
       }
@@ -179,9 +179,9 @@ if (bins) {
     t.test(`record: true${pause ? ', paused midway' : ''}: the recording holds the whole call from answer`, async (t) => {
       const { d, origin } = await setup(t);
       const call = await place(t, d, origin, { record: true });
-      await until('the recording started', 5_000, () => d.h.store.recordings.listForCall(call.sid).length === 1, 1);
-      const rec = d.h.store.recordings.listForCall(call.sid)[0]!;
-      const startedAt = Date.parse(d.h.store.calls.timeline(call.sid).find((e) => e.kind === 'recording-started')!.at);
+      await until('the recording started', 5_000, async () => (await d.h.store.recordings.listForCall(call.sid)).length === 1, 1);
+      const rec = (await d.h.store.recordings.listForCall(call.sid))[0]!;
+      const startedAt = Date.parse((await d.h.store.calls.timeline(call.sid)).find((e) => e.kind === 'recording-started')!.at);
       const { pauses, stop, body } = await control(d, call.sid, rec.sid, pause);
       t.equal(body.status, 'completed');
       const measured = await checkAudio(t, d, rec.sid, SHAPES[0]!, recordedBetween(startedAt, stop, pauses));

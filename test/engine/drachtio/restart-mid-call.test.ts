@@ -43,7 +43,7 @@ async function setup(t: Test, make: (t: Test) => Promise<RealDriver>): Promise<S
   s.app.on('/voice', HOLD);
   // The account's `hangup` event subscription (what /v1/webhooks creates), delivered to the same hook app.
   await d.h.store.orgSettings.allowHost(s.accountId, '127.0.0.1');
-  d.h.store.webhookSubscriptions.create({
+  await d.h.store.webhookSubscriptions.create({
     accountId: s.accountId, eventType: 'hangup', targetUrl: `${hooks.url}/events`, deliveryMode: 'async',
     timeoutMs: 5_000, maxRetries: 0, secretSealed: createSecretBox(d.h.masterKey).seal('whsec_test'), payloadTemplate: null,
   });
@@ -54,14 +54,14 @@ async function setup(t: Test, make: (t: Test) => Promise<RealDriver>): Promise<S
 async function callInProgress(t: Test, { d, s }: Setup): Promise<{ call: RealPlacedCall; sid: string }> {
   const call = await bounded('the call was not answered', CALL_MS, d.inbound(CALLER, DID));
   t.ok(await call.audible, `the caller hears the Say (peak ${call.audio().peak.toFixed(3)})`);
-  const { sid } = d.h.store.db.prepare('SELECT sid FROM calls WHERE account_id = ? ORDER BY rowid DESC LIMIT 1').get(s.accountId) as { sid: string };
-  t.equal(d.h.store.calls.get(sid)!.status, 'in-progress', 'the call is in progress');
+  const { sid } = (await d.h.store.sql.one<{ sid: string }>('SELECT sid FROM calls WHERE account_id = ? ORDER BY created_at DESC, sid DESC LIMIT 1', [s.accountId]))!;
+  t.equal((await d.h.store.calls.get(sid))!.status, 'in-progress', 'the call is in progress');
   t.equal(d.engine.activeLegs(), 1, 'one leg in the engine');
   t.equal(d.engine.openDialogs(), 2, 'two SIP dialogs: the caller\'s and FreeSWITCH\'s');
   return { call, sid };
 }
 
-const callRow = (d: RealDriver, sid: string): CallRecord => d.h.store.calls.get(sid)!;
+const callRow = async (d: RealDriver, sid: string): Promise<CallRecord> => (await d.h.store.calls.get(sid))!;
 
 /**
  * What must hold within END_MS of the engine process being gone (`goneAt`), whichever engine it was. `killedAt`:
@@ -69,8 +69,9 @@ const callRow = (d: RealDriver, sid: string): CallRecord => d.h.store.calls.get(
  */
 async function assertEnded(t: Test, { d, hooks }: Setup, sid: string, cause: string, killedAt: number, goneAt: number): Promise<void> {
   const since = () => `${Date.now() - goneAt} ms`;
-  await until(() => `the call's final state (status ${callRow(d, sid).status})`, END_MS, () => callRow(d, sid).endedAt !== null);
-  const final = callRow(d, sid);
+  let last: CallRecord | undefined;
+  await until(() => `the call's final state (status ${last?.status})`, END_MS, async () => (last = await callRow(d, sid)).endedAt !== null);
+  const final = await callRow(d, sid);
   t.equal(final.status, 'completed', `final status written within ${since()} (${Date.parse(final.endedAt!) - killedAt} ms after the signal)`);
   t.equal(final.hangupCause, cause, `hangup cause ${cause}`);
   t.ok(final.answeredAt && final.duration !== null, `answered, duration ${final.duration} s`);

@@ -19,7 +19,7 @@ const DIALLED = '+15550002222';
 async function trunkWithWebhook(t: Test, d: RealDriver, transport: 'tcp' | 'tls', markup: string) {
   const s = await scene(t, d);
   const tk = await makeTrunk(d, { transport: transport });
-  d.h.store.trunks.updateSettings(tk.id, { voice_webhook_url: `${s.app.url}/trunk-voice` });
+  await d.h.store.trunks.updateSettings(tk.id, { voice_webhook_url: `${s.app.url}/trunk-voice` });
   s.app.on('/trunk-voice', xml(markup));
   return { s, tk };
 }
@@ -33,9 +33,9 @@ function audible(rtp: RtpRecorder, over: Promise<unknown>): Promise<boolean> {
 }
 
 /** Whether `holds()` becomes true within `ms` (polled every 20 ms). */
-async function eventually(holds: () => boolean, ms: number): Promise<boolean> {
+async function eventually(holds: () => Promise<boolean>, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
-  while (!holds()) {
+  while (!(await holds())) {
     if (Date.now() > deadline) return false;
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -106,7 +106,7 @@ if (bins) {
     if (code !== 0) t.comment(sipp.output().slice(-1500));
     t.equal(code, 0, "407 answered, 200 OK, and the platform's BYE received over TCP");
     t.match((await s.app.waitFor('/trunk-voice')).body, /\+15550002222/, 'the trunk webhook was asked about the dialled number');
-    const call = await final(d, lastTrunkCall(d));
+    const call = await final(d, await lastTrunkCall(d));
     t.equal(call.status, 'completed', 'the platform hanging up completes the call');
     t.equal(d.engine.activeLegs(), 0, 'no leg left in the engine');
   });
@@ -148,7 +148,7 @@ if (bins) {
     const bye = await call.hangup();
     t.equal(bye.status, 200, 'BYE accepted');
     const byeAt = Date.now();
-    const record = await final(d, lastTrunkCall(d));
+    const record = await final(d, await lastTrunkCall(d));
     t.ok(Date.now() - byeAt < 5_000, 'ended by the BYE, not by the end of the markup');
     t.equal(record.status, 'completed', 'the caller hanging up completes the call');
     t.ok(record.answeredAt, 'answered');
@@ -163,7 +163,7 @@ if (bins) {
     t.match(call.invite.startLine, new RegExp(`^INVITE sip:${tk.username}@127\\.0\\.0\\.1:${ua.localPort};transport=tls`), 'sent to the registered contact');
     t.match(call.invite.body, /m=audio \d+ RTP\/AVP[\d ]* 8\b/, 'the offer includes PCMA');
     t.ok(await audible(rtp, within(t, 15_000)), `the trunk hears the platform speak (peak ${rtp.peak().toFixed(3)})`);
-    t.ok(await eventually(() => d.h.store.calls.get(sid)!.status === 'in-progress', 5_000), 'the call is in progress');
+    t.ok(await eventually(async () => (await d.h.store.calls.get(sid))!.status === 'in-progress', 5_000), 'the call is in progress');
 
     t.equal((await call.hangup()).status, 200, 'BYE accepted');
     const byeAt = Date.now();

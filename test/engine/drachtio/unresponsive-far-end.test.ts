@@ -55,19 +55,19 @@ if (bins) {
     const added = await v1(d, 'POST', '/v1/conferences/Stuck/participants', { from: DID, to: PARTY });
     t.equal(added.status, 201, JSON.stringify(added.body));
     const { call_sid: callSid, conference_sid: confSid } = added.body as { call_sid: string; conference_sid: string };
-    await until('the participant ringing', 15_000, () => d.h.store.calls.get(callSid)?.status === 'ringing');
+    await until('the participant ringing', 15_000, async () => (await d.h.store.calls.get(callSid))?.status === 'ringing');
 
     const removedAt = Date.now();
     t.equal((await v1(d, 'DELETE', `/v1/conferences/${confSid}/participants/${callSid}`)).status, 204);
     const bound = INVITE_TRANSACTION_MS;
-    await until('the call final', bound + SLACK_MS, () => d.h.store.calls.get(callSid)?.endedAt != null, 20);
+    await until('the call final', bound + SLACK_MS, async () => (await d.h.store.calls.get(callSid))?.endedAt != null, 20);
     const finalAfter = Date.now() - removedAt;
     t.ok(finalAfter >= bound - 1_000, `the 487 was awaited for the INVITE transaction's timeout (${finalAfter} ms)`);
     t.ok(finalAfter <= bound + SLACK_MS, `final ${finalAfter} ms after the DELETE (bound ${bound} ms)`);
-    t.match(d.h.store.calls.get(callSid), { status: 'canceled', answeredAt: null });
-    await until('participant and conference final', SLACK_MS, () =>
-      d.h.store.conferences.participants(confSid).every((p) => p.status === 'completed')
-      && d.h.store.conferences.get(confSid)?.status === 'completed');
+    t.match(await d.h.store.calls.get(callSid), { status: 'canceled', answeredAt: null });
+    await until('participant and conference final', SLACK_MS, async () =>
+      (await d.h.store.conferences.participants(confSid)).every((p) => p.status === 'completed')
+      && (await d.h.store.conferences.get(confSid))?.status === 'completed');
     t.comment(`participant and conference final ${Date.now() - removedAt} ms after the DELETE`);
     const released = await noChannelsWithin(d, SLACK_MS);
     t.comment(`FreeSWITCH held no channel ${released} ms after the call was final`);
@@ -83,21 +83,21 @@ if (bins) {
     const added = await v1(d, 'POST', '/v1/conferences/Mute/participants', { from: DID, to: PARTY });
     t.equal(added.status, 201, JSON.stringify(added.body));
     const { call_sid: callSid, conference_sid: confSid } = added.body as { call_sid: string; conference_sid: string };
-    await until('the participant in the room', 15_000, () => d.h.store.conferences.participants(confSid).some((p) => p.status === 'in-progress'));
+    await until('the participant in the room', 15_000, async () => (await d.h.store.conferences.participants(confSid)).some((p) => p.status === 'in-progress'));
 
     const removedAt = Date.now();
     // The DELETE answers once the leg is released, which waits (at most TEARDOWN_MS) for the BYE's answer.
     const removing = v1(d, 'DELETE', `/v1/conferences/${confSid}/participants/${callSid}`);
-    await until('the call final', SLACK_MS, () => d.h.store.calls.get(callSid)?.endedAt != null, 5);
-    const callFinal = Date.parse(d.h.store.calls.get(callSid)!.endedAt!) - removedAt;
+    await until('the call final', SLACK_MS, async () => (await d.h.store.calls.get(callSid))?.endedAt != null, 5);
+    const callFinal = Date.parse((await d.h.store.calls.get(callSid))!.endedAt!) - removedAt;
     t.ok(callFinal <= SLACK_MS, `the call final (ended_at) ${callFinal} ms after the DELETE: it ends when the BYE goes out`);
-    await until('participant and conference final', TEARDOWN_MS + SLACK_MS, () =>
-      d.h.store.conferences.participants(confSid).every((p) => p.status === 'completed') && d.h.store.conferences.get(confSid)?.status === 'completed', 5);
+    await until('participant and conference final', TEARDOWN_MS + SLACK_MS, async () =>
+      (await d.h.store.conferences.participants(confSid)).every((p) => p.status === 'completed') && (await d.h.store.conferences.get(confSid))?.status === 'completed', 5);
     const finalAfter = Date.now() - removedAt;
     t.ok(finalAfter <= TEARDOWN_MS + SLACK_MS, `participant and conference final ${finalAfter} ms after the DELETE (bound ${TEARDOWN_MS} ms)`);
     t.equal((await removing).status, 204);
     t.comment(`the DELETE answered ${Date.now() - removedAt} ms after it was sent`);
-    t.match(d.h.store.calls.get(callSid), { status: 'completed' });
+    t.match(await d.h.store.calls.get(callSid), { status: 'completed' });
     const released = await noChannelsWithin(d, TEARDOWN_MS + SLACK_MS);
     t.comment(`FreeSWITCH held no channel ${finalAfter + released} ms after the DELETE`);
   });

@@ -58,7 +58,7 @@ if (bins && !unavailable) {
     await agent.answer();
     const heard = await agent.until('agent.audibleAt !== null', 15_000);
     t.ok(heard.peak > 0.05, `the agent hears the platform speak (peak ${heard.peak.toFixed(3)})`);
-    t.equal(d.h.store.calls.get(placed.body.sid)!.status, 'in-progress', 'the call is in progress');
+    t.equal((await d.h.store.calls.get(placed.body.sid))!.status, 'in-progress', 'the call is in progress');
     t.same(await agent.mediaPath(), LOOPBACK_MEDIA, 'DTLS-SRTP media over loopback only');
 
     await agent.hangup();
@@ -73,7 +73,7 @@ if (bins && !unavailable) {
     const d = await make(t);
     const s = await scene(t, d);
     const { agent, trunkId } = await seat(t, d);
-    d.h.store.trunks.updateSettings(trunkId, { voice_webhook_url: `${s.app.url}/seat-voice` });
+    await d.h.store.trunks.updateSettings(trunkId, { voice_webhook_url: `${s.app.url}/seat-voice` });
     s.app.on('/seat-voice', { type: 'application/xml', body: '<Response><Say>You are through to Ringbase.</Say><Pause length="30"/></Response>' });
 
     await agent.call('sip:+15550002222@127.0.0.1');
@@ -84,7 +84,7 @@ if (bins && !unavailable) {
     t.same(await agent.mediaPath(), LOOPBACK_MEDIA, 'DTLS-SRTP media over loopback only');
 
     await agent.hangup();
-    const call = await final(d, lastTrunkCall(d));
+    const call = await final(d, await lastTrunkCall(d));
     t.equal(call.status, 'completed', 'the agent hanging up completes the call');
     t.equal(d.engine.activeLegs(), 0, 'no leg left in the engine');
   });

@@ -44,7 +44,7 @@ t.test('pauses are left out of the WAV; the duration is what it holds; completed
   t.equal(wav.channels[0]!.length / wav.sampleRate, 2.5, 'the WAV holds 2.5 s: 1.5 s, a pause of 10 s left out, 1 s');
   await clock.advance(7_000);
   call.hangup();
-  await until('the call over', 10_000, () => h.store.calls.get(sid)?.endedAt != null);
+  await until('the call over', 10_000, async () => (await h.store.calls.get(sid))?.endedAt != null);
   t.equal((await h.request('GET', `/api/recordings/${started.body.sid}`)).body.completed_at, stopped.body.completed_at, "not rewritten by the call's end");
 });
 

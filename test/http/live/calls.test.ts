@@ -9,7 +9,7 @@ const body = { from: DID, to: '+15550004444', markup: '<Response><Hangup/></Resp
 async function setup(t: Parameters<typeof startHarness>[0], opts: { fakeClock?: boolean } = {}) {
   const h = await startHarness(t, { ...opts, env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
   const a = await h.account();
-  new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, a.id);
+  await new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, a.id);
   return { h, a };
 }
 
@@ -38,7 +38,7 @@ t.test('calls-per-second cap: a burst gets exactly the cap, the rest 429 with Re
   await (h.clock as FakeClock).advance(1);
   t.equal((await h.request('POST', '/api/calls', { body })).status, 201, 'a new second, a new slot');
   const other = await h.account();
-  new NumberService(h.store.numbers, { allowLocalTargets: true }).add('+15550002000', other.id);
+  await new NumberService(h.store.numbers, { allowLocalTargets: true }).add('+15550002000', other.id);
   t.equal((await h.request('POST', '/api/calls', { key: other.key, body: { ...body, from: '+15550002000' } })).status, 201, 'caps are per account');
 });
 

@@ -113,7 +113,7 @@ t.test('agents: a seat and queues of the account, offline at first, status and b
 t.test('dispositions: set on a call of the account, listed per call; bad input named in the envelope', async (t) => {
   const { h, a, v1 } = await setup(t);
   const sid = `CA${'ab'.repeat(16)}`;
-  h.store.calls.create({ sid, accountId: a.id, direction: 'inbound', from: '+15550100001', to: '+15550100002', status: 'completed' });
+  await h.store.calls.create({ sid, accountId: a.id, direction: 'inbound', from: '+15550100001', to: '+15550100002', status: 'completed' });
   const set = await v1('POST', '/v1/dispositions', { call_sid: sid, disposition: ' sale ', notes: 'two seats' });
   t.equal(set.status, 201, JSON.stringify(set.body));
   t.match(set.body, { sid: /^DP[0-9a-f]{32}$/, call_sid: sid, disposition: 'sale', notes: 'two seats', agent_sid: null });
@@ -136,7 +136,7 @@ t.test('dispositions: set on a call of the account, listed per call; bad input n
 t.test('callbacks: scheduled with a queue and an account number, validated, listed, canceled only while scheduled', async (t) => {
   const { h, a, v1 } = await setup(t);
   await v1('POST', '/v1/queues', { friendly_name: 'callbacks' });
-  new NumberService(h.store.numbers, { allowLocalTargets: true }).add('+15550100002', a.id, {});
+  await new NumberService(h.store.numbers, { allowLocalTargets: true }).add('+15550100002', a.id, {});
   const at = (ms: number) => new Date(h.clock.now() + ms).toISOString();
   const good = { queue: 'callbacks', to: '+15550100003', from: '+15550100002', due_at: at(3_600_000), attributes: { name: 'Ada' } };
   const made = await v1('POST', '/v1/callbacks', good);

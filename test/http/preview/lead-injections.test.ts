@@ -106,7 +106,7 @@ async function leadScene(t: Parameters<typeof startPreviewHarness>[0]) {
   await h.store.orgSettings.allowIp(a.id, '127.0.0.0/8');
   await v1('POST', '/v1/queues', { friendly_name: 'sales' });
   const numbers = new NumberService(h.store.numbers, { allowLocalTargets: true });
-  numbers.add('+15550100002', a.id, {});
+  await numbers.add('+15550100002', a.id, {});
   return { h, v1, token, numbers };
 }
 
@@ -145,8 +145,8 @@ t.test("speed to lead: once the campaign's caller ID is released, new leads are 
   const { h, v1, token, numbers } = await leadScene(t);
   t.equal((await v1('POST', '/v1/lead-campaigns/spring', { speed_to_lead_queue: 'sales', caller_id: '+15550100002' })).status, 200);
 
-  numbers.release('+15550100002');
-  numbers.claim('+15550100002', (await h.org()).id);
+  await numbers.release('+15550100002');
+  await numbers.claim('+15550100002', (await h.org()).id);
   const refused = await h.v1('POST', '/v1/lead-injections', { key: null, body: LEAD, headers: { 'x-injection-token': token } });
   t.equal(refused.status, 409);
   t.match(refused.body.error, { code: 'campaign_caller_id_unusable', message: /spring.*\+15550100002 is not a number of this account.*caller_id/ });
