@@ -46,11 +46,11 @@ async function durable(): Promise<number> {
   const secrets = createSecretBox(randomBytes(32));
   const account = await store.accounts.create({ name: 'bench', trunking: false, trunkCapacity: 1 });
   await store.orgSettings.allowHost(account.id, '127.0.0.1');
-  store.webhookSubscriptions.create({
+  await store.webhookSubscriptions.create({
     accountId: account.id, eventType: 'call-start', targetUrl: target, deliveryMode: 'async',
     timeoutMs: 5000, maxRetries: 5, secretSealed: secrets.seal('whsec_bench'), payloadTemplate: null,
   });
-  const system = createEventSystem({ store, clock, secrets, log: pino({ level: 'silent' }), allowLocalTargets: true });
+  const system = await createEventSystem({ store, clock, secrets, log: pino({ level: 'silent' }), allowLocalTargets: true });
   let delivered = 0;
   const started = performance.now();
   const done = new Promise<void>((resolve) => {
@@ -58,7 +58,7 @@ async function durable(): Promise<number> {
     setTimeout(resolve, DEADLINE_MS).unref();
   });
   for (let i = 0; i < COUNT; i++) {
-    system.events.emit({ type: 'call-start', accountId: account.id, callSid: `CA${i}`, data: { from: '+15550100001', to: '+15550100002', direction: 'inbound' } });
+    await system.events.emit({ type: 'call-start', accountId: account.id, callSid: `CA${i}`, data: { from: '+15550100001', to: '+15550100002', direction: 'inbound' } });
   }
   await done;
   const rate = delivered / ((performance.now() - started) / 1000);

@@ -50,14 +50,13 @@ export class CallbackDialer {
     const { store, events, clock } = this.services;
     const unplaceable = new Set<string>();
     const claimed = (await store.scheduledCallbacks.claimDue(CLAIM_BATCH, async (tx, c) => {
-      // The caller ID check reads the number inside the claim's transaction; the event (the outbox) is still on
-      // the raw connection, which on SQLite runs inside it too.
+      // The caller ID check reads the number, and the event is written, inside the claim's transaction.
       const problem = await this.#callerIdProblem(c, tx);
       if (problem) {
         unplaceable.add(c.sid);
         await store.scheduledCallbacks.attemptFailed(c.sid, problem, null, tx);
       }
-      emitCallbackDue(events, { accountId: c.accountId, callbackSid: c.sid, phone: c.to, dueAt: new Date(c.dueAt), campaign: c.queueName, failed: problem });
+      await emitCallbackDue(events, { accountId: c.accountId, callbackSid: c.sid, phone: c.to, dueAt: new Date(c.dueAt), campaign: c.queueName, failed: problem }, tx);
     })).filter((c) => !unplaceable.has(c.sid));
     for (const callback of claimed) {
       const job: Job = { callback, callSid: newSid('CA'), noAgent: null, offered: false, talking: null };

@@ -152,8 +152,7 @@ export class AcdService {
     const agent = await store.agents.onCall(accountId, call.sid);
     const saved = await store.sql.transaction(async (tx) => {
       const row = await store.dispositions.create(accountId, { sid: newSid('DP'), callSid: call.sid, agentSid: agent?.sid ?? null, disposition, notes }, tx);
-      // The outbox is still on the raw connection: on SQLite its write runs inside this transaction.
-      emitDisposition(events, { accountId, callSid: call.sid, from: call.from, to: call.to, disposition: row.disposition, setBy: row.agentSid, notes: row.notes });
+      await emitDisposition(events, { accountId, callSid: call.sid, from: call.from, to: call.to, disposition: row.disposition, setBy: row.agentSid, notes: row.notes }, tx);
       return row;
     });
     if (agent?.activity === 'wrap-up') await this.endWrapUp(agent.id);
@@ -365,8 +364,8 @@ export class AcdService {
       accountId: session.accountId, callSid: session.sid, from: session.call.from, to: session.call.to, queue: queue.friendlyName, queueSid: queue.sid,
       waitSeconds: this.#waited(waiter.enteredAt), position: position ?? (await this.router.position(session.sid)) ?? 1,
     };
-    if (type === 'no-agent') emitQueueEvent(this.services.events, type, { ...moment, reason: reason! });
-    else emitQueueEvent(this.services.events, type, moment);
+    if (type === 'no-agent') await emitQueueEvent(this.services.events, type, { ...moment, reason: reason! });
+    else await emitQueueEvent(this.services.events, type, moment);
   }
 
   /** Markup names queues freely (as on Twilio): a name not yet used is a new queue with the default settings. */

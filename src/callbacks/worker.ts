@@ -5,7 +5,9 @@ import type { Clock, TimerHandle } from '../clock.js';
 import type { CustomerHttp } from '../calls/customer-http.js';
 import { retryDelayMs } from '../events/backoff.js';
 import { OutboxRetention } from '../events/retention.js';
+import { OneAtATime } from '../events/one-at-a-time.js';
 import { redactUrl } from '../log-redaction.js';
+import type { SqlQueries } from '../store/sql.js';
 import type { CallbackStore, ClaimedCallback, QueuedCallback } from './store.js';
 
 const CALLBACK_TIMEOUT_MS = 5_000;
@@ -15,7 +17,7 @@ const CALLBACK_MAX_ATTEMPTS = 5;
 const POLL_MS = 5_000;
 const CONCURRENCY = 8;
 
-export interface CallbackOutboxDeps { store: CallbackStore; http: CustomerHttp; clock: Clock; log: Logger; random?: () => number }
+export interface CallbackOutboxDeps { store: CallbackStore; http: Pick<CustomerHttp, 'send'>; clock: Clock; log: Logger; random?: () => number }
 
 export class CallbackOutbox {
   readonly #inFlight = new Set<Promise<void>>();
@@ -23,15 +25,20 @@ export class CallbackOutbox {
   #running = false;
   #timer: TimerHandle | null = null;
   #wakeQueued = false;
+  readonly #pumps = new OneAtATime(() => this.#pumpOnce(), (err) => this.d.log.error({ err }, 'callback outbox unreadable; trying again'));
 
   constructor(private readonly d: CallbackOutboxDeps) {
     this.#retention = new OutboxRetention(d.store, d.clock, d.log, undefined, 'callback history');
   }
 
-  /** Synchronous: call inside the transaction that made the change, so the callback commits with it. */
-  enqueue(c: QueuedCallback): string {
-    const sid = this.d.store.enqueue(c);
-    this.wake();
+  /**
+   * Pass the `tx` of the transaction that made the change: the callback commits (or rolls back) with it, and the
+   * worker looks for it once it is committed.
+   */
+  async enqueue(c: QueuedCallback, tx?: SqlQueries): Promise<string> {
+    const sid = await this.d.store.enqueue(c, tx);
+    if (tx) tx.afterCommit(() => this.wake());
+    else this.wake();
     return sid;
   }
 
@@ -45,13 +52,14 @@ export class CallbackOutbox {
   /** Stops claiming and waits for the attempts in flight (each bounded by its timeout). */
   async stop(): Promise<void> {
     this.#running = false;
-    this.#retention.stop();
     if (this.#timer) this.d.clock.clearTimeout(this.#timer);
     this.#timer = null;
+    await this.#retention.stop();
     await Promise.allSettled([...this.#inFlight]);
+    await this.#pumps.idle();
   }
 
-  /** Deferred to a microtask, so a row queued inside a transaction has committed when it is looked for. */
+  /** Deferred to a microtask, so the wakes of one turn make one look at the outbox. */
   wake(): void {
     if (this.#wakeQueued || !this.#running) return;
     this.#wakeQueued = true;
@@ -62,26 +70,32 @@ export class CallbackOutbox {
   }
 
   #pump(): void {
+    this.#pumps.run();
+  }
+
+  async #pumpOnce(): Promise<void> {
     if (!this.#running) return;
     if (this.#timer) this.d.clock.clearTimeout(this.#timer);
+    this.#timer = null;
     let wait = POLL_MS;
-    // A database error (locked by another writer, disk full) must not kill the server from a timer: log it and
-    // look again at the next poll; the rows stay in the table.
+    // A database error (locked by another writer, disk full, connection lost) must not kill the server from a
+    // timer: log it and look again at the next poll; the rows stay in the table.
     try {
       const free = CONCURRENCY - this.#inFlight.size;
       if (free > 0) {
-        for (const claimed of this.d.store.claimDue(free, LEASE_MS)) {
+        for (const claimed of await this.d.store.claimDue(free, LEASE_MS)) {
           const p = this.#deliver(claimed)
             .catch((err: unknown) => this.d.log.error({ err, callback: claimed.sid }, 'callback outcome not recorded; the lease will expire and it is sent again'))
             .finally(() => { this.#inFlight.delete(p); this.wake(); });
           this.#inFlight.add(p);
         }
       }
-      const due = this.d.store.nextDueAt();
+      const due = await this.d.store.nextDueAt();
       if (due !== null) wait = Math.min(wait, Math.max(0, due - this.d.clock.now()));
     } catch (err) {
       this.d.log.error({ err }, 'callback outbox unreadable; trying again');
     }
+    if (!this.#running) return;
     this.#timer = this.d.clock.setTimeout(() => { this.#timer = null; this.#pump(); }, wait);
   }
 
@@ -99,6 +113,6 @@ export class CallbackOutbox {
     const status = ok ? 'delivered' : c.attempt >= CALLBACK_MAX_ATTEMPTS ? 'exhausted' : 'pending';
     const nextAttemptAt = status === 'pending' ? this.d.clock.now() + retryDelayMs(c.attempt, this.d.random) : null;
     if (!ok) this.d.log.info({ callback: c.sid, url: redactUrl(c.url), attempt: c.attempt, error, status }, 'callback not delivered');
-    this.d.store.finish(c.id, { status, nextAttemptAt, statusCode, error });
+    await this.d.store.finish(c.id, { status, nextAttemptAt, statusCode, error });
   }
 }

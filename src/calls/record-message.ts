@@ -28,10 +28,10 @@ export async function recordMessage(session: CallSession, opts: MessageOptions):
   // The stored message and its voicemail-left event commit together.
   const recording = await session.services.store.sql.transaction(async (tx) => {
     const done = await recordings.complete(sid, result.durationMs, 'completed', tx);
-    session.services.events.emit({
+    await session.services.events.emit({
       type: 'voicemail-left', accountId: session.accountId, callSid: session.sid,
       data: { from: session.call.from, to: session.call.to, recording_sid: sid, duration: Math.round(result.durationMs / 1000), source: opts.source },
-    });
+    }, tx);
     return done;
   });
   session.timeline('recording-completed', { recording_sid: sid, duration_ms: result.durationMs, reason: result.reason });

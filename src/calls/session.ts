@@ -171,10 +171,10 @@ export class CallSession {
     // The final state and its hangup event commit together: the outbox can never miss or invent an ending.
     await this.services.store.sql.transaction(async (tx) => {
       this.call = await this.services.store.calls.finish(this.sid, status, cause, tx);
-      this.services.events.emit({
+      await this.services.events.emit({
         type: 'hangup', accountId: this.accountId, callSid: this.sid,
         data: { from: this.call.from, to: this.call.to, direction: this.call.direction, duration: this.call.duration, disposition: status, cause },
-      });
+      }, tx);
     });
     this.services.watch.sessionEnded(this);
     await this.timeline('ended', { status, cause, by: info.by });
@@ -204,7 +204,7 @@ export class CallSession {
   async #markAnswered(): Promise<void> {
     await this.services.store.sql.transaction(async (tx) => {
       await this.services.store.calls.markAnswered(this.sid, tx);
-      this.services.events.emit({ type: 'call-start', accountId: this.accountId, callSid: this.sid, data: { from: this.call.from, to: this.call.to, direction: this.call.direction } });
+      await this.services.events.emit({ type: 'call-start', accountId: this.accountId, callSid: this.sid, data: { from: this.call.from, to: this.call.to, direction: this.call.direction } }, tx);
     });
     void this.timeline('answered', {});
   }

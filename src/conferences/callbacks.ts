@@ -10,9 +10,9 @@ const SHORT: Record<ConferenceEvent, string> = {
   'participant-leave': 'leave', 'participant-mute': 'mute', 'participant-hold': 'hold',
 };
 
-/** The durable callback queue (src/callbacks): enqueue is synchronous so it commits with the state change. */
+/** The durable callback queue (src/callbacks): enqueued in the change's transaction `tx`, so it commits with it. */
 export interface CallbackQueue {
-  enqueue(c: { accountId: number; stream: string; url: string; method: 'POST' | 'GET'; fields: Record<string, string> }): unknown;
+  enqueue(c: { accountId: number; stream: string; url: string; method: 'POST' | 'GET'; fields: Record<string, string> }, tx: SqlQueries): Promise<unknown>;
 }
 
 function rfc2822(ms: number): string {
@@ -29,7 +29,7 @@ export async function queueConferenceCallback(
   if (!conf.statusCallback) return;
   if (conf.statusCallbackEvents.length > 0 && !conf.statusCallbackEvents.includes(SHORT[event])) return;
   const sequence = await repo.nextSequence(conf.sid, tx);
-  queue.enqueue({
+  await queue.enqueue({
     accountId: conf.accountId, stream: conf.sid, url: conf.statusCallback, method: conf.statusCallbackMethod,
     fields: {
       AccountId: String(conf.accountId),
@@ -41,5 +41,5 @@ export async function queueConferenceCallback(
       ...(p ? { CallSid: p.callSid, Muted: String(p.muted), Hold: String(p.hold), Coaching: String(p.coaching), EndConferenceOnExit: String(p.endConferenceOnExit), StartConferenceOnEnter: String(p.startConferenceOnEnter) } : {}),
       ...(event === 'conference-end' && conf.endReason ? { Reason: conf.endReason } : {}),
     },
-  });
+  }, tx);
 }

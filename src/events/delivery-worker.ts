@@ -9,6 +9,7 @@ import type { OrgSettingsRepo } from '../org/settings.js';
 import { retryDelayMs } from './backoff.js';
 import type { AttemptNext, AttemptRecord, ClaimedDelivery, DeliveryStatus, FinishedAttempt, OutboxStore } from './outbox-store.js';
 import { deliveryBody, deliveryHeaders } from './payload.js';
+import { OneAtATime } from './one-at-a-time.js';
 
 export interface AttemptOutcome {
   deliveryId: number;
@@ -59,6 +60,7 @@ export class DeliveryWorker {
   #running = false;
   #timer: TimerHandle | null = null;
   #pumpQueued = false;
+  readonly #pumps = new OneAtATime(() => this.#pumpOnce(), (err) => this.#d.log.error({ err }, 'delivery worker failed; looking again at the next wake'));
   #groupTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(deps: DeliveryWorkerDeps) {
@@ -79,6 +81,8 @@ export class DeliveryWorker {
     if (this.#timer) this.#d.clock.clearTimeout(this.#timer);
     this.#timer = null;
     await Promise.allSettled([...this.#inFlight]);
+    while (this.#pumpQueued) await new Promise((r) => setImmediate(r));
+    await this.#pumps.idle();
   }
 
   /**
@@ -102,32 +106,36 @@ export class DeliveryWorker {
   /** Attempts one delivery now, outside the queue; null when it is not claimable (held, finished, paused). */
   async deliverNow(deliveryId: number): Promise<AttemptOutcome | null> {
     if (!this.#running) return null;
-    const claimed = this.#d.outbox.claim(deliveryId);
+    const claimed = await this.#d.outbox.claim(deliveryId);
     return claimed ? this.#start(claimed) : null;
   }
 
   #pump(): void {
+    this.#pumps.run();
+  }
+
+  async #pumpOnce(): Promise<void> {
     const recorded = this.#toRecord.splice(0);
     for (const r of recorded) this.#release(r.subscriptionId);
     const free = this.#running ? this.#concurrency - this.#active : 0;
     let claimed: ClaimedDelivery[] = [];
     if (recorded.length > 0 || free > 0) {
       try {
-        claimed = this.#d.outbox.settle(recorded, free, { active: this.#activeBySubscription, perSubscription: this.#perSubscription });
+        claimed = await this.#d.outbox.settle(recorded, free, { active: this.#activeBySubscription, perSubscription: this.#perSubscription });
       } catch (err) {
         // Their leases run out and they are attempted again: at least once, never lost.
         this.#d.log.error({ err }, 'could not log delivery attempts');
         for (const r of recorded) r.done(err as Error);
-        this.#schedule();
+        await this.#schedule();
         return;
       }
     }
     for (const r of recorded) r.done();
     for (const c of claimed) void this.#start(c);
-    this.#schedule();
+    await this.#schedule();
   }
 
-  #schedule(): void {
+  async #schedule(): Promise<void> {
     if (this.#timer) this.#d.clock.clearTimeout(this.#timer);
     this.#timer = null;
     // With every slot busy, the next finishing attempt pumps again; no timer needed.
@@ -135,7 +143,13 @@ export class DeliveryWorker {
     // So does a subscription at its limit, and soon; a look at the outbox (a scan of its pending rows) would only
     // find that subscription's rows again, so the poll stands in for it.
     const anyFull = [...this.#activeBySubscription.values()].some((n) => n >= this.#perSubscription);
-    const due = anyFull ? null : this.#d.outbox.nextDueAt();
+    let due: number | null = null;
+    try {
+      due = anyFull ? null : await this.#d.outbox.nextDueAt();
+    } catch (err) {
+      this.#d.log.error({ err }, 'could not read when the next delivery is due; looking again at the next poll');
+    }
+    if (!this.#running) return;
     const wait = Math.min(this.#d.pollMs ?? 5_000, due === null ? Infinity : Math.max(0, due - this.#d.clock.now()));
     this.#timer = this.#d.clock.setTimeout(() => { this.#timer = null; this.#pump(); }, wait);
   }

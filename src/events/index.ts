@@ -18,14 +18,14 @@ export interface EventSystem {
   close(): Promise<void>;
 }
 
-export function createEventSystem(deps: {
+export async function createEventSystem(deps: {
   store: Store; clock: Clock; secrets: SecretBox; log: Logger; allowLocalTargets: boolean; random?: () => number;
-}): EventSystem {
+}): Promise<EventSystem> {
   const { store, clock, secrets, log } = deps;
   // Before any delivery or request can read a subscription (see sealLegacyHeaders).
-  const sealed = sealLegacyHeaders(store.db, secrets);
+  const sealed = await sealLegacyHeaders(store.sql, secrets);
   if (sealed > 0) log.info({ subscriptions: sealed }, 'sealed custom webhook header values stored in clear by an earlier version');
-  const outbox = new OutboxStore(store.db, clock);
+  const outbox = new OutboxStore(store.sql, clock);
   // Subscriptions must be https; the development loopback exemption is the only way around it.
   const client = createGuardedClient({ allowLoopback: deps.allowLocalTargets, requireHttps: true });
   const worker = new DeliveryWorker({
@@ -39,7 +39,7 @@ export function createEventSystem(deps: {
     outbox,
     worker,
     async close() {
-      retention.stop();
+      await retention.stop();
       await worker.stop();
       await client.close();
     },

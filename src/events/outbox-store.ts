@@ -1,6 +1,8 @@
-// The durable outbox: an event row plus one delivery row per subscription, written synchronously (so a
-// caller's own transaction can include them), then claimed by delivery workers under a lease.
-import type { Db } from '../store/db.js';
+// The durable outbox: an event row plus one delivery row per subscription, written in the caller's transaction
+// when it has one (so the event exists exactly when its state change does), then claimed by delivery workers under
+// a lease. Claims lock the rows they take (FOR UPDATE SKIP LOCKED on PostgreSQL), so workers of several processes
+// sharing one database never take the same delivery, and never wait on each other.
+import { rowLock, type SqlDb, type SqlQueries } from '../store/sql.js';
 import type { Clock } from '../clock.js';
 import { newSid } from '../crypto/tokens.js';
 import type { EventType, LifecycleEvent } from './lifecycle.js';
@@ -70,30 +72,34 @@ const toEvent = (r: EventRow): StoredEvent => ({
   data: JSON.parse(r.data) as Record<string, unknown>,
 });
 
+/** Pending, due and not leased; `?`: now, now. */
+const CLAIMABLE = `d.status = 'pending' AND d.next_attempt_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)
+  AND EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.id = d.subscription_id AND s.status = 'active')`;
+
 export class OutboxStore {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock) {}
 
   /**
-   * Records the event and queues it for every active subscription to its type. Nothing is stored when
-   * nobody listens. Runs as a nested savepoint when the caller already holds a transaction.
+   * Records the event and queues it for every active subscription to its type, in `tx` when the caller holds a
+   * transaction (committed or rolled back with its state change), else in a transaction of its own. Nothing is
+   * stored when nobody listens.
    */
-  enqueue(event: LifecycleEvent): { eventSid: string; deliveries: QueuedDelivery[] } | null {
-    return this.db.transaction(() => {
-      const subs = this.db.prepare("SELECT id, delivery_mode, timeout_ms FROM webhook_subscriptions WHERE account_id = ? AND event_type = ? AND status = 'active'")
-        .all(event.accountId, event.type) as Array<{ id: number; delivery_mode: DeliveryMode; timeout_ms: number }>;
-      if (subs.length === 0) return null;
-      const now = this.clock.now();
-      const iso = new Date(now).toISOString();
-      const eventSid = newSid('EV');
-      const info = this.db.prepare('INSERT INTO events (sid, account_id, event_type, call_sid, occurred_at, data) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(eventSid, event.accountId, event.type, event.callSid, iso, JSON.stringify(event.data));
-      const insert = this.db.prepare("INSERT INTO webhook_deliveries (sid, event_id, subscription_id, status, next_attempt_at, created_at) VALUES (?, ?, ?, 'pending', ?, ?)");
-      const deliveries = subs.map((s) => ({
-        id: Number(insert.run(newSid('DL'), info.lastInsertRowid, s.id, now, iso).lastInsertRowid),
-        mode: s.delivery_mode, timeoutMs: s.timeout_ms,
-      }));
-      return { eventSid, deliveries };
-    })();
+  async enqueue(event: LifecycleEvent, tx?: SqlQueries): Promise<{ eventSid: string; deliveries: QueuedDelivery[] } | null> {
+    if (!tx) return this.sql.transaction((own) => this.enqueue(event, own));
+    const subs = await tx.all<{ id: number; delivery_mode: DeliveryMode; timeout_ms: number }>(
+      "SELECT id, delivery_mode, timeout_ms FROM webhook_subscriptions WHERE account_id = ? AND event_type = ? AND status = 'active' ORDER BY id",
+      [event.accountId, event.type]);
+    if (subs.length === 0) return null;
+    const now = this.clock.now();
+    const iso = new Date(now).toISOString();
+    const eventSid = newSid('EV');
+    const { id: eventId } = (await tx.one<{ id: number }>('INSERT INTO events (sid, account_id, event_type, call_sid, occurred_at, data) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
+      [eventSid, event.accountId, event.type, event.callSid, iso, JSON.stringify(event.data)]))!;
+    const deliveries: QueuedDelivery[] = [];
+    for (const s of subs) {
+      deliveries.push({ id: (await this.#queue(tx, eventId, s.id, now, iso)).id, mode: s.delivery_mode, timeoutMs: s.timeout_ms });
+    }
+    return { eventSid, deliveries };
   }
 
   /**
@@ -101,40 +107,39 @@ export class OutboxStore {
    * receiver can be checked without a real call ("send a test event"): the documented sample data, marked
    * `data.test: true`, so a payload template renders as it will for real events.
    */
-  enqueueTest(sub: Subscription): { eventSid: string; deliverySid: string } {
-    return this.db.transaction(() => {
+  async enqueueTest(sub: Subscription): Promise<{ eventSid: string; deliverySid: string }> {
+    return this.sql.transaction(async (tx) => {
       const now = this.clock.now();
       const iso = new Date(now).toISOString();
       const eventSid = newSid('EV');
-      const info = this.db.prepare('INSERT INTO events (sid, account_id, event_type, call_sid, occurred_at, data) VALUES (?, ?, ?, NULL, ?, ?)')
-        .run(eventSid, sub.accountId, sub.eventType, iso, JSON.stringify({ ...sampleBody(sub.eventType).data as object, test: true }));
-      return { eventSid, deliverySid: this.#queue(Number(info.lastInsertRowid), sub.id, now, iso) };
-    })();
+      const { id: eventId } = (await tx.one<{ id: number }>('INSERT INTO events (sid, account_id, event_type, call_sid, occurred_at, data) VALUES (?, ?, ?, NULL, ?, ?) RETURNING id',
+        [eventSid, sub.accountId, sub.eventType, iso, JSON.stringify({ ...sampleBody(sub.eventType).data as object, test: true })]))!;
+      return { eventSid, deliverySid: (await this.#queue(tx, eventId, sub.id, now, iso)).sid };
+    });
   }
 
   /**
    * Queues the event of one logged delivery again for the same subscription, as a new delivery with its own
    * attempts (the old one's log stays as it was). Null when the delivery is not that subscription's.
    */
-  redeliver(subscriptionId: number, deliverySid: string): { deliverySid: string } | null {
-    return this.db.transaction(() => {
-      const eventId = this.db.prepare('SELECT event_id FROM webhook_deliveries WHERE sid = ? AND subscription_id = ?').pluck()
-        .get(deliverySid, subscriptionId) as number | undefined;
-      if (eventId === undefined) return null;
+  async redeliver(subscriptionId: number, deliverySid: string): Promise<{ deliverySid: string } | null> {
+    return this.sql.transaction(async (tx) => {
+      const row = await tx.one<{ event_id: number }>('SELECT event_id FROM webhook_deliveries WHERE sid = ? AND subscription_id = ?', [deliverySid, subscriptionId]);
+      if (row === undefined) return null;
       const now = this.clock.now();
-      return { deliverySid: this.#queue(eventId, subscriptionId, now, new Date(now).toISOString()) };
-    })();
+      return { deliverySid: (await this.#queue(tx, row.event_id, subscriptionId, now, new Date(now).toISOString())).sid };
+    });
   }
 
-  #queue(eventId: number, subscriptionId: number, now: number, iso: string): string {
+  async #queue(tx: SqlQueries, eventId: number, subscriptionId: number, now: number, iso: string): Promise<{ id: number; sid: string }> {
     const sid = newSid('DL');
-    this.db.prepare("INSERT INTO webhook_deliveries (sid, event_id, subscription_id, status, next_attempt_at, created_at) VALUES (?, ?, ?, 'pending', ?, ?)")
-      .run(sid, eventId, subscriptionId, now, iso);
-    return sid;
+    const { id } = (await tx.one<{ id: number }>(`INSERT INTO webhook_deliveries (sid, event_id, subscription_id, status, next_attempt_at, created_at)
+      VALUES (?, ?, ?, 'pending', ?, ?) RETURNING id`, [sid, eventId, subscriptionId, now, iso]))!;
+    return { id, sid };
   }
 
   /** Leases up to `limit` due deliveries of active subscriptions, oldest due first. */
-  claimDue(limit: number): ClaimedDelivery[] {
+  claimDue(limit: number): Promise<ClaimedDelivery[]> {
     return this.settle([], limit, { active: new Map(), perSubscription: Infinity });
   }
 
@@ -142,97 +147,103 @@ export class OutboxStore {
    * One transaction for a batch of the worker's work: logs the finished attempts, then leases up to `limit` due
    * deliveries, oldest due first, none that would bring a subscription past `perSubscription` attempts in flight.
    */
-  settle(finished: FinishedAttempt[], limit: number, slots: SubscriptionSlots): ClaimedDelivery[] {
-    return this.db.transaction(() => {
-      for (const f of finished) this.#finish(f);
+  async settle(finished: FinishedAttempt[], limit: number, slots: SubscriptionSlots): Promise<ClaimedDelivery[]> {
+    return this.sql.transaction(async (tx) => {
+      for (const f of finished) await this.#finish(tx, f);
       if (limit <= 0) return [];
       const now = this.clock.now();
       const inFlight = new Map(slots.active);
       const full = [...inFlight].filter(([, n]) => n >= slots.perSubscription).map(([id]) => id);
       // Subscriptions with no room are left out in SQL; among the candidates (twice what is wanted) the others are
-      // taken while they have room. A subscription that fills up mid-batch is left out by the next claim.
-      const candidates = this.db.prepare(`SELECT d.id, d.subscription_id FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-        WHERE d.status = 'pending' AND s.status = 'active' AND d.next_attempt_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)
-          AND d.subscription_id NOT IN (SELECT value FROM json_each(?))
-        ORDER BY d.next_attempt_at, d.id LIMIT ?`).raw().all(now, now, JSON.stringify(full), limit * 2) as [number, number][];
+      // taken while they have room. A subscription that fills up mid-batch is left out by the next claim. The
+      // candidates are locked, and rows another worker's claim holds are passed over (the lock is on the delivery
+      // rows only: a subscription's row stays free, so workers share its deliveries).
+      const notFull = full.length === 0 ? '' : `AND d.subscription_id NOT IN (${full.map(() => '?').join(', ')})`;
+      const candidates = await tx.all<{ id: number; subscription_id: number }>(`SELECT d.id, d.subscription_id FROM webhook_deliveries d
+        WHERE ${CLAIMABLE} ${notFull} ORDER BY d.next_attempt_at, d.id LIMIT ?${rowLock(tx, { skipLocked: true })}`, [now, now, ...full, limit * 2]);
       const claimed: ClaimedDelivery[] = [];
-      for (const [id, subscriptionId] of candidates) {
+      for (const { id, subscription_id: subscriptionId } of candidates) {
         const n = inFlight.get(subscriptionId) ?? 0;
         if (n >= slots.perSubscription) continue;
         inFlight.set(subscriptionId, n + 1);
-        claimed.push(this.#lease(id, now)!);
+        claimed.push((await this.#lease(tx, id, now))!);
         if (claimed.length === limit) break;
       }
       return claimed;
-    }).immediate();
+    });
   }
 
   /** Leases one delivery if nobody holds it (a sync emit delivers its own row at once). */
-  claim(id: number): ClaimedDelivery | null {
-    return this.db.transaction(() => {
+  async claim(id: number): Promise<ClaimedDelivery | null> {
+    return this.sql.transaction(async (tx) => {
       const now = this.clock.now();
-      const free = this.db.prepare(`SELECT 1 FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-        WHERE d.id = ? AND d.status = 'pending' AND s.status = 'active' AND (d.claimed_until IS NULL OR d.claimed_until <= ?)`).get(id, now);
-      return free ? this.#lease(id, now) : null;
-    }).immediate();
+      const free = await tx.one(`SELECT d.id FROM webhook_deliveries d WHERE d.id = ? AND ${CLAIMABLE}${rowLock(tx, { skipLocked: true })}`, [id, now, now]);
+      return free ? this.#lease(tx, id, now) : null;
+    });
   }
 
-  #lease(id: number, now: number): ClaimedDelivery | null {
-    const d = this.db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?').get(id) as DeliveryRow | undefined;
-    const s = d && this.db.prepare('SELECT * FROM webhook_subscriptions WHERE id = ?').get(d.subscription_id) as SubscriptionRow | undefined;
-    const e = d && this.db.prepare('SELECT * FROM events WHERE id = ?').get(d.event_id) as EventRow | undefined;
+  /** Call with the delivery's row locked (claimed above). */
+  async #lease(tx: SqlQueries, id: number, now: number): Promise<ClaimedDelivery | null> {
+    const d = await tx.one<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?', [id]);
+    const s = d && await tx.one<SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE id = ?', [d.subscription_id]);
+    const e = d && await tx.one<EventRow>('SELECT * FROM events WHERE id = ?', [d.event_id]);
     if (!d || !s || !e) return null;
-    this.db.prepare('UPDATE webhook_deliveries SET claimed_until = ? WHERE id = ?').run(now + s.timeout_ms + LEASE_MARGIN_MS, id);
+    await tx.run('UPDATE webhook_deliveries SET claimed_until = ? WHERE id = ?', [now + s.timeout_ms + LEASE_MARGIN_MS, id]);
     return { id, sid: d.sid, attempt: d.attempt_count + 1, event: toEvent(e), subscription: toSubscription(s) };
   }
 
   /** Logs the attempt and moves the delivery on; a delivery deleted meanwhile (subscription gone) stays gone. */
-  finishAttempt(id: number, record: AttemptRecord, next: AttemptNext): void {
-    this.settle([{ id, record, next }], 0, { active: new Map(), perSubscription: 0 });
+  async finishAttempt(id: number, record: AttemptRecord, next: AttemptNext): Promise<void> {
+    await this.settle([{ id, record, next }], 0, { active: new Map(), perSubscription: 0 });
   }
 
-  #finish({ id, record, next }: FinishedAttempt): void {
-    const info = this.db.prepare(`UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, status = ?, claimed_until = NULL,
-      next_attempt_at = COALESCE(?, next_attempt_at), completed_at = ? WHERE id = ?`)
-      .run(next.status, next.nextAttemptAt, next.status === 'pending' ? null : new Date(this.clock.now()).toISOString(), id);
+  async #finish(tx: SqlQueries, { id, record, next }: FinishedAttempt): Promise<void> {
+    const info = await tx.run(`UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, status = ?, claimed_until = NULL,
+      next_attempt_at = COALESCE(?, next_attempt_at), completed_at = ? WHERE id = ?`,
+    [next.status, next.nextAttemptAt, next.status === 'pending' ? null : new Date(this.clock.now()).toISOString(), id]);
     if (info.changes === 0) return;
-    this.db.prepare('INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(id, record.attempt, record.startedAt, record.statusCode, Math.round(record.latencyMs), record.error);
+    await tx.run('INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error) VALUES (?, ?, ?, ?, ?, ?)',
+      [id, record.attempt, record.startedAt, record.statusCode, Math.round(record.latencyMs), record.error]);
   }
 
   /** When the worker next has something to do: a retry coming due or a lease running out. */
-  nextDueAt(): number | null {
-    return this.db.prepare(`SELECT MIN(MAX(d.next_attempt_at, COALESCE(d.claimed_until, 0))) FROM webhook_deliveries d
-      JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE d.status = 'pending' AND s.status = 'active'`).pluck().get() as number | null;
+  async nextDueAt(): Promise<number | null> {
+    const row = await this.sql.one<{ at: number | null }>(`SELECT MIN(CASE WHEN COALESCE(d.claimed_until, 0) > d.next_attempt_at THEN d.claimed_until ELSE d.next_attempt_at END) AS at
+      FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE d.status = 'pending' AND s.status = 'active'`);
+    return row?.at ?? null;
   }
 
   /**
    * Forgets finished history older than `cutoffMs`: delivered or exhausted deliveries (their attempts go with
    * them), then events with no delivery left. Pending deliveries are never touched, however old.
    */
-  prune(cutoffMs: number): { deliveries: number; events: number } {
+  async prune(cutoffMs: number): Promise<{ deliveries: number; events: number }> {
     const cutoff = new Date(cutoffMs).toISOString();
-    return this.db.transaction(() => {
-      const deliveries = this.db.prepare("DELETE FROM webhook_deliveries WHERE status IN ('delivered','exhausted') AND completed_at < ?").run(cutoff).changes;
-      const events = this.db.prepare('DELETE FROM events WHERE occurred_at < ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id)')
-        .run(cutoff).changes;
+    return this.sql.transaction(async (tx) => {
+      const deliveries = (await tx.run("DELETE FROM webhook_deliveries WHERE status IN ('delivered','exhausted') AND completed_at < ?", [cutoff])).changes;
+      const events = (await tx.run('DELETE FROM events WHERE occurred_at < ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id)',
+        [cutoff])).changes;
       return { deliveries, events };
-    }).immediate();
+    });
   }
 
   /** The delivery log of one subscription, newest first, with every attempt. */
-  listForSubscription(subscriptionId: number, page: { beforeId: number | null; limit: number }): DeliveryLogEntry[] {
-    const rows = this.db.prepare(`SELECT d.*, e.sid AS event_sid, e.event_type FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-      WHERE d.subscription_id = ? AND (? IS NULL OR d.id < ?) ORDER BY d.id DESC LIMIT ?`)
-      .all(subscriptionId, page.beforeId, page.beforeId, page.limit) as Array<DeliveryRow & { event_sid: string; event_type: EventType }>;
-    const attempts = this.db.prepare('SELECT * FROM webhook_delivery_attempts WHERE delivery_id = ? ORDER BY attempt, id');
-    return rows.map((r) => ({
-      id: r.id, sid: r.sid, eventSid: r.event_sid, eventType: r.event_type, status: r.status, attemptCount: r.attempt_count,
-      nextAttemptAt: r.status === 'pending' ? new Date(r.next_attempt_at).toISOString() : null,
-      createdAt: r.created_at, completedAt: r.completed_at,
-      attempts: (attempts.all(r.id) as AttemptRow[]).map((a) => ({
-        attempt: a.attempt, startedAt: a.started_at, statusCode: a.status_code, latencyMs: a.latency_ms, error: a.error,
-      })),
-    }));
+  async listForSubscription(subscriptionId: number, page: { beforeId: number | null; limit: number }): Promise<DeliveryLogEntry[]> {
+    const rows = await this.sql.all<DeliveryRow & { event_sid: string; event_type: EventType }>(`SELECT d.*, e.sid AS event_sid, e.event_type FROM webhook_deliveries d
+      JOIN events e ON e.id = d.event_id WHERE d.subscription_id = ? AND (CAST(? AS BIGINT) IS NULL OR d.id < ?) ORDER BY d.id DESC LIMIT ?`,
+    [subscriptionId, page.beforeId, page.beforeId, page.limit]);
+    const entries: DeliveryLogEntry[] = [];
+    for (const r of rows) {
+      const attempts = await this.sql.all<AttemptRow>('SELECT * FROM webhook_delivery_attempts WHERE delivery_id = ? ORDER BY attempt, id', [r.id]);
+      entries.push({
+        id: r.id, sid: r.sid, eventSid: r.event_sid, eventType: r.event_type, status: r.status, attemptCount: r.attempt_count,
+        nextAttemptAt: r.status === 'pending' ? new Date(r.next_attempt_at).toISOString() : null,
+        createdAt: r.created_at, completedAt: r.completed_at,
+        attempts: attempts.map((a) => ({
+          attempt: a.attempt, startedAt: a.started_at, statusCode: a.status_code, latencyMs: a.latency_ms, error: a.error,
+        })),
+      });
+    }
+    return entries;
   }
 }

@@ -1,5 +1,7 @@
-// LifecycleEvents backed by the durable outbox: emit() writes synchronously and never waits for the network.
+// LifecycleEvents backed by the durable outbox: emit() writes the event (in the caller's transaction when given one)
+// and never waits for the network; the delivery worker is woken once the event is committed.
 import type { Clock } from '../clock.js';
+import type { SqlQueries } from '../store/sql.js';
 import type { LifecycleEvent, LifecycleEvents } from './lifecycle.js';
 import type { OutboxStore } from './outbox-store.js';
 import type { DeliveryWorker } from './delivery-worker.js';
@@ -24,18 +26,14 @@ export class DurableEvents implements EventOutbox {
     private readonly clock: Clock,
   ) {}
 
-  /**
-   * Synchronous on purpose: wrap your state change and this call in one `db.transaction` and either both
-   * happen or neither. Throws if the outbox cannot be written, rather than losing the event quietly.
-   */
-  emit(event: LifecycleEvent): void {
-    if (this.outbox.enqueue(event)) this.worker.wake();
+  async emit(event: LifecycleEvent, tx?: SqlQueries): Promise<void> {
+    await this.#write(event, tx);
   }
 
+  /** Not inside a transaction: it waits for the receiver. */
   async emitAndWait(event: LifecycleEvent): Promise<SyncResult> {
-    const queued = this.outbox.enqueue(event);
+    const queued = await this.#write(event);
     const sync = queued?.deliveries.find((d) => d.mode === 'sync');
-    if (queued) this.worker.wake();
     if (!sync) return { waited: false, delivered: false, statusCode: null };
     let timer: ReturnType<Clock['setTimeout']> | undefined;
     const timedOut = new Promise<null>((resolve) => { timer = this.clock.setTimeout(() => resolve(null), sync.timeoutMs); });
@@ -43,5 +41,14 @@ export class DurableEvents implements EventOutbox {
     const outcome = await Promise.race([this.worker.deliverNow(sync.id), timedOut]);
     if (timer) this.clock.clearTimeout(timer);
     return { waited: true, delivered: outcome?.status === 'delivered', statusCode: outcome?.record.statusCode ?? null };
+  }
+
+  /** The worker looks for the rows once they are committed: before that, a claim in another transaction cannot see them. */
+  async #write(event: LifecycleEvent, tx?: SqlQueries): ReturnType<OutboxStore['enqueue']> {
+    const queued = await this.outbox.enqueue(event, tx);
+    if (!queued) return null;
+    if (tx) tx.afterCommit(() => this.worker.wake());
+    else this.worker.wake();
+    return queued;
   }
 }

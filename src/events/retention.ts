@@ -5,7 +5,7 @@ import type { Clock, TimerHandle } from '../clock.js';
 
 /** A store of finished history: forgets what finished before the cutoff and counts what it removed, by kind. */
 export interface PrunableHistory<R extends Record<string, number>> {
-  prune(cutoffMs: number): R;
+  prune(cutoffMs: number): Promise<R>;
 }
 
 export const DEFAULT_RETENTION_DAYS = 30;
@@ -14,6 +14,7 @@ const PRUNE_EVERY_MS = 3_600_000;
 
 export class OutboxRetention<R extends Record<string, number>> {
   #timer: TimerHandle | null = null;
+  #pruning: Promise<unknown> | null = null;
 
   constructor(
     private readonly outbox: PrunableHistory<R>,
@@ -24,19 +25,23 @@ export class OutboxRetention<R extends Record<string, number>> {
     private readonly what = 'webhook history',
   ) {}
 
-  /** Prunes now, then every hour. */
+  /** Prunes now, then every hour; a failed prune (database unreachable) is logged and tried at the next hour. */
   start(): void {
-    this.prune();
+    const pruning = this.prune().catch((err: unknown) => this.log.error({ err }, `could not prune ${this.what}; trying again in an hour`))
+      .finally(() => { if (this.#pruning === pruning) this.#pruning = null; });
+    this.#pruning = pruning;
     this.#timer = this.clock.setTimeout(() => this.start(), PRUNE_EVERY_MS);
   }
 
-  stop(): void {
+  /** No more prunes; resolves once one under way has finished (before the store closes under it). */
+  async stop(): Promise<void> {
     if (this.#timer) this.clock.clearTimeout(this.#timer);
     this.#timer = null;
+    await this.#pruning;
   }
 
-  prune(): R {
-    const removed = this.outbox.prune(this.clock.now() - this.retentionDays * DAY_MS);
+  async prune(): Promise<R> {
+    const removed = await this.outbox.prune(this.clock.now() - this.retentionDays * DAY_MS);
     const counts: Record<string, number> = removed;
     if (Object.values(counts).some((n) => n > 0)) this.log.info(counts, `pruned finished ${this.what} past retention`);
     return removed;

@@ -2,7 +2,7 @@
 // are stored sealed with the master key and shown only masked. The `headers` column keeps the names with masked
 // values (what the API and dashboard show); `headers_enc` holds the sealed JSON object that deliveries open.
 import type { SecretBox } from '../crypto/secret-box.js';
-import type { Db } from '../store/db.js';
+import type { SqlDb } from '../store/sql.js';
 import { OutboundError } from '../net/index.js';
 
 export const MASK = '••••';
@@ -39,23 +39,27 @@ export function openHeaders(sealed: string | null, secrets: SecretBox): Record<s
 /**
  * Rows saved before header values were sealed (headers_enc NULL, clear values in `headers`) are sealed in place.
  * Migrations are plain SQL without the master key, so this runs when the server starts, before it serves or
- * delivers; one transaction, idempotent, and it keeps every value (clear → sealed copy, masks for display).
- * Returns how many rows it sealed.
+ * delivers; one transaction, idempotent, and it keeps every value (clear → sealed copy, masks for display). Two
+ * nodes starting together each seal a row at most once: the update applies only while the row is still unsealed.
+ * Returns how many rows this call sealed.
  */
-export function sealLegacyHeaders(db: Db, secrets: SecretBox): number {
-  // The clear values' old bytes are zeroed rather than left in freed page space of the database file.
-  const secureDelete = db.pragma('secure_delete', { simple: true }) as number;
-  db.pragma('secure_delete = ON');
+export async function sealLegacyHeaders(sql: SqlDb, secrets: SecretBox): Promise<number> {
+  // SQLite: the clear values' old bytes are zeroed rather than left in freed page space of the database file.
+  // (PostgreSQL keeps old row versions until VACUUM reclaims them; it has no such setting.)
+  const secureDelete = sql.dialect === 'sqlite' ? (await sql.one<{ secure_delete: number }>('PRAGMA secure_delete'))!.secure_delete : null;
+  if (secureDelete !== null) await sql.run('PRAGMA secure_delete = ON');
   try {
-    return db.transaction(() => {
-      const rows = db.prepare(`SELECT id, headers FROM webhook_subscriptions WHERE headers_enc IS NULL AND headers <> '{}'`).all() as Array<{ id: number; headers: string }>;
+    return await sql.transaction(async (tx) => {
+      const rows = await tx.all<{ id: number; headers: string }>(`SELECT id, headers FROM webhook_subscriptions WHERE headers_enc IS NULL AND headers <> '{}'`);
+      let sealedRows = 0;
       for (const row of rows) {
         const { masks, sealed } = sealHeaders(JSON.parse(row.headers) as Record<string, string>, secrets);
-        db.prepare('UPDATE webhook_subscriptions SET headers = ?, headers_enc = ? WHERE id = ?').run(JSON.stringify(masks), sealed, row.id);
+        sealedRows += (await tx.run('UPDATE webhook_subscriptions SET headers = ?, headers_enc = ? WHERE id = ? AND headers_enc IS NULL',
+          [JSON.stringify(masks), sealed, row.id])).changes;
       }
-      return rows.length;
-    }).immediate();
+      return sealedRows;
+    });
   } finally {
-    db.pragma(`secure_delete = ${secureDelete}`);
+    if (secureDelete !== null) await sql.run(`PRAGMA secure_delete = ${secureDelete}`);
   }
 }

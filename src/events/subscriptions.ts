@@ -1,5 +1,5 @@
 // Webhook subscriptions (`WH...`): where one event type of one account is delivered, and how.
-import type { Db } from '../store/db.js';
+import type { SqlDb, SqlValue } from '../store/sql.js';
 import type { Clock } from '../clock.js';
 import { newSid, randomToken } from '../crypto/tokens.js';
 import type { EventType } from './lifecycle.js';
@@ -59,60 +59,66 @@ const COLUMNS: Record<Exclude<keyof SubscriptionChanges, 'headers'>, string> = {
 };
 
 export class SubscriptionRepo {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock) {}
 
-  /** Custom headers come sealed (sealHeaders); left out, there are none. */
-  create(input: Omit<Subscription, 'id' | 'sid' | 'status' | 'createdAt' | 'updatedAt' | 'headers' | 'headersSealed'> & { headers?: SealedHeaders }): Subscription {
-    return this.db.transaction(() => {
-      const existing = this.forEventType(input.accountId, input.eventType);
-      if (existing) throw new SubscriptionExistsError(input.eventType, existing.sid);
-      const sid = newSid('WH');
-      const now = this.#now();
-      this.db.prepare(`INSERT INTO webhook_subscriptions (sid, account_id, event_type, target_url, headers, headers_enc,
-        delivery_mode, timeout_ms, max_retries, secret_enc, payload_template, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)`)
-        .run(sid, input.accountId, input.eventType, input.targetUrl, JSON.stringify(input.headers?.masks ?? {}), input.headers?.sealed ?? null, input.deliveryMode,
-          input.timeoutMs, input.maxRetries, input.secretSealed, input.payloadTemplate, now, now);
-      return this.getForAccount(input.accountId, sid)!;
-    }).immediate();
+  /**
+   * Custom headers come sealed (sealHeaders); left out, there are none. One subscription per account and event
+   * type: the unique index decides between concurrent creates, the loser is told which one exists.
+   */
+  async create(input: Omit<Subscription, 'id' | 'sid' | 'status' | 'createdAt' | 'updatedAt' | 'headers' | 'headersSealed'> & { headers?: SealedHeaders }): Promise<Subscription> {
+    const sid = newSid('WH');
+    const now = this.#now();
+    const inserted = await this.sql.run(`INSERT INTO webhook_subscriptions (sid, account_id, event_type, target_url, headers, headers_enc,
+      delivery_mode, timeout_ms, max_retries, secret_enc, payload_template, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)
+      ON CONFLICT (account_id, event_type) DO NOTHING`,
+    [sid, input.accountId, input.eventType, input.targetUrl, JSON.stringify(input.headers?.masks ?? {}), input.headers?.sealed ?? null, input.deliveryMode,
+      input.timeoutMs, input.maxRetries, input.secretSealed, input.payloadTemplate, now, now]);
+    if (inserted.changes === 0) {
+      const existing = await this.forEventType(input.accountId, input.eventType);
+      throw new SubscriptionExistsError(input.eventType, existing?.sid ?? '');
+    }
+    return (await this.getForAccount(input.accountId, sid))!;
   }
 
-  getForAccount(accountId: number, sid: string): Subscription | undefined {
-    const row = this.db.prepare('SELECT * FROM webhook_subscriptions WHERE sid = ? AND account_id = ?').get(sid, accountId) as SubscriptionRow | undefined;
+  async getForAccount(accountId: number, sid: string): Promise<Subscription | undefined> {
+    const row = await this.sql.one<SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE sid = ? AND account_id = ?', [sid, accountId]);
     return row && toSubscription(row);
   }
 
-  forEventType(accountId: number, type: EventType): Subscription | undefined {
-    const row = this.db.prepare('SELECT * FROM webhook_subscriptions WHERE account_id = ? AND event_type = ?').get(accountId, type) as SubscriptionRow | undefined;
+  async forEventType(accountId: number, type: EventType): Promise<Subscription | undefined> {
+    const row = await this.sql.one<SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE account_id = ? AND event_type = ?', [accountId, type]);
     return row && toSubscription(row);
   }
 
   /** Newest first; `beforeId` is the cursor (the id of the last row of the previous page). */
-  listForAccount(accountId: number, page: { beforeId: number | null; limit: number }): Subscription[] {
-    return (this.db.prepare('SELECT * FROM webhook_subscriptions WHERE account_id = ? AND (? IS NULL OR id < ?) ORDER BY id DESC LIMIT ?')
-      .all(accountId, page.beforeId, page.beforeId, page.limit) as SubscriptionRow[]).map(toSubscription);
+  async listForAccount(accountId: number, page: { beforeId: number | null; limit: number }): Promise<Subscription[]> {
+    return (await this.sql.all<SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE account_id = ? AND (CAST(? AS BIGINT) IS NULL OR id < ?) ORDER BY id DESC LIMIT ?',
+      [accountId, page.beforeId, page.beforeId, page.limit])).map(toSubscription);
   }
 
-  update(sub: Subscription, changes: SubscriptionChanges): Subscription {
+  /** One UPDATE of the changed columns only, so concurrent changes of different fields are all kept. */
+  async update(sub: Subscription, changes: SubscriptionChanges): Promise<Subscription> {
     const sets: string[] = [];
-    const args: unknown[] = [];
+    const args: SqlValue[] = [];
     for (const [key, column] of Object.entries(COLUMNS) as [Exclude<keyof SubscriptionChanges, 'headers'>, string][]) {
-      if (changes[key] === undefined) continue;
+      const value = changes[key];
+      if (value === undefined) continue;
       sets.push(`${column} = ?`);
-      args.push(changes[key]);
+      args.push(value);
     }
     if (changes.headers) {
       sets.push('headers = ?', 'headers_enc = ?');
       args.push(JSON.stringify(changes.headers.masks), changes.headers.sealed);
     }
     if (sets.length > 0) {
-      this.db.prepare(`UPDATE webhook_subscriptions SET ${sets.join(', ')}, updated_at = ? WHERE id = ?`).run(...args, this.#now(), sub.id);
+      await this.sql.run(`UPDATE webhook_subscriptions SET ${sets.join(', ')}, updated_at = ? WHERE id = ?`, [...args, this.#now(), sub.id]);
     }
-    return this.getForAccount(sub.accountId, sub.sid)!;
+    return (await this.getForAccount(sub.accountId, sub.sid))!;
   }
 
   /** Deliveries and their attempt log go with it (ON DELETE CASCADE), which drops pending retries. */
-  delete(sub: Subscription): void {
-    this.db.prepare('DELETE FROM webhook_subscriptions WHERE id = ?').run(sub.id);
+  async delete(sub: Subscription): Promise<void> {
+    await this.sql.run('DELETE FROM webhook_subscriptions WHERE id = ?', [sub.id]);
   }
 
   #now(): string { return new Date(this.clock.now()).toISOString(); }

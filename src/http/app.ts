@@ -122,10 +122,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Plain http is allowed for what markup names (action URLs, audio); stored customer URLs were held to https when
   // written (checkCustomerUrl). Every target is still SSRF-checked at connect time.
   const outbound = createGuardedClient({ allowLoopback: config.devAllowLocalTargets, requireHttps: false });
-  const eventSystem = createEventSystem({ store, clock, secrets, log: logger.child({ component: 'events' }), allowLocalTargets: config.devAllowLocalTargets });
+  const eventSystem = await createEventSystem({ store, clock, secrets, log: logger.child({ component: 'events' }), allowLocalTargets: config.devAllowLocalTargets });
   const events = eventSystem.events;
   const customerHttp = new CustomerHttp(outbound, signingSecrets, clock);
-  const callbacks = new CallbackOutbox({ store: new CallbackStore(store.db, clock), http: customerHttp, clock, log: logger.child({ component: 'callbacks' }) });
+  const callbacks = new CallbackOutbox({ store: new CallbackStore(store.sql, clock), http: customerHttp, clock, log: logger.child({ component: 'callbacks' }) });
   callbacks.start();
   // The SIP target policy checks synchronously: it sees the carrier hosts as last read, read again after each check,
   // so a carrier added or removed at run time counts from the next check on.

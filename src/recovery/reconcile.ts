@@ -94,10 +94,10 @@ function finishCall(services: CallServices, call: CallRecord, endMs: number, own
   return store.sql.transaction(async (tx) => {
     const done = await store.calls.finishLost(call.sid, { status, endedAt: new Date(endMs).toISOString(), duration, cause: RESTART_CAUSE }, tx);
     if (!done) return null;
-    events.emit({
+    await events.emit({
       type: 'hangup', accountId: done.accountId, callSid: done.sid,
       data: { from: done.from, to: done.to, direction: done.direction, duration: done.duration, disposition: status, cause: RESTART_CAUSE },
-    });
+    }, tx);
     await store.calls.addTimeline(done.sid, 'reconciled', { previous_status: call.status, status, cause: RESTART_CAUSE, instance: owner }, tx);
     await services.conferences.settleLostCall(done.sid, tx);
     return done;

@@ -77,7 +77,7 @@ export function openStore(dataDir: string, clock: Clock): Store {
     users: new UserRepo(sql, clock),
     orgSettings: new OrgSettingsRepo(sql, clock, caches),
     leads: new LeadRepo(sql, clock),
-    webhookSubscriptions: new SubscriptionRepo(db, clock),
+    webhookSubscriptions: new SubscriptionRepo(sql, clock),
     conferences: new ConferenceRepo(sql, clock),
     instances: new InstanceRepo(sql, clock),
     queues: new QueueRepo(sql, clock),

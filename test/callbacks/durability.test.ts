@@ -16,10 +16,10 @@ t.test('callbacks in flight when the server is killed are delivered after the re
   hooks.on('/cb', 'hang');
   const store = openStore(dataDir, systemClock());
   const account = await store.accounts.create({ name: 'durable', trunking: false, trunkCapacity: 1 });
-  const queue = new CallbackStore(store.db, systemClock());
+  const queue = new CallbackStore(store.sql, systemClock());
   const sids: string[] = [];
   for (let i = 0; i < STREAMS; i++) {
-    for (const n of [1, 2]) sids.push(queue.enqueue({ accountId: account.id, stream: `CF${i}`, url: `${hooks.url}/cb`, method: 'POST', fields: { Stream: String(i), SequenceNumber: String(n) } }));
+    for (const n of [1, 2]) sids.push(await queue.enqueue({ accountId: account.id, stream: `CF${i}`, url: `${hooks.url}/cb`, method: 'POST', fields: { Stream: String(i), SequenceNumber: String(n) } }));
   }
   store.close();
   const env = { RINGBASE_DATA_DIR: dataDir, RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' };
@@ -40,5 +40,5 @@ t.test('callbacks in flight when the server is killed are delivered after the re
   await server.exited;
   const check = openStore(dataDir, systemClock());
   t.teardown(() => check.close());
-  t.equal((check.db.prepare("SELECT COUNT(*) AS n FROM callback_outbox WHERE status = 'delivered'").get() as { n: number }).n, STREAMS * 2, 'all recorded delivered');
+  t.equal((await check.sql.one<{ n: number }>("SELECT COUNT(*) AS n FROM callback_outbox WHERE status = 'delivered'"))!.n, STREAMS * 2, 'all recorded delivered');
 });

@@ -19,29 +19,29 @@ async function setup(t: Test) {
   const hooks = await startWebhookApp(t);
   // The app's own worker is stopped: this one pins the jitter, so the retry schedule is exact.
   await h.app.callbacks.stop();
-  const worker = (at: FakeClock) => new CallbackOutbox({ store: new CallbackStore(h.store.db, at), http: h.app.callServices.http, clock: at, log: h.app.callServices.log, random: () => 0.5 });
+  const worker = (at: FakeClock) => new CallbackOutbox({ store: new CallbackStore(h.store.sql, at), http: h.app.callServices.http, clock: at, log: h.app.callServices.log, random: () => 0.5 });
   const outbox = worker(clock);
   outbox.start();
   t.teardown(() => outbox.stop());
-  const status = (sid: string) => (h.store.db.prepare('SELECT status, attempt_count AS attempts FROM callback_outbox WHERE sid = ?').get(sid) as { status: string; attempts: number } | undefined);
+  const status = (sid: string) => h.store.sql.one<{ status: string; attempts: number }>('SELECT status, attempt_count AS attempts FROM callback_outbox WHERE sid = ?', [sid]);
   return { clock, h, accountId: id, hooks, outbox, worker, status };
 }
 
 t.test('a callback is a signed form POST', async (t) => {
   const { h, accountId, hooks, outbox, status } = await setup(t);
   hooks.on('/cb', { status: 204, body: '' });
-  const sid = outbox.enqueue({ accountId, stream: 'CF1', url: `${hooks.url}/cb`, method: 'POST', fields: { StatusCallbackEvent: 'conference-start', SequenceNumber: '1' } });
+  const sid = await outbox.enqueue({ accountId, stream: 'CF1', url: `${hooks.url}/cb`, method: 'POST', fields: { StatusCallbackEvent: 'conference-start', SequenceNumber: '1' } });
   const req = await hooks.waitFor('/cb');
   t.same(Object.fromEntries(req.form), { StatusCallbackEvent: 'conference-start', SequenceNumber: '1' });
   t.same(verify(await h.app.signingSecrets.get(accountId), req.body, req.headers['x-service-signature'], Math.floor(Date.now() / 1000)), { ok: true }, 'signed with the account secret');
-  await until('recorded as delivered', 2_000, () => status(sid)?.status === 'delivered');
+  await until('recorded as delivered', 2_000, async () => (await status(sid))?.status === 'delivered');
   t.pass('delivered');
 });
 
 t.test('a GET callback carries its fields in the query string, signed over it', async (t) => {
   const { h, accountId, hooks, outbox } = await setup(t);
   hooks.on('/get', { status: 200, body: '' });
-  outbox.enqueue({ accountId, stream: 'CF1', url: `${hooks.url}/get?keep=1`, method: 'GET', fields: { StatusCallbackEvent: 'participant-join', FriendlyName: 'a b&c' } });
+  await outbox.enqueue({ accountId, stream: 'CF1', url: `${hooks.url}/get?keep=1`, method: 'GET', fields: { StatusCallbackEvent: 'participant-join', FriendlyName: 'a b&c' } });
   const req = await hooks.waitFor('/get');
   t.equal(req.method, 'GET');
   t.same(Object.fromEntries(req.query), { keep: '1', StatusCallbackEvent: 'participant-join', FriendlyName: 'a b&c' });
@@ -59,17 +59,17 @@ t.test('a slow receiver holds its stream: the next callback goes only after the 
     return { status: 200, body: '' };
   });
   hooks.on('/other', { status: 200, body: '' });
-  const first = outbox.enqueue({ accountId, stream: 'CF1', url: `${hooks.url}/slow`, method: 'POST', fields: { n: '1' } });
-  const second = outbox.enqueue({ accountId, stream: 'CF1', url: `${hooks.url}/slow`, method: 'POST', fields: { n: '2' } });
-  const other = outbox.enqueue({ accountId, stream: 'CF2', url: `${hooks.url}/other`, method: 'POST', fields: { n: '1' } });
+  const first = await outbox.enqueue({ accountId, stream: 'CF1', url: `${hooks.url}/slow`, method: 'POST', fields: { n: '1' } });
+  const second = await outbox.enqueue({ accountId, stream: 'CF1', url: `${hooks.url}/slow`, method: 'POST', fields: { n: '2' } });
+  const other = await outbox.enqueue({ accountId, stream: 'CF2', url: `${hooks.url}/other`, method: 'POST', fields: { n: '1' } });
   await hooks.waitFor('/slow');
-  await until('the other stream delivered meanwhile', 2_000, () => status(other)?.status === 'delivered');
+  await until('the other stream delivered meanwhile', 2_000, async () => (await status(other))?.status === 'delivered');
   await clock.advance(5_000); // the worker's poll comes round while the first is still unanswered (lease: 7 s)
   t.equal(hooks.requests.filter((r) => r.path === '/slow').length, 1, 'only the first is sent');
-  t.same(status(second), { status: 'pending', attempts: 0 }, 'the second waits, not even attempted');
+  t.same((await status(second)), { status: 'pending', attempts: 0 }, 'the second waits, not even attempted');
   answerFirst();
-  await until('both delivered', 2_000, () => status(second)?.status === 'delivered');
-  t.equal(status(first)?.status, 'delivered');
+  await until('both delivered', 2_000, async () => (await status(second))?.status === 'delivered');
+  t.equal((await status(first))?.status, 'delivered');
   t.same(hooks.requests.filter((r) => r.path === '/slow').map((r) => r.form.get('n')), ['1', '2'], 'in order, each once');
 });
 
@@ -79,53 +79,57 @@ t.test('a stream waits for its earlier callback; other streams go on; retries ba
   hooks.on('/a', () => (failFirst ? ((failFirst = false), { status: 500, body: '' }) : { status: 200, body: '' }));
   hooks.on('/b', { status: 200, body: '' });
   hooks.on('/down', { status: 503, body: '' });
-  const a1 = outbox.enqueue({ accountId, stream: 'A', url: `${hooks.url}/a`, method: 'POST', fields: { n: 'a1' } });
-  const a2 = outbox.enqueue({ accountId, stream: 'A', url: `${hooks.url}/a`, method: 'POST', fields: { n: 'a2' } });
-  const b1 = outbox.enqueue({ accountId, stream: 'B', url: `${hooks.url}/b`, method: 'POST', fields: { n: 'b1' } });
-  const down = outbox.enqueue({ accountId, stream: 'C', url: `${hooks.url}/down`, method: 'POST', fields: { n: 'c1' } });
-  await until('first attempts', 2_000, () => status(a1)?.attempts === 1 && status(b1)?.status === 'delivered' && status(down)?.attempts === 1);
-  t.equal(status(a1)?.status, 'pending', 'a1 failed and waits for its retry');
-  t.equal(status(a2)?.attempts, 0, 'a2 waits behind a1');
-  t.equal(status(b1)?.status, 'delivered', 'stream B was not held up');
+  const a1 = await outbox.enqueue({ accountId, stream: 'A', url: `${hooks.url}/a`, method: 'POST', fields: { n: 'a1' } });
+  const a2 = await outbox.enqueue({ accountId, stream: 'A', url: `${hooks.url}/a`, method: 'POST', fields: { n: 'a2' } });
+  const b1 = await outbox.enqueue({ accountId, stream: 'B', url: `${hooks.url}/b`, method: 'POST', fields: { n: 'b1' } });
+  const down = await outbox.enqueue({ accountId, stream: 'C', url: `${hooks.url}/down`, method: 'POST', fields: { n: 'c1' } });
+  await until('first attempts', 2_000, async () => (await status(a1))?.attempts === 1 && (await status(b1))?.status === 'delivered' && (await status(down))?.attempts === 1);
+  t.equal((await status(a1))?.status, 'pending', 'a1 failed and waits for its retry');
+  t.equal((await status(a2))?.attempts, 0, 'a2 waits behind a1');
+  t.equal((await status(b1))?.status, 'delivered', 'stream B was not held up');
   await clock.advance(29_000);
-  t.equal(status(a1)?.attempts, 1, 'no retry before the backoff (30 s)');
+  t.equal((await status(a1))?.attempts, 1, 'no retry before the backoff (30 s)');
   await clock.advance(2_000);
-  await until('a1 then a2 delivered', 2_000, () => status(a2)?.status === 'delivered');
+  await until('a1 then a2 delivered', 2_000, async () => (await status(a2))?.status === 'delivered');
   t.same(hooks.requests.filter((r) => r.path === '/a').map((r) => r.form.get('n')), ['a1', 'a1', 'a2'], 'in order, a1 retried first');
   for (let i = 0; i < 6; i++) await clock.advance(20 * 60_000);
-  await until('the failing target given up', 2_000, () => status(down)?.status === 'exhausted');
+  await until('the failing target given up', 2_000, async () => (await status(down))?.status === 'exhausted');
   t.equal(hooks.requests.filter((r) => r.path === '/down').length, 5, 'five attempts (30 s, 1, 2, 4 min apart), then exhausted');
-  const row = h.store.db.prepare('SELECT last_status_code AS code, last_error AS error FROM callback_outbox WHERE sid = ?').get(down);
+  const row = await h.store.sql.one('SELECT last_status_code AS code, last_error AS error FROM callback_outbox WHERE sid = ?', [down]);
   t.same(row, { code: 503, error: 'the receiver answered 503' }, 'the last failure is kept');
 });
 
 t.test('a callback queued in a transaction that rolls back never exists', async (t) => {
   const { h, accountId, hooks, outbox } = await setup(t);
-  t.throws(() => h.store.db.transaction(() => {
-    outbox.enqueue({ accountId, stream: 'X', url: `${hooks.url}/x`, method: 'POST', fields: {} });
+  let woken = 0;
+  const wake = outbox.wake.bind(outbox);
+  outbox.wake = () => { woken++; wake(); };
+  await t.rejects(h.store.sql.transaction(async (tx) => {
+    await outbox.enqueue({ accountId, stream: 'X', url: `${hooks.url}/x`, method: 'POST', fields: {} }, tx);
     throw new Error('the change failed');
-  })());
-  t.equal((h.store.db.prepare('SELECT COUNT(*) AS n FROM callback_outbox').get() as { n: number }).n, 0);
+  }), /the change failed/);
+  t.equal((await h.store.sql.one<{ n: number }>('SELECT COUNT(*) AS n FROM callback_outbox'))!.n, 0);
+  t.equal(woken, 0, 'the worker is not woken for it');
 });
 
 t.test('delivered and exhausted callbacks are pruned 30 days after they finished; pending ones never', async (t) => {
   const { clock, h, accountId, hooks, outbox, worker, status } = await setup(t);
   hooks.on('/ok', { status: 200, body: '' });
   hooks.on('/down', { status: 500, body: '' });
-  const delivered = outbox.enqueue({ accountId, stream: 'A', url: `${hooks.url}/ok`, method: 'POST', fields: {} });
-  const exhausted = outbox.enqueue({ accountId, stream: 'B', url: `${hooks.url}/down`, method: 'POST', fields: {} });
-  for (let i = 0; i < 10 && status(exhausted)?.status !== 'exhausted'; i++) await clock.advance(60_000);
-  t.equal(status(delivered)?.status, 'delivered');
-  t.equal(status(exhausted)?.status, 'exhausted');
+  const delivered = await outbox.enqueue({ accountId, stream: 'A', url: `${hooks.url}/ok`, method: 'POST', fields: {} });
+  const exhausted = await outbox.enqueue({ accountId, stream: 'B', url: `${hooks.url}/down`, method: 'POST', fields: {} });
+  for (let i = 0; i < 10 && (await status(exhausted))?.status !== 'exhausted'; i++) await clock.advance(60_000);
+  t.equal((await status(delivered))?.status, 'delivered');
+  t.equal((await status(exhausted))?.status, 'exhausted');
   await outbox.stop();
   // Queued while no worker runs: stays pending however old it gets.
-  const pending = new CallbackStore(h.store.db, clock).enqueue({ accountId, stream: 'C', url: `${hooks.url}/ok`, method: 'POST', fields: {} });
+  const pending = await new CallbackStore(h.store.sql, clock).enqueue({ accountId, stream: 'C', url: `${hooks.url}/ok`, method: 'POST', fields: {} });
   // A worker starting later prunes at once (then hourly); stopped before it looks for work.
   const startAt = async (ms: number) => { const w = worker(new FakeClock(clock.now() + ms)); w.start(); await w.stop(); };
   await startAt(29 * DAY);
-  t.ok(status(delivered) && status(exhausted), 'kept for 29 days');
+  t.ok((await status(delivered)) && (await status(exhausted)), 'kept for 29 days');
   await startAt(31 * DAY);
-  t.equal(status(delivered), undefined, 'delivered row pruned');
-  t.equal(status(exhausted), undefined, 'exhausted row pruned');
-  t.same(status(pending), { status: 'pending', attempts: 0 }, 'pending row kept');
+  t.equal((await status(delivered)), undefined, 'delivered row pruned');
+  t.equal((await status(exhausted)), undefined, 'exhausted row pruned');
+  t.same((await status(pending)), { status: 'pending', attempts: 0 }, 'pending row kept');
 });

@@ -9,6 +9,8 @@ import type { AttemptOutcome } from '../../src/events/delivery-worker.js';
 const callStart = (accountId: number, callSid = 'CA1') =>
   ({ type: 'call-start' as const, accountId, callSid, data: { from: '+15550100001', to: '+15550100002', direction: 'inbound' } });
 
+const count = async (h: PreviewHarness, table: string) => (await h.store.sql.one<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))!.n;
+
 /** Resolves with the next attempt the worker finishes. */
 const nextAttempt = (h: PreviewHarness) => new Promise<AttemptOutcome>((resolve) => {
   const off = h.app.eventSystem.worker.onAttempt((o) => { off(); resolve(o); });
@@ -27,7 +29,7 @@ t.test('a receiver verifies a real signed delivery; custom headers merged; redir
   receiver.on('/hook', { status: 200, body: '{}' });
   const sub = (await h.v1('POST', '/v1/webhooks', { body: { event_type: 'call-start', target_url: `${receiver.url}/hook`, headers: { 'X-Tenant': 'acme' } } })).body;
   const first = nextAttempt(h);
-  h.app.eventSystem.events.emit(callStart(a.id));
+  await h.app.eventSystem.events.emit(callStart(a.id));
   const req = await receiver.waitFor('/hook');
   await first;
   t.same(verify(sub.secret, req.body, req.headers['x-service-signature'], Math.floor(Date.now() / 1000)), { ok: true });
@@ -39,7 +41,7 @@ t.test('a receiver verifies a real signed delivery; custom headers merged; redir
 
   receiver.on('/hook', { status: 302, body: '', type: 'text/plain' });
   const redirected = nextAttempt(h);
-  h.app.eventSystem.events.emit(callStart(a.id, 'CA2'));
+  await h.app.eventSystem.events.emit(callStart(a.id, 'CA2'));
   const outcome = await redirected;
   t.match(outcome, { status: 'pending', record: { statusCode: 302, error: /http_status/ } });
   t.equal(receiver.requests.length, 2, 'the 302 was not followed');
@@ -51,7 +53,7 @@ t.test('payload template reshapes the delivered body', async (t) => {
   const receiver = await startWebhookApp(t);
   receiver.on('/t', { status: 200, body: '' });
   await h.v1('POST', '/v1/webhooks', { body: { event_type: 'call-start', target_url: `${receiver.url}/t`, payload_template: '{"caller": {{data.from}}, "call": {{call_sid}}, "kind": "ringbase"}' } });
-  h.app.eventSystem.events.emit(callStart(a.id));
+  await h.app.eventSystem.events.emit(callStart(a.id));
   t.same((await receiver.waitFor('/t')).json, { caller: '+15550100001', call: 'CA1', kind: 'ringbase' });
 });
 
@@ -63,7 +65,7 @@ t.test('retries follow the schedule on a fake clock, then exhausted', async (t) 
   receiver.on('/fail', { status: 503, body: 'down' });
   const sub = (await h.v1('POST', '/v1/webhooks', { body: { event_type: 'call-start', target_url: `${receiver.url}/fail`, max_retries: 3 } })).body;
   let attempt = nextAttempt(h);
-  h.app.eventSystem.events.emit(callStart(a.id));
+  await h.app.eventSystem.events.emit(callStart(a.id));
   for (let n = 1; n <= 3; n++) {
     const o = await attempt;
     t.equal(o.record.attempt, n);
@@ -92,13 +94,13 @@ t.test('paused subscriptions hold deliveries until resumed; delete drops pending
   receiver.on('/p', { status: 200, body: '' });
   const sub = (await h.v1('POST', '/v1/webhooks', { body: { event_type: 'call-start', target_url: `${receiver.url}/p` } })).body;
   // Paused after the event was queued: the delivery waits.
-  h.store.db.transaction(() => {
-    h.app.eventSystem.events.emit(callStart(a.id));
-    h.store.db.prepare("UPDATE webhook_subscriptions SET status = 'paused' WHERE sid = ?").run(sub.sid);
-  })();
+  await h.store.sql.transaction(async (tx) => {
+    await h.app.eventSystem.events.emit(callStart(a.id), tx);
+    await tx.run("UPDATE webhook_subscriptions SET status = 'paused' WHERE sid = ?", [sub.sid]);
+  });
   await h.clock.setTimeout(() => undefined, 0);
-  t.equal(h.app.eventSystem.outbox.claimDue(10).length, 0, 'nothing claimable while paused');
-  h.app.eventSystem.events.emit(callStart(a.id, 'CA-while-paused'));
+  t.equal((await h.app.eventSystem.outbox.claimDue(10)).length, 0, 'nothing claimable while paused');
+  await h.app.eventSystem.events.emit(callStart(a.id, 'CA-while-paused'));
   const delivered = nextAttempt(h);
   await h.v1('POST', `/v1/webhooks/${sub.sid}`, { body: { status: 'active' } });
   t.equal((await delivered).status, 'delivered');
@@ -106,25 +108,25 @@ t.test('paused subscriptions hold deliveries until resumed; delete drops pending
 
   receiver.on('/p', { status: 500, body: '' });
   const failed = nextAttempt(h);
-  h.app.eventSystem.events.emit(callStart(a.id, 'CA3'));
+  await h.app.eventSystem.events.emit(callStart(a.id, 'CA3'));
   t.equal((await failed).status, 'pending');
   t.equal((await h.v1('DELETE', `/v1/webhooks/${sub.sid}`)).status, 204);
-  t.equal(h.store.db.prepare('SELECT COUNT(*) FROM webhook_deliveries').pluck().get(), 0, 'pending retries dropped');
+  t.equal(await count(h, 'webhook_deliveries'), 0, 'pending retries dropped');
 });
 
 t.test('emit joins the caller transaction: a rollback leaves nothing queued', async (t) => {
   const h = await startPreviewHarness(t);
   const a = await h.org();
   await h.v1('POST', '/v1/webhooks', { body: { event_type: 'call-start', target_url: 'http://127.0.0.1:9/x' } });
-  t.throws(() => h.store.db.transaction(() => {
-    h.app.eventSystem.events.emit(callStart(a.id));
+  await t.rejects(h.store.sql.transaction(async (tx) => {
+    await h.app.eventSystem.events.emit(callStart(a.id), tx);
     throw new Error('state change failed');
-  })());
-  t.equal(h.store.db.prepare('SELECT COUNT(*) FROM events').pluck().get(), 0);
-  t.equal(h.store.db.prepare('SELECT COUNT(*) FROM webhook_deliveries').pluck().get(), 0);
+  }), /state change failed/);
+  t.equal(await count(h, 'events'), 0);
+  t.equal(await count(h, 'webhook_deliveries'), 0);
   const other = await h.org();
-  h.app.eventSystem.events.emit(callStart(other.id));
-  t.equal(h.store.db.prepare('SELECT COUNT(*) FROM events').pluck().get(), 0, 'no subscription, nothing stored');
+  await h.app.eventSystem.events.emit(callStart(other.id));
+  t.equal(await count(h, 'events'), 0, 'no subscription, nothing stored');
 });
 
 t.test('sync mode: emitAndWait resolves at the 2xx, or at timeout_ms', async (t) => {

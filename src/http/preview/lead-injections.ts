@@ -74,10 +74,10 @@ export async function leadInjectionRoutes(app: FastifyInstance, deps: Deps): Pro
       const created = await store.leads.create({
         accountId, phone: req.body.phone, campaign: req.body.campaign, attributes: req.body.attributes ?? {}, sourceIp: proxies.clientIp(req),
       }, tx);
-      events.emit({
+      await events.emit({
         type: 'web-form', accountId, callSid: null,
         data: { lead_sid: created.sid, phone: created.phone, campaign: created.campaign, attributes: created.attributes },
-      });
+      }, tx);
       return { lead: created, callbackSid: await speedToLead(store, tx, accountId, created) };
     });
     return reply.status(202).send(view(lead, callbackSid));

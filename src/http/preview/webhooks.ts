@@ -12,7 +12,7 @@ import {
   MAX_RETRIES, TIMEOUT_MS, WebhookCreateBody, WebhookDeliveryList, WebhookList, WebhookSubscription, WebhookSubscriptionCreated,
   WebhookUpdateBody, type WebhookCreateInput, type WebhookUpdateInput,
 } from '../schemas/preview-webhooks.js';
-import { fetchPage, pageRequest } from './pagination.js';
+import { fetchPageAsync, pageRequest } from './pagination.js';
 import { checkHeaders, checkTarget, checkTemplate } from './webhook-input.js';
 import { sealHeaders } from '../../events/subscription-headers.js';
 
@@ -46,8 +46,8 @@ export async function webhookRoutes(app: FastifyInstance, deps: Deps): Promise<v
   const allowHosts = async (accountId: number) => (await store.orgSettings.get(accountId)).webhookHosts;
 
   // Another account's subscription answers exactly like a nonexistent one.
-  function load(req: SidRequest): Subscription {
-    const sub = subs.getForAccount(req.account.id, req.params.sid);
+  async function load(req: SidRequest): Promise<Subscription> {
+    const sub = await subs.getForAccount(req.account.id, req.params.sid);
     if (!sub) throw errors.notFound('Webhook subscription');
     return sub;
   }
@@ -61,7 +61,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: Deps): Promise<v
     const b = req.body;
     const secret = newSubscriptionSecret();
     try {
-      const sub = subs.create({
+      const sub = await subs.create({
         accountId: req.account.id,
         eventType: b.event_type,
         targetUrl: checkTarget(b.target_url, await allowHosts(req.account.id), config.devAllowLocalTargets),
@@ -81,13 +81,13 @@ export async function webhookRoutes(app: FastifyInstance, deps: Deps): Promise<v
 
   app.get<{ Querystring: { page_size?: number; cursor?: string } }>('/v1/webhooks', {
     schema: { tags, security, summary: 'List subscriptions, newest first', querystring: PageQuery, response: { 200: WebhookList, ...previewErrorResponses() } },
-  }, async (req) => fetchPage(pageRequest(req.query), (p) => subs.listForAccount(req.account.id, p), (s) => ({
+  }, async (req) => fetchPageAsync(pageRequest(req.query), (p) => subs.listForAccount(req.account.id, p), (s) => ({
     sid: s.sid, event_type: s.eventType, target_url: s.targetUrl, status: s.status,
   })));
 
   app.get<{ Params: { sid: string } }>('/v1/webhooks/:sid', {
     schema: { tags, security, summary: 'Fetch a subscription (no secret)', params: SidParams, response: { 200: WebhookSubscription, ...previewErrorResponses(404) } },
-  }, async (req) => view(load(req)));
+  }, async (req) => view(await load(req)));
 
   app.post<{ Params: { sid: string }; Body: WebhookUpdateInput }>('/v1/webhooks/:sid', {
     preValidation: async (req) => { req.body ??= {}; },
@@ -96,7 +96,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: Deps): Promise<v
       params: SidParams, body: WebhookUpdateBody, response: { 200: WebhookSubscription, ...previewErrorResponses(404) },
     },
   }, async (req) => {
-    const sub = load(req);
+    const sub = await load(req);
     const b = req.body;
     const changes: SubscriptionChanges = {
       targetUrl: b.target_url === undefined ? undefined : checkTarget(b.target_url, await allowHosts(sub.accountId), config.devAllowLocalTargets),
@@ -107,7 +107,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: Deps): Promise<v
       payloadTemplate: b.payload_template === undefined ? undefined : checkTemplate(b.payload_template, sub.eventType),
       status: b.status,
     };
-    const updated = subs.update(sub, changes);
+    const updated = await subs.update(sub, changes);
     // Resuming releases the deliveries held while paused.
     if (b.status === 'active') eventSystem.worker.wake();
     return view(updated);
@@ -116,7 +116,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: Deps): Promise<v
   app.delete<{ Params: { sid: string } }>('/v1/webhooks/:sid', {
     schema: { tags, security, summary: 'Delete a subscription; pending retries are dropped', params: SidParams, response: { 204: { type: 'null', description: 'Deleted' }, ...previewErrorResponses(404) } },
   }, async (req, reply) => {
-    subs.delete(load(req));
+    await subs.delete(await load(req));
     return reply.status(204).send();
   });
 
@@ -126,7 +126,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: Deps): Promise<v
       params: SidParams, querystring: PageQuery, response: { 200: WebhookDeliveryList, ...previewErrorResponses(404) },
     },
   }, async (req) => {
-    const sub = load(req);
-    return fetchPage(pageRequest(req.query), (p) => eventSystem.outbox.listForSubscription(sub.id, p), deliveryView);
+    const sub = await load(req);
+    return fetchPageAsync(pageRequest(req.query), (p) => eventSystem.outbox.listForSubscription(sub.id, p), deliveryView);
   });
 }

@@ -21,7 +21,7 @@ export function subscriptionRoutes(app: FastifyInstance, d: Dashboard): void {
 
   // Another account's subscription reads exactly like a missing one.
   const withSub = (handle: (sub: Subscription, req: SidRequest, reply: FastifyReply) => unknown) => async (req: SidRequest, reply: FastifyReply) => {
-    const sub = subs.getForAccount(viewerOf(req).account.id, req.params.sid);
+    const sub = await subs.getForAccount(viewerOf(req).account.id, req.params.sid);
     if (!sub) return sendPage(reply, errorView(404, 'There is no such subscription on this account.', viewerOf(req)), 404);
     return handle(sub, req, reply);
   };
@@ -29,7 +29,7 @@ export function subscriptionRoutes(app: FastifyInstance, d: Dashboard): void {
 
   app.get('/subscriptions', async (req, reply) => {
     const v = viewerOf(req);
-    return sendPage(reply, subscriptionsView(v, list(v.account.id), { notice: queryOf(req).done }));
+    return sendPage(reply, subscriptionsView(v, await list(v.account.id), { notice: queryOf(req).done }));
   });
 
   // The clear secret is rendered in this response only, like an API key.
@@ -46,17 +46,17 @@ export function subscriptionRoutes(app: FastifyInstance, d: Dashboard): void {
     if (!check) problems.target_url = ['Enter the address that receives the events, starting with https://.'];
     else if (!check.ok) problems.target_url = [`This address cannot be used: ${check.why}`];
     if (eventType && mode && check?.ok) {
-      const created = create(v.account.id, eventType, check.url, mode);
+      const created = await create(v.account.id, eventType, check.url, mode);
       if (created instanceof SubscriptionExistsError) problems.event_type = [`This account already has a subscription to ${eventType}; change or delete that one.`];
-      else return sendPage(reply, subscriptionsView(v, list(v.account.id), { created }), 201);
+      else return sendPage(reply, subscriptionsView(v, await list(v.account.id), { created }), 201);
     }
-    return sendPage(reply, subscriptionsView(v, list(v.account.id), { form: new FormRender(form, problems) }), 422);
+    return sendPage(reply, subscriptionsView(v, await list(v.account.id), { form: new FormRender(form, problems) }), 422);
   });
 
-  function create(accountId: number, eventType: EventType, targetUrl: string, deliveryMode: DeliveryMode) {
+  async function create(accountId: number, eventType: EventType, targetUrl: string, deliveryMode: DeliveryMode) {
     const secret = newSubscriptionSecret();
     try {
-      const sub = subs.create({
+      const sub = await subs.create({
         accountId, eventType, targetUrl, deliveryMode, timeoutMs: TIMEOUT_MS.default, maxRetries: MAX_RETRIES.default,
         secretSealed: d.secrets.seal(secret), payloadTemplate: null,
       });
@@ -67,34 +67,34 @@ export function subscriptionRoutes(app: FastifyInstance, d: Dashboard): void {
     }
   }
 
-  app.get<{ Params: { sid: string } }>('/subscriptions/:sid', withSub((sub, req, reply) =>
-    sendPage(reply, subscriptionView(viewerOf(req), sub, outbox.listForSubscription(sub.id, { beforeId: null, limit: LOG_LIMIT }), queryOf(req).done))));
+  app.get<{ Params: { sid: string } }>('/subscriptions/:sid', withSub(async (sub, req, reply) =>
+    sendPage(reply, subscriptionView(viewerOf(req), sub, await outbox.listForSubscription(sub.id, { beforeId: null, limit: LOG_LIMIT }), queryOf(req).done))));
 
-  app.post<{ Params: { sid: string } }>('/subscriptions/:sid/pause', withSub((sub, _req, reply) => {
-    subs.update(sub, { status: 'paused' });
+  app.post<{ Params: { sid: string } }>('/subscriptions/:sid/pause', withSub(async (sub, _req, reply) => {
+    await subs.update(sub, { status: 'paused' });
     return back(reply, sub, 'subscription-paused');
   }));
 
-  app.post<{ Params: { sid: string } }>('/subscriptions/:sid/resume', withSub((sub, _req, reply) => {
-    subs.update(sub, { status: 'active' });
+  app.post<{ Params: { sid: string } }>('/subscriptions/:sid/resume', withSub(async (sub, _req, reply) => {
+    await subs.update(sub, { status: 'active' });
     // Deliveries held while paused go out now.
     worker.wake();
     return back(reply, sub, 'subscription-resumed');
   }));
 
-  app.post<{ Params: { sid: string } }>('/subscriptions/:sid/delete', withSub((sub, _req, reply) => {
-    subs.delete(sub);
+  app.post<{ Params: { sid: string } }>('/subscriptions/:sid/delete', withSub(async (sub, _req, reply) => {
+    await subs.delete(sub);
     return reply.redirect('/dashboard/subscriptions?done=subscription-deleted', 303);
   }));
 
-  app.post<{ Params: { sid: string } }>('/subscriptions/:sid/test', withSub((sub, _req, reply) => {
-    outbox.enqueueTest(sub);
+  app.post<{ Params: { sid: string } }>('/subscriptions/:sid/test', withSub(async (sub, _req, reply) => {
+    await outbox.enqueueTest(sub);
     worker.wake();
     return back(reply, sub, 'test-event-queued');
   }));
 
-  app.post<{ Params: { sid: string; delivery?: string } }>('/subscriptions/:sid/deliveries/:delivery/redeliver', withSub((sub, req, reply) => {
-    if (!outbox.redeliver(sub.id, req.params.delivery ?? '')) {
+  app.post<{ Params: { sid: string; delivery?: string } }>('/subscriptions/:sid/deliveries/:delivery/redeliver', withSub(async (sub, req, reply) => {
+    if (!await outbox.redeliver(sub.id, req.params.delivery ?? '')) {
       return sendPage(reply, errorView(404, 'There is no such delivery on this subscription.', viewerOf(req)), 404);
     }
     worker.wake();
