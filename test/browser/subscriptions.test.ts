@@ -72,6 +72,6 @@ for (const width of [1280, 390]) {
     await page.click('button:has-text("Delete subscription")');
     await page.waitForURL(/done=subscription-deleted/);
     t.match(dialogs, [/^Delete this subscription\?/], 'deleting asked first');
-    t.equal(h.store.webhookSubscriptions.listForAccount(a.id, { beforeId: null, limit: 10 }).length, 0);
+    t.equal((await h.store.webhookSubscriptions.listForAccount(a.id, { beforeId: null, limit: 10 })).length, 0);
   });
 }

@@ -35,10 +35,10 @@ t.test('create with the secret shown once, test event, pause/resume, redeliver, 
   t.match(again.text, /already has a subscription to hangup/);
 
   const page = `${list}/${sid}`;
-  const subId = h.store.webhookSubscriptions.getForAccount(a.id, sid)!.id;
+  const subId = (await h.store.webhookSubscriptions.getForAccount(a.id, sid))!.id;
   // The receiver answers before the worker writes the attempt down: wait for the log, not the request.
-  const attemptsLogged = (n: number) => until(`${n} attempts logged`, 5_000, () =>
-    h.app.eventSystem.outbox.listForSubscription(subId, { beforeId: null, limit: 10 }).flatMap((d) => d.attempts).length >= n);
+  const attemptsLogged = (n: number) => until(`${n} attempts logged`, 5_000, async () =>
+    (await h.app.eventSystem.outbox.listForSubscription(subId, { beforeId: null, limit: 10 })).flatMap((d) => d.attempts).length >= n);
   t.match((await c.submit(page, `${page}/test`)).location, /done=test-event-queued/);
   const first = await receiver.waitFor('/hook');
   const body = JSON.parse(first.body) as { event_type: string; subscription_sid: string; data: { test: boolean; disposition: string } };
@@ -50,7 +50,7 @@ t.test('create with the secret shown once, test event, pause/resume, redeliver, 
 
   t.match((await c.submit(page, `${page}/pause`)).location, /done=subscription-paused/);
   t.match((await c.get(page)).text, /id="subscription-status">Paused/);
-  t.equal(h.store.webhookSubscriptions.getForAccount(a.id, sid)!.status, 'paused');
+  t.equal((await h.store.webhookSubscriptions.getForAccount(a.id, sid))!.status, 'paused');
   t.match((await c.submit(page, `${page}/resume`)).location, /done=subscription-resumed/);
 
   receiver.on('/hook', { status: 204, body: '' });
@@ -67,7 +67,7 @@ t.test('create with the secret shown once, test event, pause/resume, redeliver, 
   const del = await c.get(page);
   t.match(del.text, /data-confirm="Delete this subscription\?/, 'deleting asks first');
   t.match((await c.submit(page, `${page}/delete`)).location, /done=subscription-deleted/);
-  t.notOk(h.store.webhookSubscriptions.getForAccount(a.id, sid));
+  t.notOk(await h.store.webhookSubscriptions.getForAccount(a.id, sid));
   t.equal((await c.get(page)).status, 404);
 });
 

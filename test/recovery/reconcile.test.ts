@@ -70,7 +70,7 @@ t.test('a dead peer\'s calls and recordings are finished once, even by two recon
     VALUES ('REcut', ?, 'CAanswered', 'call', 'in-progress', 'both', 1, ?, ?, 'deadpeer')`, [accountId, recFile, at(deadBeat - 30_000)]);
 
   const emitted: LifecycleEvent[] = [];
-  const services = { ...h.app.callServices, events: { emit: (e: LifecycleEvent) => emitted.push(e) } };
+  const services = { ...h.app.callServices, events: { emit: async (e: LifecycleEvent) => { emitted.push(e); } } };
   const [a, b] = await Promise.all([reconcileDeadInstances(services, liveness), reconcileDeadInstances(services, liveness)]);
   await Promise.all([a.callbacks, b.callbacks]);
   t.same([...a.calls, ...b.calls].sort(), ['CAanswered', 'CAringing'], 'each call finished by exactly one of them');
@@ -115,7 +115,7 @@ t.test('a dead peer\'s conference participants leave, and a room left empty comp
   t.same((await store.conferences.participants(lost.sid)).map((p) => p.status), ['completed', 'completed']);
   t.match(await store.conferences.get(shared.sid), { status: 'in-progress', endReason: null }, 'a room with a live participant goes on');
   t.same((await store.conferences.participants(shared.sid)).map((p) => [p.callSid, p.status]), [['CAc', 'completed'], ['CAd', 'in-progress']]);
-  const queued = store.db.prepare('SELECT stream, fields FROM callback_outbox ORDER BY id').all() as Array<{ stream: string; fields: string }>;
+  const queued = await store.sql.all<{ stream: string; fields: string }>('SELECT stream, fields FROM callback_outbox ORDER BY id');
   t.same(queued.map((q) => [q.stream, JSON.parse(q.fields).StatusCallbackEvent, JSON.parse(q.fields).CallSid ?? null]), [
     [lost.sid, 'participant-leave', 'CAa'], [lost.sid, 'participant-leave', 'CAb'], [lost.sid, 'conference-end', null], [shared.sid, 'participant-leave', 'CAc'],
   ], 'one callback per change, queued with it');

@@ -46,7 +46,7 @@ t.test('custom header values: sealed at rest, masked in every response, sent in 
   t.same(created.body.headers, masks, 'masked even in the create response');
   t.same((await h.v1('GET', `/v1/webhooks/${created.body.sid}`)).body.headers, masks, 'masked on fetch');
 
-  h.app.eventSystem.events.emit(callStart(a.id));
+  await h.app.eventSystem.events.emit(callStart(a.id));
   const delivered = await receiver.waitFor('/hook');
   t.equal(delivered.headers.authorization, credential, 'the receiver gets the real value');
   t.equal(delivered.headers['x-short'], short);
@@ -58,7 +58,7 @@ t.test('custom header values: sealed at rest, masked in every response, sent in 
   const rotated = `Bearer rcv_${randomBytes(16).toString('hex')}`;
   const updated = await h.v1('POST', `/v1/webhooks/${created.body.sid}`, { body: { headers: { Authorization: rotated } } });
   t.same(updated.body.headers, { Authorization: `••••${rotated.slice(-4)}` }, 'masked on update');
-  h.app.eventSystem.events.emit(callStart(a.id, 'CA2'));
+  await h.app.eventSystem.events.emit(callStart(a.id, 'CA2'));
   t.equal((await receiver.waitFor('/hook', 2)).headers.authorization, rotated, 'the new value is delivered');
 
   const page = await h.request('GET', `/dashboard/subscriptions/${created.body.sid}`, { headers: { accept: 'text/html' } });
@@ -97,13 +97,13 @@ t.test('values stored in clear by an earlier version are sealed at start, nothin
   await store.orgSettings.allowHost(accountId, '127.0.0.1');
   const logs: string[] = [];
   const log = createLogger('info', new Writable({ write(c, _e, cb) { logs.push(String(c)); cb(); } }));
-  const events = createEventSystem({ store, clock: systemClock(), secrets, log, allowLocalTargets: true });
+  const events = await createEventSystem({ store, clock: systemClock(), secrets, log, allowLocalTargets: true });
   t.teardown(() => events.close());
   t.match(logs.join(''), /"subscriptions":1,"msg":"sealed custom webhook header values/, 'the start-up seal is logged (count only)');
 
-  const sub = store.webhookSubscriptions.getForAccount(accountId, 'WH0001')!;
+  const sub = (await store.webhookSubscriptions.getForAccount(accountId, 'WH0001'))!;
   t.same(sub.headers, { Authorization: `••••${credential.slice(-4)}`, 'X-Empty': '••••' }, 'masks in the headers column');
-  events.events.emit(callStart(accountId));
+  await events.events.emit(callStart(accountId));
   const delivered = await receiver.waitFor('/legacy');
   t.equal(delivered.headers.authorization, credential, 'the old value still reaches the receiver');
   t.equal(delivered.headers['x-empty'], '');

@@ -27,7 +27,7 @@ if (bins && !unavailable) {
       d.h.request(method, path, { ...(body ? { body } : {}), headers: { 'x-forwarded-proto': 'https' } });
     await d.h.store.orgSettings.allowHost(s.accountId, '127.0.0.1');
     s.app.on('/events', { body: '' });
-    d.h.store.webhookSubscriptions.create({
+    await d.h.store.webhookSubscriptions.create({
       accountId: s.accountId, eventType: 'disposition', targetUrl: `${s.app.url}/events`, deliveryMode: 'async',
       timeoutMs: 5_000, maxRetries: 0, secretSealed: createSecretBox(d.h.masterKey).seal('whsec_test'), payloadTemplate: null,
     });

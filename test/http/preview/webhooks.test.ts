@@ -14,7 +14,7 @@ t.test('create, fetch, list, update, pause/resume, delete', async (t) => {
     sid: /^WH[0-9a-f]{32}$/, event_type: 'hangup', target_url: HOOK, headers: { 'X-Tenant': '••••' }, delivery_mode: 'async',
     timeout_ms: 5000, max_retries: 5, payload_template: null, status: 'active', secret: /^whsec_/,
   });
-  const stored = h.store.db.prepare('SELECT secret_enc FROM webhook_subscriptions WHERE sid = ?').get(sub.sid) as { secret_enc: string };
+  const stored = (await h.store.sql.one<{ secret_enc: string }>('SELECT secret_enc FROM webhook_subscriptions WHERE sid = ?', [sub.sid]))!;
   t.notMatch(stored.secret_enc, sub.secret, 'the secret is stored encrypted');
 
   const fetched = await h.v1('GET', `/v1/webhooks/${sub.sid}`);
@@ -128,7 +128,7 @@ t.test('delivery log: attempts, status codes, latency, errors; paginated', async
     let n = 0;
     h.app.eventSystem.worker.onAttempt(() => { if (++n === 3) resolve(); });
   });
-  for (let i = 0; i < 3; i++) h.app.eventSystem.events.emit({ type: 'call-start', accountId: a.id, callSid: `CA${i}`, data: { from: '+1', to: '+2', direction: 'inbound' } });
+  for (let i = 0; i < 3; i++) await h.app.eventSystem.events.emit({ type: 'call-start', accountId: a.id, callSid: `CA${i}`, data: { from: '+1', to: '+2', direction: 'inbound' } });
   await done;
   const page1 = await h.v1('GET', `/v1/webhooks/${sub.sid}/deliveries?page_size=2`);
   t.equal(page1.status, 200);
