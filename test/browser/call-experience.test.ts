@@ -37,8 +37,8 @@ t.test('test call, home charts and waterfall in Chromium', { skip: SKIP }, async
       const sid = newSid('CA');
       await h.store.calls.create({ sid, accountId: a.id, direction: 'inbound', from: '+15557770001', to: NUMBER, status: 'ringing', createdAtMs: h.clock.now() - ago * DAY_MS });
       const answered = (ago + i) % 4 !== 0;
-      h.store.db.prepare(`UPDATE calls SET status = ?, hangup_cause = ?, answered_at = CASE WHEN ? THEN created_at END, ended_at = created_at, duration = ?
-        WHERE sid = ?`).run(answered ? 'completed' : 'no-answer', answered ? 'normal' : 'no-answer', answered ? 1 : 0, answered ? 30 + 7 * i : 0, sid);
+      await h.store.sql.run(`UPDATE calls SET status = ?, hangup_cause = ?, answered_at = CASE WHEN ? = 1 THEN created_at END, ended_at = created_at, duration = ?
+        WHERE sid = ?`, [answered ? 'completed' : 'no-answer', answered ? 'normal' : 'no-answer', answered ? 1 : 0, answered ? 30 + 7 * i : 0, sid]);
     }
   }
   const browser = await launch(t);

@@ -99,7 +99,7 @@ t.test('home: calls per day and answer rate for 14 days, and the last calls', as
   for (const [ago, answered] of made) {
     const sid = newSid('CA');
     await h.store.calls.create({ sid, accountId: a.id, direction: 'inbound', from: '+15557770001', to: NUMBER, status: 'ringing', createdAtMs: now - ago * day });
-    if (answered) h.store.db.prepare('UPDATE calls SET answered_at = created_at WHERE sid = ?').run(sid);
+    if (answered) await h.store.sql.run('UPDATE calls SET answered_at = created_at WHERE sid = ?', [sid]);
   }
   const anon = await fetch(`${h.url}/dashboard`, { redirect: 'manual' });
   t.equal(anon.status, 303, 'signed out: to the sign-in page');

@@ -17,7 +17,7 @@ t.test('a real app keeps its data dir 0700, database files 0600, recordings 0600
   const call = await d.inbound(CALLER, DID);
   await call.ended;
   await s.finalCall();
-  const recording = d.h.store.db.prepare('SELECT file FROM recordings WHERE status = ?').get('completed') as { file: string } | undefined;
+  const recording = await d.h.store.sql.one<{ file: string }>('SELECT file FROM recordings WHERE status = ?', ['completed']);
   t.ok(recording, 'a recording was made');
   const dataDir = d.h.dataDir;
   t.equal(mode(dataDir), 0o700, 'data dir');

@@ -45,7 +45,7 @@ t.test('inline markup naming a hostile URL is refused with 422 on markup; nothin
     const res = await h.request('POST', '/api/calls', { body: { from: DID, to: '+15557770001', markup } });
     t.match(res.body?.errors?.markup, [/The URL http:\/\/127\.0\.0\.1:9\/x is refused/], `a loopback ${name} is refused by the policy`);
   }
-  t.equal((h.store.db.prepare('SELECT COUNT(*) AS n FROM calls').get() as { n: number }).n, 0, 'no call was created');
+  t.equal((await h.store.sql.one<{ n: number }>('SELECT COUNT(*) AS n FROM calls'))?.n, 0, 'no call was created');
 });
 
 t.test('fetched markup: hostile <Play> URLs are skipped and fetched by nobody; a hostile <Redirect> is an application error', async (t) => {
@@ -66,8 +66,8 @@ t.test('fetched markup: hostile <Play> URLs are skipped and fetched by nobody; a
   const call = h.engine.simulateInbound({ from: '+15557770001', to: DID });
   await call.ended;
   await h.app.calls.settled();
-  const row = h.store.db.prepare('SELECT sid, status FROM calls ORDER BY rowid DESC LIMIT 1').get() as { sid: string; status: string };
-  const timeline = await h.store.calls.timeline(row.sid);
+  const row = await h.store.sql.one<{ sid: string }>('SELECT sid FROM calls ORDER BY created_at DESC, sid DESC LIMIT 1');
+  const timeline = await h.store.calls.timeline(row!.sid);
   t.equal(timeline.filter((e) => e.kind === 'media-skipped').length, refusedEvenInDev.length + aimed.length, 'each hostile <Play> skipped, visibly');
   t.ok(call.transcript.some((e) => e.type === 'heard-say' && e.text === 'Still here.'), 'the call went on with the next verb');
   t.notOk(call.transcript.some((e) => e.type === 'heard-play'), 'no audio from any of them');

@@ -173,15 +173,15 @@ t.test('every name-taking field refuses every hostile string; nothing stored bre
   }
 
   // Whatever was taken, every stored name keeps the rule and every stored note the text rule.
-  const column = (sql: string) => h.store.db.prepare(sql).pluck().all() as Array<string | null>;
+  const column = async (sql: string) => (await h.store.sql.all<Record<string, string | null>>(sql)).map((row) => Object.values(row)[0] ?? null);
   const names = [
-    ...column('SELECT friendly_name FROM acd_queues'), ...column('SELECT friendly_name FROM acd_agents'),
-    ...column('SELECT disposition FROM acd_dispositions'), ...column('SELECT name FROM lead_campaigns'), ...column('SELECT campaign FROM leads'),
-    ...column('SELECT friendly_name FROM conferences'), ...column('SELECT label FROM trunks'), ...column('SELECT client_ref FROM trunks'),
-    ...column('SELECT name FROM api_keys'),
+    ...await column('SELECT friendly_name FROM acd_queues'), ...await column('SELECT friendly_name FROM acd_agents'),
+    ...await column('SELECT disposition FROM acd_dispositions'), ...await column('SELECT name FROM lead_campaigns'), ...await column('SELECT campaign FROM leads'),
+    ...await column('SELECT friendly_name FROM conferences'), ...await column('SELECT label FROM trunks'), ...await column('SELECT client_ref FROM trunks'),
+    ...await column('SELECT name FROM api_keys'),
   ].filter((n): n is string => n !== null);
   t.ok(names.length > 10, `${names.length} stored names`);
   t.same(names.filter((n) => nameProblem(n, 255) !== null || n !== n.trim()), [], 'every stored name keeps the rule, trimmed');
-  const notes = [...column('SELECT notes FROM acd_dispositions'), ...column('SELECT break_reason FROM acd_agents')].filter((n): n is string => n !== null);
+  const notes = [...await column('SELECT notes FROM acd_dispositions'), ...await column('SELECT break_reason FROM acd_agents')].filter((n): n is string => n !== null);
   t.same(notes.filter((n) => textProblem(n, 1_000) !== null), [], 'every stored note keeps the text rule');
 });

@@ -4,15 +4,14 @@
 // dials the account's own numbers).
 import t from 'tap';
 import { NumberService } from '../../src/numbers/service.js';
-import { startHarness } from '../helpers/harness.js';
+import { startHarness, type Harness } from '../helpers/harness.js';
 import { scaledClock } from '../helpers/scaled-clock.js';
 import { startWebhookApp, xml } from '../helpers/webhook-app.js';
 import { HOSTILE_SIP_URIS } from '../net/support/hostile-sip-uris.js';
 
 const DID = '+15550001000';
 const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
-const callCount = (h: { store: { db: { prepare(sql: string): { get(): unknown } } } }) =>
-  (h.store.db.prepare('SELECT COUNT(*) AS n FROM calls').get() as { n: number }).n;
+const callCount = async (h: Harness) => (await h.store.sql.one<{ n: number }>('SELECT COUNT(*) AS n FROM calls'))!.n;
 
 t.ok(HOSTILE_SIP_URIS.length >= 20, `${HOSTILE_SIP_URIS.length} hostile SIP URIs`);
 
@@ -29,7 +28,7 @@ t.test('API: a hostile `to` or inline <Dial><Sip> is a 422 that says why; nothin
       t.equal(inline.status, 422, `inline <Sip>${uri}: 422`);
       t.ok(inline.body?.errors?.markup?.length > 0, `inline <Sip>${uri}: error on markup`);
     }
-    t.equal(callCount(h), 0, 'no call was created');
+    t.equal(await callCount(h), 0, 'no call was created');
     t.same(h.engine.originated(), [], 'the engine was asked to dial nothing');
   }
 });
@@ -48,10 +47,10 @@ t.test('fetched markup: each hostile <Sip> fails visibly and is never dialled; t
   const call = h.engine.simulateInbound({ from: '+15557770001', to: DID });
   await call.ended;
   await h.app.calls.settled();
-  const parent = h.store.db.prepare("SELECT sid FROM calls WHERE parent_sid IS NULL ORDER BY rowid DESC LIMIT 1").get() as { sid: string };
+  const parent = (await h.store.sql.one<{ sid: string }>('SELECT sid FROM calls WHERE parent_sid IS NULL ORDER BY created_at DESC, sid DESC LIMIT 1'))!;
   const refused = (await h.store.calls.timeline(parent.sid)).filter((e) => e.kind === 'dial-target-refused');
   t.equal(refused.length, HOSTILE_SIP_URIS.length, 'one timeline entry per hostile target');
-  const children = h.store.db.prepare('SELECT status FROM calls WHERE parent_sid = ?').all(parent.sid) as Array<{ status: string }>;
+  const children = await h.store.sql.all<{ status: string }>('SELECT status FROM calls WHERE parent_sid = ?', [parent.sid]);
   t.equal(children.length, HOSTILE_SIP_URIS.length, 'each attempt is in the call log');
   t.ok(children.every((c) => c.status === 'failed'), 'each attempt failed');
   t.same(h.engine.originated(), [], 'the engine was asked to dial none of them');

@@ -13,7 +13,7 @@ const URL_FIELDS = ['voice_webhook_url', 'cli_lookup_url', 'status_callback_url'
 const BAD_CALLER_IDS = ['5551234', '+0123', '+1 555 0100', 'abc', '+12345678901234567', '14155550100', '+1-415-555-0100', '+'];
 const GOOD_SIP_DOMAINS = ['sip.example.com', 'SIP.Example.COM.', '10.0.0.5', '203.0.114.9', '[2001:db8::1]'];
 const PRIVATE_IPS = ['10.0.0.1', '127.0.0.1', '169.254.169.254', '192.168.1.1', '::1', '[fd00::1]', '100.64.0.1'];
-const trunkCount = (h: Harness) => (h.store.db.prepare('SELECT COUNT(*) AS n FROM trunks').get() as { n: number }).n;
+const trunkCount = async (h: Harness) => (await h.store.sql.one<{ n: number }>('SELECT COUNT(*) AS n FROM trunks'))!.n;
 
 t.test('API: hostile URLs on every trunk URL field, bad SIP domains and caller IDs: 422 on the field, nothing stored', async (t) => {
   const h = await startHarness(t);
@@ -39,7 +39,7 @@ t.test('API: hostile URLs on every trunk URL field, bad SIP domains and caller I
     t.match(res.body?.errors?.default_caller_id?.[0], /E\.164/, `default_caller_id ${JSON.stringify(id)} refused`);
     t.match(res.body?.errors?.allowed_caller_ids, [new RegExp(`E\\.164.*"${id.replace(/[+]/g, '\\+')}"`)], `allowed_caller_ids ${JSON.stringify(id)} refused by name`);
   }
-  t.equal(trunkCount(h), 0, 'nothing stored');
+  t.equal(await trunkCount(h), 0, 'nothing stored');
   for (const sip_domain of GOOD_SIP_DOMAINS) {
     t.equal((await h.request('POST', '/api/partner/trunks', { body: { sip_domain } })).status, 201, `sip_domain ${sip_domain} accepted`);
   }
@@ -91,7 +91,7 @@ t.test('dashboard trunk form: what the API refuses is refused beside the field, 
     t.ok(atField(await form({ default_caller_id: id }), 'default_caller_id', /E\.164/), `default_caller_id ${JSON.stringify(id)} at the field`);
     t.ok(atField(await form({ allowed_caller_ids: `+14155550100\n${id}` }), 'allowed_caller_ids', /E\.164/), `allowed_caller_ids ${JSON.stringify(id)} at the field`);
   }
-  t.equal(trunkCount(h), 0, 'nothing stored');
+  t.equal(await trunkCount(h), 0, 'nothing stored');
   const saved = await form({ ...Object.fromEntries(URL_FIELDS.map((f) => [f, `https://hooks.example.com/${f}`])), sip_domain: 'sip.example.com', default_caller_id: '+14155550100' });
   t.equal(saved.status, 303, 'a good form is saved');
   const edit = /\/dashboard\/trunks\/(\d+)/.exec(saved.location ?? '')![1];

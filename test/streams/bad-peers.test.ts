@@ -28,8 +28,8 @@ async function callWith(h: Harness, app: WebhookApp, url: string) {
   const call = h.engine.simulateInbound({ from: '+15557770001', to: DID });
   await call.ended;
   await h.app.calls.settled();
-  const row = h.store.db.prepare('SELECT sid FROM calls ORDER BY rowid DESC LIMIT 1').get() as { sid: string };
-  const streams = (await h.store.calls.timeline(row.sid)).filter((e) => e.kind.startsWith('stream-'));
+  const row = await h.store.sql.one<{ sid: string }>('SELECT sid FROM calls ORDER BY created_at DESC, sid DESC LIMIT 1');
+  const streams = (await h.store.calls.timeline(row!.sid)).filter((e) => e.kind.startsWith('stream-'));
   const wentOn = call.transcript.some((e) => e.type === 'heard-say' && e.text === 'Next');
   return { streams, wentOn, logs: h.logs.join('') };
 }

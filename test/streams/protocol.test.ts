@@ -24,9 +24,10 @@ async function setup(t: Tap): Promise<{ h: Harness; app: WebhookApp; accountId: 
 }
 type Tap = Parameters<typeof startHarness>[0];
 
-const timelineOf = (h: Harness) => {
-  const row = h.store.db.prepare('SELECT sid FROM calls ORDER BY rowid DESC LIMIT 1').get() as { sid: string };
-  return h.store.calls.timeline(row.sid);
+/** The timeline of the newest call. */
+const timelineOf = async (h: Harness) => {
+  const row = await h.store.sql.one<{ sid: string }>('SELECT sid FROM calls ORDER BY created_at DESC, sid DESC LIMIT 1');
+  return h.store.calls.timeline(row!.sid);
 };
 
 t.test('<Connect><Stream>: start, 50 frames a second of the caller, echo heard, marks, dtmf, action on close', async (t) => {
@@ -51,7 +52,7 @@ t.test('<Connect><Stream>: start, 50 frames a second of the caller, echo heard, 
   t.match(verify(secret, 'token=abc', signature, now), { ok: false, reason: 'mismatch' }, 'not the query string alone');
   const [connected, start] = c.messages;
   t.same(connected, { event: 'connected', protocol: 'Call', version: '1.0.0' });
-  const callSid = (h.store.db.prepare('SELECT sid FROM calls ORDER BY rowid DESC LIMIT 1').get() as { sid: string }).sid;
+  const callSid = (await h.store.sql.one<{ sid: string }>('SELECT sid FROM calls ORDER BY created_at DESC, sid DESC LIMIT 1'))!.sid;
   t.match(start, {
     event: 'start', sequenceNumber: '1', streamSid: /^MZ[0-9a-f]{32}$/,
     start: { callSid, accountSid: `AC${accountId.toString(16).padStart(32, '0')}`, tracks: ['inbound'], customParameters: { lang: 'en' }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } },

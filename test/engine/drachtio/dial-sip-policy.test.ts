@@ -61,7 +61,7 @@ if (bins) {
     const call = await d.inbound(CALLER, DID);
     await call.ended;
     const final = await s.finalCall();
-    const child = d.h.store.db.prepare('SELECT status, created_at, ended_at FROM calls WHERE parent_sid = ?').get(final.sid) as { status: string; created_at: string; ended_at: string };
+    const child = (await d.h.store.sql.one<{ status: string; created_at: string; ended_at: string }>('SELECT status, created_at, ended_at FROM calls WHERE parent_sid = ?', [final.sid]))!;
     const tookMs = Date.parse(child.ended_at) - Date.parse(child.created_at);
     t.equal(child.status, 'no-answer');
     t.ok(tookMs < 6_500, `the attempt ended ${tookMs} ms after it began (timeout 5 s)`);
@@ -79,7 +79,7 @@ if (bins) {
     const call = await d.inbound(CALLER, DID);
     await call.ended;
     const final = await s.finalCall();
-    const child = d.h.store.db.prepare('SELECT status, duration FROM calls WHERE parent_sid = ?').get(final.sid) as { status: string; duration: number };
+    const child = (await d.h.store.sql.one<{ status: string; duration: number }>('SELECT status, duration FROM calls WHERE parent_sid = ?', [final.sid]))!;
     t.equal(child.status, 'completed', 'the party answered');
     t.equal(await party.exited, 0, 'the party completed its scenario');
   });

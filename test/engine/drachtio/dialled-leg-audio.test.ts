@@ -83,7 +83,7 @@ if (bins) {
         calls[mode]!.record(`call ${i + 1}, ${mode} (phones answer ${codec})`,
           [['supervisor hears both', supervisorHeard], ['agent', agentHeard], ['caller', callerHeard]]);
         await supervisor.sipp.exited;
-        await until('the supervisor call is over', WAIT_MS, () => d.h.store.db.prepare('SELECT ended_at FROM calls WHERE sid = ?').pluck().get(asked.body.call_sid) !== null, 20);
+        await until('the supervisor call is over', WAIT_MS, async () => (await d.h.store.calls.get(asked.body.call_sid))?.endedAt != null, 20);
       }
       await call.hangup();
       await idle();

@@ -16,7 +16,7 @@ const PARTY_HZ = [350, 450, 550];
 const AGENT_HZ = 600;
 
 const ended = (d: RealDriver, sid: string) =>
-  until(`call ${sid} is over`, WAIT_MS, () => d.h.store.db.prepare('SELECT ended_at FROM calls WHERE sid = ?').pluck().get(sid) !== null, 20);
+  until(`call ${sid} is over`, WAIT_MS, async () => (await d.h.store.calls.get(sid))?.endedAt != null, 20);
 
 const bins = enginesOrSkip(t);
 if (bins) {
@@ -28,7 +28,7 @@ if (bins) {
     const s = await scene(t, d);
     s.app.on('/voice', xml('<Dial><Conference>Standup</Conference></Dial>'));
     const caller = await toneCaller(t, d, CALLER, DID, CALLER_HZ);
-    await until('the caller is in the room', WAIT_MS, () => d.h.store.db.prepare("SELECT COUNT(*) FROM conferences WHERE friendly_name = 'Standup' AND status = 'in-progress'").pluck().get() === 1, 20);
+    await until('the caller is in the room', WAIT_MS, async () => (await d.h.store.sql.one<{ n: number }>("SELECT COUNT(*) AS n FROM conferences WHERE friendly_name = 'Standup' AND status = 'in-progress'"))?.n === 1, 20);
     const calls = tally(t);
     for (let i = 0; i < CALLS; i++) {
       const hz = PARTY_HZ[i % PARTY_HZ.length]!;

@@ -73,13 +73,13 @@ if (bins) {
     const before = calls.map((c) => c.rtp.packets());
     await extra.kill();
     const lostAt = Date.now();
-    const ended = () => d.h.store.db.prepare("SELECT COUNT(*) AS n FROM calls WHERE hangup_cause = 'media-server-lost'").get() as { n: number };
-    await until('the dead server\'s two calls to end', 10_000, () => ended().n === 2);
+    const ended = async () => (await d.h.store.sql.one<{ n: number }>("SELECT COUNT(*) AS n FROM calls WHERE hangup_cause = 'media-server-lost'"))!;
+    await until('the dead server\'s two calls to end', 10_000, async () => (await ended()).n === 2);
     t.pass(`its two calls ended (media-server-lost) ${Date.now() - lostAt} ms after the kill`);
     const codes = calls.map((c) => { let code: number | null = null; void c.sipp.exited.then((x) => { code = x; }); return () => code; });
     await until('the two callers to get their BYE', 5_000, () => codes.filter((c) => c() !== null).length === 2);
     t.same(codes.map((c) => c()).filter((c) => c !== null), [0, 0], "the dead server's callers got a BYE (their scenarios completed)");
-    const open = d.h.store.db.prepare("SELECT COUNT(*) AS n FROM calls WHERE status = 'in-progress'").get() as { n: number };
+    const open = (await d.h.store.sql.one<{ n: number }>("SELECT COUNT(*) AS n FROM calls WHERE status = 'in-progress'"))!;
     t.equal(open.n, 4, "the other server's four calls are still up");
     // The dead server's callers get no more frames; the four others keep receiving them (25 frames = 0.5 s).
     const sampledAt = calls.map((c) => c.rtp.packets());

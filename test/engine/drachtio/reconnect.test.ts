@@ -95,7 +95,7 @@ if (bins) {
       const health = await healthz(d);
       t.equal(health.status, 503, '/healthz degraded while FreeSWITCH is away');
       t.match(health.detail, /FreeSWITCH disconnected/, 'and says why');
-      const callsBefore = (d.h.store.db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n;
+      const callsBefore = (await d.h.store.sql.one<{ n: number }>('SELECT count(*) AS n FROM calls'))?.n;
       const hooksBefore = s.app.requests.length;
       const started = Date.now();
       const call = await bounded('a call while FreeSWITCH is away', REFUSAL_MS, d.inbound(CALLER, DID, { hangupAfterMs: CALL_MS }));
@@ -104,7 +104,7 @@ if (bins) {
       t.match(call.sipp.output(), /503/, 'with 503 Service Unavailable');
       t.equal(call.audio().packets, 0, 'no media');
       t.equal(s.app.requests.length, hooksBefore, 'webhook not called');
-      t.equal((d.h.store.db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n, callsBefore, 'no call record');
+      t.equal((await d.h.store.sql.one<{ n: number }>('SELECT count(*) AS n FROM calls'))?.n, callsBefore, 'no call record');
     });
     t.ok(sawDown, `health reported FreeSWITCH down meanwhile (back in ${ms} ms)`);
     for (let n = 1; n <= 3; n++) await sayCall(t, d, s, `after the restart, call ${n}`);

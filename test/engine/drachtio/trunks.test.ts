@@ -67,6 +67,6 @@ if (bins) {
     t.match(sipp.output(), /403/);
     t.equal(rtp.packets(), 0, 'no media');
     t.equal(s.app.requests.length, 0, 'webhook not called');
-    t.equal((d.h.store.db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n, 0, 'no call record');
+    t.equal((await d.h.store.sql.one<{ n: number }>('SELECT count(*) AS n FROM calls'))?.n, 0, 'no call record');
   });
 }

@@ -19,8 +19,8 @@ async function liveCall(t: Test) {
   const call = h.engine.simulateInbound({ from: CALLER, to: DID, caller: {} });
   t.teardown(() => call.hangup());
   let sid = '';
-  await until('the call in progress', 10_000, () => {
-    sid = (h.store.db.prepare("SELECT sid FROM calls WHERE status = 'in-progress'").get() as { sid: string } | undefined)?.sid ?? '';
+  await until('the call in progress', 10_000, async () => {
+    sid = (await h.store.sql.one<{ sid: string }>("SELECT sid FROM calls WHERE status = 'in-progress'"))?.sid ?? '';
     return sid !== '';
   });
   return { h, clock, sid, call };

@@ -65,7 +65,7 @@ t.test('an engine that cannot place the call: 500 saying why', async (t) => {
   const res = await h.request('POST', '/api/calls', { body });
   t.equal(res.status, 500);
   t.same(res.body, { error: 'The call could not be placed: the call engine is unavailable (sandbox engine stopped).' });
-  t.equal((h.store.db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n, 0, 'nothing stored');
+  t.equal((await h.store.sql.one<{ n: number }>('SELECT count(*) AS n FROM calls'))?.n, 0, 'nothing stored');
 });
 
 t.test('list calls: newest first, filters, cursor pages; 404 for unknown and foreign calls', async (t) => {
