@@ -63,14 +63,19 @@ export interface DeliveryLogEntry {
 /** How long past its own timeout a claimed attempt stays reserved; after that, another worker may redeliver. */
 export const LEASE_MARGIN_MS = 2_000;
 
-interface EventRow { id: number; sid: string; account_id: number; event_type: EventType; call_sid: string | null; occurred_at: string; data: string }
+interface EventRow { sid: string; account_id: number; event_type: EventType; call_sid: string | null; occurred_at: string; data: string }
 interface DeliveryRow { id: number; sid: string; event_id: number; subscription_id: number; status: DeliveryStatus; attempt_count: number; next_attempt_at: number; created_at: string; completed_at: string | null }
+/** A delivery with its event's columns (event_sid: the event's own sid). */
+interface LeasedRow extends Omit<EventRow, 'sid'> { id: number; sid: string; attempt_count: number; subscription_id: number; event_sid: string }
 interface AttemptRow { delivery_id: number; attempt: number; started_at: string; status_code: number | null; latency_ms: number; error: string | null }
 
 const toEvent = (r: EventRow): StoredEvent => ({
   sid: r.sid, type: r.event_type, accountId: r.account_id, callSid: r.call_sid, occurredAt: r.occurred_at,
   data: JSON.parse(r.data) as Record<string, unknown>,
 });
+
+/** `n` placeholders for an IN list. */
+const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 /** Pending, due and not leased; `?`: now, now. */
 const CLAIMABLE = `d.status = 'pending' AND d.next_attempt_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)
@@ -146,10 +151,11 @@ export class OutboxStore {
   /**
    * One transaction for a batch of the worker's work: logs the finished attempts, then leases up to `limit` due
    * deliveries, oldest due first, none that would bring a subscription past `perSubscription` attempts in flight.
+   * A handful of statements per batch, not per delivery: on PostgreSQL each is a round trip.
    */
   async settle(finished: FinishedAttempt[], limit: number, slots: SubscriptionSlots): Promise<ClaimedDelivery[]> {
     return this.sql.transaction(async (tx) => {
-      for (const f of finished) await this.#finish(tx, f);
+      await this.#finish(tx, finished);
       if (limit <= 0) return [];
       const now = this.clock.now();
       const inFlight = new Map(slots.active);
@@ -158,18 +164,18 @@ export class OutboxStore {
       // taken while they have room. A subscription that fills up mid-batch is left out by the next claim. The
       // candidates are locked, and rows another worker's claim holds are passed over (the lock is on the delivery
       // rows only: a subscription's row stays free, so workers share its deliveries).
-      const notFull = full.length === 0 ? '' : `AND d.subscription_id NOT IN (${full.map(() => '?').join(', ')})`;
+      const notFull = full.length === 0 ? '' : `AND d.subscription_id NOT IN (${marks(full.length)})`;
       const candidates = await tx.all<{ id: number; subscription_id: number }>(`SELECT d.id, d.subscription_id FROM webhook_deliveries d
         WHERE ${CLAIMABLE} ${notFull} ORDER BY d.next_attempt_at, d.id LIMIT ?${rowLock(tx, { skipLocked: true })}`, [now, now, ...full, limit * 2]);
-      const claimed: ClaimedDelivery[] = [];
+      const chosen: number[] = [];
       for (const { id, subscription_id: subscriptionId } of candidates) {
         const n = inFlight.get(subscriptionId) ?? 0;
         if (n >= slots.perSubscription) continue;
         inFlight.set(subscriptionId, n + 1);
-        claimed.push((await this.#lease(tx, id, now))!);
-        if (claimed.length === limit) break;
+        chosen.push(id);
+        if (chosen.length === limit) break;
       }
-      return claimed;
+      return this.#lease(tx, chosen, now);
     });
   }
 
@@ -178,18 +184,27 @@ export class OutboxStore {
     return this.sql.transaction(async (tx) => {
       const now = this.clock.now();
       const free = await tx.one(`SELECT d.id FROM webhook_deliveries d WHERE d.id = ? AND ${CLAIMABLE}${rowLock(tx, { skipLocked: true })}`, [id, now, now]);
-      return free ? this.#lease(tx, id, now) : null;
+      return free ? (await this.#lease(tx, [id], now))[0] ?? null : null;
     });
   }
 
-  /** Call with the delivery's row locked (claimed above). */
-  async #lease(tx: SqlQueries, id: number, now: number): Promise<ClaimedDelivery | null> {
-    const d = await tx.one<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?', [id]);
-    const s = d && await tx.one<SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE id = ?', [d.subscription_id]);
-    const e = d && await tx.one<EventRow>('SELECT * FROM events WHERE id = ?', [d.event_id]);
-    if (!d || !s || !e) return null;
-    await tx.run('UPDATE webhook_deliveries SET claimed_until = ? WHERE id = ?', [now + s.timeout_ms + LEASE_MARGIN_MS, id]);
-    return { id, sid: d.sid, attempt: d.attempt_count + 1, event: toEvent(e), subscription: toSubscription(s) };
+  /** Call with the deliveries' rows locked (claimed above); in the order of `ids`. */
+  async #lease(tx: SqlQueries, ids: number[], now: number): Promise<ClaimedDelivery[]> {
+    if (ids.length === 0) return [];
+    await tx.run(`UPDATE webhook_deliveries SET claimed_until = ? + (SELECT s.timeout_ms FROM webhook_subscriptions s WHERE s.id = webhook_deliveries.subscription_id)
+      WHERE id IN (${marks(ids.length)})`, [now + LEASE_MARGIN_MS, ...ids]);
+    const rows = await tx.all<LeasedRow>(`SELECT d.id, d.sid, d.attempt_count, d.subscription_id, e.sid AS event_sid, e.account_id, e.event_type, e.call_sid,
+      e.occurred_at, e.data FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.id IN (${marks(ids.length)})`, ids);
+    const subscriptionIds = [...new Set(rows.map((r) => r.subscription_id))];
+    const subscriptions = new Map((await tx.all<SubscriptionRow>(`SELECT * FROM webhook_subscriptions WHERE id IN (${marks(subscriptionIds.length)})`, subscriptionIds))
+      .map((s) => [s.id, toSubscription(s)]));
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.flatMap((id) => {
+      const r = byId.get(id);
+      const subscription = r && subscriptions.get(r.subscription_id);
+      if (!r || !subscription) return [];
+      return [{ id, sid: r.sid, attempt: r.attempt_count + 1, event: toEvent({ ...r, sid: r.event_sid }), subscription }];
+    });
   }
 
   /** Logs the attempt and moves the delivery on; a delivery deleted meanwhile (subscription gone) stays gone. */
@@ -197,13 +212,30 @@ export class OutboxStore {
     await this.settle([{ id, record, next }], 0, { active: new Map(), perSubscription: 0 });
   }
 
-  async #finish(tx: SqlQueries, { id, record, next }: FinishedAttempt): Promise<void> {
-    const info = await tx.run(`UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, status = ?, claimed_until = NULL,
-      next_attempt_at = COALESCE(?, next_attempt_at), completed_at = ? WHERE id = ?`,
-    [next.status, next.nextAttemptAt, next.status === 'pending' ? null : new Date(this.clock.now()).toISOString(), id]);
-    if (info.changes === 0) return;
-    await tx.run('INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error) VALUES (?, ?, ?, ?, ?, ?)',
-      [id, record.attempt, record.startedAt, record.statusCode, Math.round(record.latencyMs), record.error]);
+  /**
+   * Moves the deliveries on and logs their attempts: the delivered ones (most) in one update, the others one by one
+   * (each has its own next time); then one insert of the attempts of the deliveries still there.
+   */
+  async #finish(tx: SqlQueries, finished: FinishedAttempt[]): Promise<void> {
+    if (finished.length === 0) return;
+    const completedAt = new Date(this.clock.now()).toISOString();
+    const kept = new Set<number>();
+    const delivered = finished.filter((f) => f.next.status === 'delivered').map((f) => f.id);
+    if (delivered.length > 0) {
+      const updated = await tx.all<{ id: number }>(`UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, status = 'delivered', claimed_until = NULL,
+        completed_at = ? WHERE id IN (${marks(delivered.length)}) RETURNING id`, [completedAt, ...delivered]);
+      for (const { id } of updated) kept.add(id);
+    }
+    for (const { id, next } of finished.filter((f) => f.next.status !== 'delivered')) {
+      const info = await tx.run(`UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, status = ?, claimed_until = NULL,
+        next_attempt_at = COALESCE(?, next_attempt_at), completed_at = ? WHERE id = ?`, [next.status, next.nextAttemptAt, next.status === 'pending' ? null : completedAt, id]);
+      if (info.changes > 0) kept.add(id);
+    }
+    const logged = finished.filter((f) => kept.has(f.id));
+    if (logged.length === 0) return;
+    await tx.run(`INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error)
+      VALUES ${logged.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
+    logged.flatMap(({ id, record }) => [id, record.attempt, record.startedAt, record.statusCode, Math.round(record.latencyMs), record.error]));
   }
 
   /** When the worker next has something to do: a retry coming due or a lease running out. */

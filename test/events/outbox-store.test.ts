@@ -88,6 +88,15 @@ onEachBackend(t, 'settle: logs finished attempts and claims within the per-subsc
     { active: new Map([[other.id, 2]]), perSubscription: 2 });
   t.equal(refill.length, 2, 'the freed slots refilled with the busy subscription\'s other two');
   t.same((await db.all<{ status: string }>("SELECT status FROM webhook_deliveries WHERE status = 'delivered'")).length, 2, 'logged in the same call');
+
+  // The other subscription is deleted while its two attempts are in flight: their results find nothing to log.
+  await w.subscriptions.delete(other);
+  await w.outbox.settle([...next, ...refill].map((c, i) => ({
+    id: c.id, record: ok(1, at), next: i === 0 ? { status: 'delivered' as const, nextAttemptAt: null } : { status: 'pending' as const, nextAttemptAt: w.clock.now() + 30_000 },
+  })), 0, { active: new Map(), perSubscription: 2 });
+  t.same((await db.all<{ status: string; n: number }>('SELECT status, COUNT(*) AS n FROM webhook_deliveries GROUP BY status ORDER BY status')).map((r) => [r.status, r.n]),
+    [['delivered', 2], ['pending', 2]], 'the busy subscription\'s refills moved on; the deleted subscription\'s deliveries stay gone');
+  t.equal(await count(db, 'webhook_delivery_attempts'), 4, 'attempts logged only for deliveries still there');
 });
 
 onEachBackend(t, 'delivery log newest first with attempts, pages; redeliver; test events; prune keeps pending', async (t, db) => {
