@@ -91,8 +91,10 @@ export class OutboxStore {
    */
   async enqueue(event: LifecycleEvent, tx?: SqlQueries): Promise<{ eventSid: string; deliveries: QueuedDelivery[] } | null> {
     if (!tx) return this.sql.transaction((own) => this.enqueue(event, own));
+    // Kept from being deleted until the caller commits: a subscription deleted between this read and the delivery
+    // insert would fail the insert's foreign key, and with it the caller's state change.
     const subs = await tx.all<{ id: number; delivery_mode: DeliveryMode; timeout_ms: number }>(
-      "SELECT id, delivery_mode, timeout_ms FROM webhook_subscriptions WHERE account_id = ? AND event_type = ? AND status = 'active' ORDER BY id",
+      `SELECT id, delivery_mode, timeout_ms FROM webhook_subscriptions WHERE account_id = ? AND event_type = ? AND status = 'active' ORDER BY id${rowLock(tx, { keyShare: true })}`,
       [event.accountId, event.type]);
     if (subs.length === 0) return null;
     const now = this.clock.now();

@@ -39,10 +39,13 @@ export interface SqlDb extends SqlQueries {
 
 /**
  * The row-lock clause for a SELECT that reads rows it is about to change, inside a transaction: on PostgreSQL the
- * rows are locked (`skipLocked`: rows another transaction holds are passed over, for work queues); SQLite has no
- * such clause and needs none, since its one writer holds the whole database for the transaction.
+ * rows are locked (`skipLocked`: rows another transaction holds are passed over, for work queues; `keyShare`: the
+ * rows are only kept from being deleted until the transaction ends, as for rows the transaction is about to
+ * reference, while other transactions may read, update and key-share them too); SQLite has no such clause and needs
+ * none, since its one writer holds the whole database for the transaction.
  */
-export function rowLock(q: Pick<SqlQueries, 'dialect'>, opts: { skipLocked?: boolean } = {}): string {
+export function rowLock(q: Pick<SqlQueries, 'dialect'>, opts: { skipLocked?: boolean; keyShare?: boolean } = {}): string {
   if (q.dialect === 'sqlite') return '';
+  if (opts.keyShare) return ' FOR KEY SHARE';
   return opts.skipLocked ? ' FOR UPDATE SKIP LOCKED' : ' FOR UPDATE';
 }

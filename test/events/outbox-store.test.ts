@@ -6,7 +6,8 @@ import t from 'tap';
 import type { FakeClock } from '../../src/clock.js';
 import { SubscriptionExistsError } from '../../src/events/subscriptions.js';
 import { sealLegacyHeaders } from '../../src/events/subscription-headers.js';
-import { onEachBackend } from '../helpers/backends.js';
+import { freshDatabase, onEachBackend } from '../helpers/backends.js';
+import { until } from '../helpers/waits.js';
 import { CALL_DATA, outboxWorld } from './support/outbox-world.js';
 
 const callStart = (accountId: number, callSid = 'CA1') => ({ type: 'call-start' as const, accountId, callSid, data: CALL_DATA });
@@ -169,4 +170,33 @@ onEachBackend(t, 'legacy clear header values are sealed once, even by two nodes 
   t.same(after.headers, { Authorization: '••••1234' });
   t.same(JSON.parse(w.secrets.open(after.headersSealed!)!), { Authorization: 'Bearer legacy-token-1234' });
   t.equal(await sealLegacyHeaders(db, w.secrets), 0, 'nothing left to seal');
+});
+
+t.test('an emit racing the deletion of its subscription neither fails nor leaves a delivery [postgres]', async (t) => {
+  const db = await freshDatabase(t, 'postgres');
+  if (!db) return;
+  const w = await outboxWorld(t, db);
+  const sub = await w.subscribe('hangup');
+  let commitDeletion!: () => void;
+  const deletionHeld = new Promise<void>((resolve) => { commitDeletion = resolve; });
+  let deleted!: () => void;
+  const deleting = new Promise<void>((resolve) => { deleted = resolve; });
+  const deletion = db.transaction(async (tx) => {
+    await tx.run('DELETE FROM webhook_subscriptions WHERE id = ?', [sub.id]);
+    deleted();
+    await deletionHeld;
+  });
+  await deleting;
+  // The state change and its event, while the deletion is uncommitted: the emit's read of the subscription waits.
+  const change = db.transaction(async (tx) => {
+    await tx.run("UPDATE accounts SET name = 'changed' WHERE id = ?", [w.account.id]);
+    return w.outbox.enqueue({ type: 'hangup', accountId: w.account.id, callSid: 'CA1', data: {} }, tx);
+  });
+  await until('the emit to wait on the deletion', 5_000, async () =>
+    (await db.one<{ n: number }>("SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))!.n > 0);
+  commitDeletion();
+  await deletion;
+  t.equal(await change, null, 'the subscription is gone: nothing queued, and no error');
+  t.equal((await w.accounts.get(w.account.id))?.name, 'changed', 'the state change committed');
+  t.equal(await count(db, 'webhook_deliveries'), 0);
 });
