@@ -18,7 +18,7 @@ const DECISIONS = Math.max(100, Number(process.argv[4] ?? 3_000));
 
 const dir = mkdtempSync(path.join(tmpdir(), 'ringbase-bench-acd-'));
 const clock = systemClock();
-const store = openStore(dir, clock);
+const store = await openStore(dir, clock);
 const account = await store.accounts.create({ name: 'bench', trunking: true, trunkCapacity: 10 });
 const trunk = await store.trunks.create({ accountId: account.id, capacity: 10, endpointName: 'tk-bench', sipPasswordSealed: 'x', transport: 'wss', settings: TRUNK_SETTING_DEFAULTS });
 const queue = await store.queues.create(account.id, 'QUbench', { friendlyName: 'support', maxWaitSeconds: 600, ringTimeoutSeconds: 20, wrapUpSeconds: 30, maxNoAnswer: 3, waitUrl: null });

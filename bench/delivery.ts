@@ -42,7 +42,7 @@ async function rawUndici(): Promise<number> {
 async function durable(): Promise<number> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ringbase-bench-'));
   const clock = systemClock();
-  const store = openStore(dir, clock);
+  const store = await openStore(dir, clock);
   const secrets = createSecretBox(randomBytes(32));
   const account = await store.accounts.create({ name: 'bench', trunking: false, trunkCapacity: 1 });
   await store.orgSettings.allowHost(account.id, '127.0.0.1');

@@ -20,7 +20,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
   const config = loadConfig({ ...env, RINGBASE_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0' });
   const logger = createLogger('warn');
   const clock = systemClock();
-  const store = openStore(dataDir, clock);
+  const store = await openStore(dataDir, clock);
   const engine = createEngine(config, clock, logger, store);
   await engine.start();
   const app = await createApp({ config, store, engine, clock, logger, secrets: createSecretBox(randomBytes(32)) });

@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   // JSON lines for machines; words for a person at a terminal.
   const logger = createLogger(config.logLevel, process.stdout.isTTY ? prettyDestination(process.stdout) : undefined);
   const clock = systemClock();
-  const store = openStore(config.dataDir, clock);
+  const store = await openStore(config.dataDir, clock, config.database);
   const engine = createEngine(config, clock, logger, store);
   await engine.start();
   const app = await createApp({ config, store, engine, clock, logger, secrets: createSecretBox(masterKey) });
@@ -55,7 +55,7 @@ async function main(): Promise<void> {
     if (!drained) logger.warn('calls still up after the drain period; hanging them up');
     await engine.stop();
     await app.close();
-    store.close();
+    await store.close();
     logger.flush();
     process.exit(0);
   };

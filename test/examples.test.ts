@@ -41,7 +41,7 @@ t.test('the README walk-through: the webhook app answers a simulated call, signa
   const rb = cli(dataDir, { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' });
   await rb('account', 'create', '--name', 'A');
   const server = await startServerProcess({ RINGBASE_DATA_DIR: dataDir, RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' }, t);
-  const store = openStore(dataDir, systemClock());
+  const store = await openStore(dataDir, systemClock());
   const secret = await new SigningSecrets(store.accounts, createSecretBox(loadMasterKey(dataDir))).get(1);
   store.close();
 

@@ -16,11 +16,11 @@ export interface CliContext {
   out(result: unknown, human: string | string[]): void;
 }
 
-/** Opens the same data dir as the server; SQLite WAL makes that safe while the server runs. */
-export function openContext(json: boolean): CliContext {
+/** Opens the server's database (its SQLite file, where WAL makes that safe while the server runs, or PostgreSQL). */
+export async function openContext(json: boolean): Promise<CliContext> {
   const config = loadConfig();
   const clock = systemClock();
-  const store = openStore(config.dataDir, clock);
+  const store = await openStore(config.dataDir, clock, config.database);
   const secrets = createSecretBox(loadMasterKey(config.dataDir));
   return {
     config, store, secrets, json,

@@ -37,12 +37,12 @@ const run: Runner = (fn) => {
     const json = Boolean(program.opts().json);
     let ctx: CliContext | undefined;
     try {
-      ctx = openContext(json);
+      ctx = await openContext(json);
       await fn(ctx, ...args);
     } catch (err) {
       failOn(err, json);
     } finally {
-      ctx?.store.close();
+      await ctx?.store.close();
     }
   };
 };

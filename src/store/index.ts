@@ -1,6 +1,7 @@
-import path from 'node:path';
 import type { Clock } from '../clock.js';
-import { openDb, type Db } from './db.js';
+import type { Config } from '../config.js';
+import { DB_FILE, openDatabase } from './open-database.js';
+import { PostgresCacheListener } from './postgres-cache-listener.js';
 import type { SqlDb } from './sql.js';
 import { SqliteDb } from './sqlite-db.js';
 import { SqliteDataVersion } from './read-cache.js';
@@ -25,14 +26,11 @@ import { DispositionRepo } from '../acd/dispositions.js';
 import { CallbackRepo } from '../acd/callbacks.js';
 import { LeadCampaignRepo } from '../acd/campaigns.js';
 
+export { DB_FILE };
+
 export interface Store {
   /** The database as converted repositories use it (promises; SQLite or PostgreSQL). */
   sql: SqlDb;
-  /**
-   * The SQLite connection itself, for the repositories not yet moved to `sql` (issue 24 moves them one domain at a
-   * time; a statement through `sql` outside any `sql` transaction runs at once on this same connection).
-   */
-  db: Db;
   /** This process's identity in the shared database: it owns the calls and recordings it creates. */
   instanceId: string;
   accounts: AccountRepo;
@@ -54,18 +52,25 @@ export interface Store {
   dispositions: DispositionRepo;
   scheduledCallbacks: CallbackRepo;
   leadCampaigns: LeadCampaignRepo;
-  close(): void;
+  /** Ends the database connections (and PostgreSQL's cache listener). */
+  close(): Promise<void>;
 }
 
-export const DB_FILE = 'ringbase.db';
 
-export function openStore(dataDir: string, clock: Clock): Store {
-  const db = openDb(path.join(dataDir, DB_FILE));
+/** SQLite in the data dir: what a store opens when no PostgreSQL URL is configured. */
+const SQLITE: Config['database'] = { url: null, poolSize: 1 };
+
+/**
+ * The store on the configured database: the SQLite file in `dataDir`, or PostgreSQL when `database.url` names one
+ * (docs/postgresql.md), migrated before it is returned. Read caches learn of other processes' writes through
+ * SQLite's data_version, or through LISTEN/NOTIFY on a connection of their own.
+ */
+export async function openStore(dataDir: string, clock: Clock, database: Config['database'] = SQLITE): Promise<Store> {
+  const sql = await openDatabase({ dataDir, database });
+  const caches = sql instanceof SqliteDb ? new SqliteDataVersion(sql.raw) : new PostgresCacheListener({ url: database.url! });
   const instanceId = randomLowerAlnum(20);
-  const sql = new SqliteDb(db);
-  const caches = new SqliteDataVersion(db);
   return {
-    sql, db, instanceId,
+    sql, instanceId,
     accounts: new AccountRepo(sql, clock, caches),
     apiKeys: new ApiKeyRepo(sql, clock, caches),
     trunks: new TrunkRepo(sql, clock, caches),
@@ -85,6 +90,9 @@ export function openStore(dataDir: string, clock: Clock): Store {
     dispositions: new DispositionRepo(sql, clock),
     scheduledCallbacks: new CallbackRepo(sql, clock),
     leadCampaigns: new LeadCampaignRepo(sql, clock),
-    close: () => db.close(),
+    close: async () => {
+      if (caches instanceof PostgresCacheListener) await caches.close();
+      await sql.close();
+    },
   };
 }

@@ -100,14 +100,14 @@ const ops: fc.Arbitrary<Op> = fc.oneof(
 async function restartableWorld(t: { teardown(fn: () => unknown): void }) {
   const dir = tempDir(t);
   const clock = new StepClock();
-  let store = openStore(dir, clock);
+  let store = await openStore(dir, clock);
   t.teardown(() => store.close());
   const w = await acdWorld(store.sql, { agents: 6, clock });
   return {
     ...w,
     get store(): Store { return store; },
     router: () => new AcdRouter(store.sql, clock),
-    restart() { store.close(); store = openStore(dir, clock); },
+    async restart() { await store.close(); store = await openStore(dir, clock); },
   };
 }
 

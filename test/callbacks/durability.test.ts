@@ -14,7 +14,7 @@ t.test('callbacks in flight when the server is killed are delivered after the re
   const dataDir = tempDir(t);
   const hooks = await startWebhookApp(t);
   hooks.on('/cb', 'hang');
-  const store = openStore(dataDir, systemClock());
+  const store = await openStore(dataDir, systemClock());
   const account = await store.accounts.create({ name: 'durable', trunking: false, trunkCapacity: 1 });
   const queue = new CallbackStore(store.sql, systemClock());
   const sids: string[] = [];
@@ -38,7 +38,7 @@ t.test('callbacks in flight when the server is killed are delivered after the re
   for (let i = 0; i < STREAMS; i++) t.ok(after.indexOf(`${i}:1`) < after.indexOf(`${i}:2`), `stream ${i} in order`);
   server.child.kill('SIGTERM');
   await server.exited;
-  const check = openStore(dataDir, systemClock());
+  const check = await openStore(dataDir, systemClock());
   t.teardown(() => check.close());
   t.equal((await check.sql.one<{ n: number }>("SELECT COUNT(*) AS n FROM callback_outbox WHERE status = 'delivered'"))!.n, STREAMS * 2, 'all recorded delivered');
 });

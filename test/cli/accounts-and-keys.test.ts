@@ -45,7 +45,7 @@ t.test('accounts and keys through the operator CLI', async (t) => {
   t.equal(twice.code, 1, 'revoking twice is an error');
   t.match(twice.stderr, /no active key/);
 
-  const store = openStore(dir, systemClock());
+  const store = await openStore(dir, systemClock());
   t.teardown(() => store.close());
   t.equal(await store.apiKeys.authenticate(k1.key), undefined, 'revoked key no longer authenticates');
   t.equal((await store.apiKeys.authenticate(k2.key))?.accountId, 1, 'the other key still does');

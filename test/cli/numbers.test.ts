@@ -55,7 +55,7 @@ t.test("number release says which callbacks and speed-to-lead campaigns calling 
   const rb = cli(dir);
   await rb('account', 'create', '--name', 'A');
   await rb('number', 'add', '+14155550101', '--account', '1');
-  const store = openStore(dir, systemClock());
+  const store = await openStore(dir, systemClock());
   const queue = await store.queues.create(1, 'QU0', { ...DEFAULT_QUEUE_SETTINGS, friendlyName: 'sales' });
   for (const sid of ['CB1', 'CB2']) {
     await store.scheduledCallbacks.create({ sid, accountId: 1, queueId: queue.id, to: '+15550100003', from: '+14155550101', dueAt: Date.now() + 3_600_000, attributes: {}, leadSid: null });

@@ -7,7 +7,7 @@ import { ConferenceService, EMPTY_CONFERENCE_WAIT_MS } from '../../src/conferenc
 
 async function setup(t: Parameters<typeof tempDir>[0]) {
   const clock = new FakeClock();
-  const store = openStore(tempDir(t), clock);
+  const store = await openStore(tempDir(t), clock);
   t.teardown(() => store.close());
   const account = await store.accounts.create({ name: 'a', trunking: false, trunkCapacity: 1 });
   let n = 0;

@@ -11,7 +11,7 @@ const LEADS = 10;
 
 t.test('SIGKILL mid-delivery: every event delivered after restart, none lost', async (t) => {
   const dataDir = tempDir(t);
-  const store = openStore(dataDir, systemClock());
+  const store = await openStore(dataDir, systemClock());
   const account = await store.accounts.create({ name: 'durable', trunking: false, trunkCapacity: 1 });
   const key = (await store.apiKeys.create(account.id)).key;
   await store.orgSettings.allowHost(account.id, '127.0.0.1');

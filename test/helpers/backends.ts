@@ -10,7 +10,7 @@ import { PostgresDb } from '../../src/store/postgres-db.js';
 import { migratePostgres } from '../../src/store/postgres-schema.js';
 import type { SqlDb } from '../../src/store/sql.js';
 import { SqliteDb } from '../../src/store/sqlite-db.js';
-import { createTestDatabase, postgresOrSkip } from './postgres.js';
+import { createTestDatabase, postgresOrSkip, URL_VAR } from './postgres.js';
 
 export type Backend = SqlDb['dialect'];
 
@@ -39,4 +39,26 @@ export function onEachBackend(t: Test, name: string, body: (t: Test, db: SqlDb) 
       if (db) await body(t, db);
     });
   }
+}
+
+/** The SQLite connection under a store, for tests about the SQLite file itself (WAL checkpoints, change counters). */
+export function sqliteConnection(store: { sql: SqlDb }): SqliteDb['raw'] {
+  if (!(store.sql instanceof SqliteDb)) throw new Error('this test is about the SQLite file; the store is on PostgreSQL');
+  return store.sql.raw;
+}
+
+/** The environment switch that puts harness-level tests on PostgreSQL (test/run-suite.ts sets it for its second half). */
+export const STORE_VAR = 'RINGBASE_TEST_STORE';
+
+/**
+ * The database a test harness opens its store on: SQLite in its data dir, or, with RINGBASE_TEST_STORE=postgres,
+ * a fresh database on the run's PostgreSQL server, dropped at the test's teardown.
+ */
+export async function harnessDatabase(t: Pick<Test, 'teardown'>): Promise<{ url: string | null; poolSize: number }> {
+  if (process.env[STORE_VAR] !== 'postgres') return { url: null, poolSize: 1 };
+  const server = process.env[URL_VAR];
+  if (!server) throw new Error(`${STORE_VAR}=postgres needs ${URL_VAR} (test/run-suite.ts starts the server and sets it)`);
+  const database = await createTestDatabase(server);
+  t.teardown(() => database.drop());
+  return { url: database.url, poolSize: 4 };
 }

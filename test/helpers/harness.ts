@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { FakeClock, systemClock, type Clock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { openStore, type Store } from '../../src/store/index.js';
+import { harnessDatabase } from './backends.js';
 import { createSecretBox } from '../../src/crypto/secret-box.js';
 import { SandboxEngine } from '../../src/engine/sandbox/index.js';
 import type { EnginePort } from '../../src/engine/port.js';
@@ -58,7 +59,8 @@ export async function startHarness(
   const logger = createLogger('debug', new Writable({
     write(chunk, _enc, cb) { logs.push(String(chunk)); if (logFile) appendFileSync(logFile, chunk); cb(); },
   }));
-  const store = openStore(dataDir, clock);
+  config.database = await harnessDatabase(t);
+  const store = await openStore(dataDir, clock, config.database);
   const chosen = opts.engine?.({ config, store, logger: logger.child({ component: 'engine' }) }) ?? (() => {
     const sandbox = new SandboxEngine(clock);
     return { port: sandbox, view: sandbox };
@@ -75,7 +77,7 @@ export async function startHarness(
     // The engine ends whatever calls are still up (a frozen fake clock never would), then the flows settle.
     await chosen.port.stop();
     await app.close();
-    store.close();
+    await store.close();
   });
   const url = `http://127.0.0.1:${port}`;
   const defaultKey: { current: string | null } = { current: null };

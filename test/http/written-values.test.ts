@@ -37,7 +37,7 @@ t.test('due_at and start_time_after refuse impossible dates, naming the field', 
   }
   const res = await h.v1('POST', '/v1/callbacks', { body: { queue: 'support', to: '+15557770001', from: '+15550001000', due_at: '2026-11-31T09:00:00Z' } });
   t.match(res.body.error.message, 'The due_at parameter names day 31 of a month that has 30 days.', 'the message says what is wrong');
-  t.equal(h.store.db.prepare('SELECT COUNT(*) FROM acd_callbacks').pluck().get(), 0, 'no callback stored');
+  t.equal((await h.store.sql.one<{ n: number }>('SELECT COUNT(*) AS n FROM acd_callbacks'))?.n, 0, 'no callback stored');
   const soon = new Date(Date.now() + 3_600_000).toISOString();
   t.equal((await h.v1('POST', '/v1/callbacks', { body: { queue: 'support', to: '+15557770001', from: '+15550001000', due_at: soon } })).status, 201, 'a real time is taken');
 });
@@ -62,5 +62,5 @@ t.test("a queue's wait_url is checked when written, the empty string too", async
     const res = await h.v1('POST', '/v1/queues', { body: { friendly_name: 'support', wait_url: url } });
     t.match(res, { status: 400, body: { error: { param: 'wait_url' } } }, `${JSON.stringify(url)} refused`);
   }
-  t.equal(h.store.db.prepare('SELECT COUNT(*) FROM acd_queues').pluck().get(), 0);
+  t.equal((await h.store.sql.one<{ n: number }>('SELECT COUNT(*) AS n FROM acd_queues'))?.n, 0);
 });

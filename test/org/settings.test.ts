@@ -5,7 +5,7 @@ import { tempDir } from '../helpers/harness.js';
 import { cli } from '../helpers/spawn.js';
 
 t.test('settings repo: hosts, CIDRs, token stored hashed', async (t) => {
-  const store = openStore(tempDir(t), systemClock());
+  const store = await openStore(tempDir(t), systemClock());
   t.teardown(() => store.close());
   const id = (await store.accounts.create({ name: 'a', trunking: false, trunkCapacity: 1 })).id;
   t.same(await store.orgSettings.get(id), { accountId: id, webhookHosts: [], injectionIps: [], injectionTokenSet: false, injectionTokenRotatedAt: null });

@@ -37,7 +37,7 @@ if (bins) {
     hooks.on('/events', { body: '' });
     hooks.on('/hangup', { body: '' });
     const dataDir = tempDir(t);
-    const store = openStore(dataDir, systemClock());
+    const store = await openStore(dataDir, systemClock());
     const account = await store.accounts.create({ name: 'crash', trunking: false, trunkCapacity: 1 });
     const key = (await store.apiKeys.create(account.id)).key;
     await store.orgSettings.allowHost(account.id, '127.0.0.1');
@@ -102,7 +102,7 @@ if (bins) {
     t.same(hooks.requests.filter((r) => r.path === '/events').map((r) => r.json.call_sid).sort(), [...sids].sort(), 'one hangup event per call');
     t.same(hooks.requests.filter((r) => r.path === '/hangup').map((r) => r.form.get('CallSid')).sort(), [...sids].sort(), 'one Hangup URL request per call');
 
-    const after = openStore(dataDir, systemClock());
+    const after = await openStore(dataDir, systemClock());
     t.teardown(() => after.close());
     for (const sid of sids) {
       const [rec] = await after.recordings.listForCall(sid);

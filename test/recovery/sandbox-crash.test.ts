@@ -17,7 +17,7 @@ const FINAL_WITHIN_MS = 15_000;
 
 t.test('SIGKILL with calls up: each call finished once after the restart', async (t) => {
   const dataDir = tempDir(t);
-  const store = openStore(dataDir, systemClock());
+  const store = await openStore(dataDir, systemClock());
   const account = await store.accounts.create({ name: 'crash', trunking: false, trunkCapacity: 1 });
   const key = (await store.apiKeys.create(account.id)).key;
   await store.orgSettings.allowHost(account.id, '127.0.0.1');
@@ -84,7 +84,7 @@ t.test('SIGKILL with calls up: each call finished once after the restart', async
   t.same(completed().map((r) => r.form.get('CallSid')).sort(), [...sids].sort(), 'exactly one completed status callback per call');
   t.ok(completed().every((r) => r.form.get('CallStatus') === 'completed' && r.form.get('HangupCause') === 'platform-restart'), 'the callbacks carry the final status and cause');
 
-  const after = openStore(dataDir, systemClock());
+  const after = await openStore(dataDir, systemClock());
   t.teardown(() => after.close());
   for (const sid of sids) {
     const [rec] = await after.recordings.listForCall(sid);

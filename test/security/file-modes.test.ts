@@ -31,12 +31,12 @@ t.test('paths left wide open by an earlier version are narrowed when the store o
   const dataDir = tempDir(t);
   chmodSync(dataDir, 0o755);
   const file = path.join(dataDir, DB_FILE);
-  openStore(dataDir, systemClock()).close();
+  await (await openStore(dataDir, systemClock())).close();
   for (const f of [file, `${file}-wal`, `${file}-shm`]) {
     writeFileSync(f, '', { flag: 'a' });
     chmodSync(f, 0o644);
   }
-  const store = openStore(dataDir, systemClock());
+  const store = await openStore(dataDir, systemClock());
   t.teardown(() => store.close());
   t.equal(mode(dataDir), 0o700);
   for (const f of [file, `${file}-wal`, `${file}-shm`]) t.equal(mode(f), 0o600, path.basename(f));
@@ -46,7 +46,7 @@ t.test('a data dir that does not exist yet is created 0700, parents included', a
   const root = tempDir(t);
   mkdirSync(path.join(root, 'srv'));
   const dataDir = path.join(root, 'srv', 'a', 'ringbase');
-  const store = openStore(dataDir, systemClock());
+  const store = await openStore(dataDir, systemClock());
   t.teardown(() => store.close());
   t.equal(mode(dataDir), 0o700);
   t.equal(mode(path.join(root, 'srv', 'a')), 0o700, 'a parent it created');

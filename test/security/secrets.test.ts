@@ -2,6 +2,7 @@ import t from 'tap';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { startHarness } from '../helpers/harness.js';
+import { sqliteConnection } from '../helpers/backends.js';
 
 t.test('no API key, SIP password, TURN secret or webhook header value in logs or in the database in clear', async (t) => {
   const turnSecret = 'turn-secret-' + 'z'.repeat(20);
@@ -21,7 +22,7 @@ t.test('no API key, SIP password, TURN secret or webhook header value in logs or
   await h.request('GET', '/api/partner/trunks', { key: null, headers: { authorization: `Bearer ${a.key}x` } });
   // Log an object the way careless code might; redaction must still hide it.
   h.app.http.log.info({ password, apiKey: a.key, headers: { authorization: `Bearer ${a.key}` } }, 'careless log line');
-  h.store.db.pragma('wal_checkpoint(TRUNCATE)');
+  sqliteConnection(h.store).pragma('wal_checkpoint(TRUNCATE)');
 
   const logs = h.logs.join('');
   t.ok(logs.length > 0, 'something was logged');

@@ -14,6 +14,7 @@ import { createEventSystem } from '../../src/events/index.js';
 import { createLogger } from '../../src/logger.js';
 import { systemClock } from '../../src/clock.js';
 import { maskValue } from '../../src/events/subscription-headers.js';
+import { sqliteConnection } from '../helpers/backends.js';
 
 const callStart = (accountId: number, callSid = 'CA1') =>
   ({ type: 'call-start' as const, accountId, callSid, data: { from: '+15550100001', to: '+15550100002', direction: 'inbound' } });
@@ -64,7 +65,7 @@ t.test('custom header values: sealed at rest, masked in every response, sent in 
   const page = await h.request('GET', `/dashboard/subscriptions/${created.body.sid}`, { headers: { accept: 'text/html' } });
   t.notOk(page.text.includes(rotated), 'not on the dashboard either');
 
-  h.store.db.pragma('wal_checkpoint(TRUNCATE)');
+  sqliteConnection(h.store).pragma('wal_checkpoint(TRUNCATE)');
   const bytes = dataDirBytes(h.dataDir);
   for (const value of [credential, rotated]) {
     t.notOk(bytes.includes(Buffer.from(value)), 'no header value in the data dir');
@@ -92,7 +93,7 @@ t.test('values stored in clear by an earlier version are sealed at start, nothin
     .run(accountId, `${receiver.url}/legacy`, JSON.stringify({ Authorization: credential, 'X-Empty': '' }), secrets.seal('whsec_legacy'), now, now);
   old.close();
 
-  const store = openStore(dataDir, systemClock());
+  const store = await openStore(dataDir, systemClock());
   t.teardown(() => store.close());
   await store.orgSettings.allowHost(accountId, '127.0.0.1');
   const logs: string[] = [];
@@ -108,7 +109,7 @@ t.test('values stored in clear by an earlier version are sealed at start, nothin
   t.equal(delivered.headers.authorization, credential, 'the old value still reaches the receiver');
   t.equal(delivered.headers['x-empty'], '');
 
-  store.db.pragma('wal_checkpoint(TRUNCATE)');
+  sqliteConnection(store).pragma('wal_checkpoint(TRUNCATE)');
   t.notOk(dataDirBytes(dataDir).includes(Buffer.from(credential.slice(7))), 'the clear value is gone from the database files');
   t.notOk(logs.join('').includes(credential.slice(7)), 'and was never logged');
 });

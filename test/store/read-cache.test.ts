@@ -5,13 +5,14 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { openStore, type Store } from '../../src/store/index.js';
 import { FakeClock } from '../../src/clock.js';
 import { tempDir } from '../helpers/harness.js';
+import { sqliteConnection } from '../helpers/backends.js';
 
-function twoProcesses(t: { teardown(fn: () => unknown): void }): [Store, Store] {
+async function twoProcesses(t: { teardown(fn: () => unknown): void }): Promise<[Store, Store]> {
   const dir = tempDir(t);
   const clock = new FakeClock(Date.parse('2026-11-25T12:00:00Z'));
-  const server = openStore(dir, clock);
-  const cli = openStore(dir, clock);
-  t.teardown(() => { server.close(); cli.close(); });
+  const server = await openStore(dir, clock);
+  const cli = await openStore(dir, clock);
+  t.teardown(async () => { await server.close(); await cli.close(); });
   return [server, cli];
 }
 
@@ -27,7 +28,7 @@ function trunkOf(store: Store, accountId: number) {
 }
 
 t.test('a key revoked by another process stops authenticating on the next turn', async (t) => {
-  const [server, cli] = twoProcesses(t);
+  const [server, cli] = await twoProcesses(t);
   const account = await server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
   const { key, summary } = await server.apiKeys.create(account.id);
   t.equal((await server.apiKeys.authenticate(key))?.id, summary.id);
@@ -37,7 +38,7 @@ t.test('a key revoked by another process stops authenticating on the next turn',
 });
 
 t.test('a key revoked in this process stops at once', async (t) => {
-  const [server] = twoProcesses(t);
+  const [server] = await twoProcesses(t);
   const account = await server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
   const { key, summary } = await server.apiKeys.create(account.id);
   t.ok(await server.apiKeys.authenticate(key));
@@ -46,17 +47,17 @@ t.test('a key revoked in this process stops at once', async (t) => {
 });
 
 t.test('authenticating is one write a minute at most, not one per request', async (t) => {
-  const [server] = twoProcesses(t);
+  const [server] = await twoProcesses(t);
   const account = await server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
   const { key } = await server.apiKeys.create(account.id);
-  const changes = () => server.db.prepare('SELECT total_changes() AS n').get() as { n: number };
+  const changes = () => sqliteConnection(server).prepare('SELECT total_changes() AS n').get() as { n: number };
   const before = changes().n;
   for (let i = 0; i < 100; i++) t.ok(await server.apiKeys.authenticate(key));
   t.equal(changes().n - before, 1, 'last_used_at written once');
 });
 
 t.test('trunk and account changes are seen by the next read, from either process', async (t) => {
-  const [server, cli] = twoProcesses(t);
+  const [server, cli] = await twoProcesses(t);
   const account = await server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
   const trunk = await trunkOf(server, account.id);
   t.same((await server.trunks.listForAccount(account.id)).map((x) => x.label), ['PBX']);
@@ -75,7 +76,7 @@ t.test('trunk and account changes are seen by the next read, from either process
 });
 
 t.test('a read asked while a transaction holds the connection never sees, nor remembers, what it rolls back', async (t) => {
-  const [server] = twoProcesses(t);
+  const [server] = await twoProcesses(t);
   const account = await server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
   const trunk = await trunkOf(server, account.id);
   t.equal((await server.trunks.getById(trunk.id))?.label, 'PBX', 'remembered before the transaction');
@@ -96,7 +97,7 @@ t.test('a read asked while a transaction holds the connection never sees, nor re
 });
 
 t.test('shared values are frozen, so no caller can change another caller\'s copy', async (t) => {
-  const [server] = twoProcesses(t);
+  const [server] = await twoProcesses(t);
   const account = await server.accounts.create({ name: 'a', trunking: true, trunkCapacity: 5 });
   await trunkOf(server, account.id);
   const [trunk] = await server.trunks.listForAccount(account.id);

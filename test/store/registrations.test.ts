@@ -9,7 +9,7 @@ const binding = (contact: string, expiresAt: number) => ({
 
 t.test('a re-REGISTER refreshes its binding; listing is newest expiry first and ends at the expiry', async (t) => {
   const clock = new FakeClock();
-  const store = openStore(tempDir(t), clock);
+  const store = await openStore(tempDir(t), clock);
   t.teardown(() => store.close());
   const now = clock.now();
   await store.registrations.upsert(binding('sip:a@10.0.0.1', now + 60_000));
@@ -29,7 +29,7 @@ t.test('a re-REGISTER refreshes its binding; listing is newest expiry first and 
 
 t.test('remove drops one contact, removeAll every contact of one endpoint', async (t) => {
   const clock = new FakeClock();
-  const store = openStore(tempDir(t), clock);
+  const store = await openStore(tempDir(t), clock);
   t.teardown(() => store.close());
   const later = clock.now() + 60_000;
   await store.registrations.upsert(binding('sip:a@10.0.0.1', later));
@@ -47,13 +47,13 @@ t.test('remove drops one contact, removeAll every contact of one endpoint', asyn
 t.test('registrations survive closing and reopening the database; first registration time is kept', async (t) => {
   const clock = new FakeClock();
   const dir = tempDir(t);
-  const first = openStore(dir, clock);
+  const first = await openStore(dir, clock);
   await first.registrations.upsert(binding('sip:a@10.0.0.1', clock.now() + 3_600_000));
   await clock.advance(1_000);
   await first.registrations.upsert(binding('sip:a@10.0.0.1', clock.now() + 3_600_000));
   first.close();
 
-  const again = openStore(dir, clock);
+  const again = await openStore(dir, clock);
   t.teardown(() => again.close());
   t.same(await again.registrations.listLive('tr_alpha', clock.now()), [binding('sip:a@10.0.0.1', clock.now() + 3_600_000)]);
   const row = (await again.sql.one<{ created_at: string; updated_at: string }>('SELECT created_at, updated_at FROM sip_registrations'))!;

@@ -6,7 +6,7 @@ import { loopbackNetnsUnavailable } from '../../helpers/loopback-netns.js';
 import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { listenFor, tally, toneCaller, v1 as preview, CALLS, CALLER_HZ, MEASURED_PACKETS, WAIT_MS, type PacketTones } from './support/leg-audio.js';
+import { agentIdle, listenFor, tally, toneCaller, v1 as preview, CALLS, CALLER_HZ, MEASURED_PACKETS, WAIT_MS, type PacketTones } from './support/leg-audio.js';
 import { enginesOrSkip } from '../../helpers/engines.js';
 import { tempDir } from '../../helpers/harness.js';
 import { toneWav } from '../../helpers/media-origin.js';
@@ -58,7 +58,7 @@ if (bins && !unavailable) {
       calls.record(`call ${i + 1}`, [['caller hears agent', callerHeard], ['agent hears caller (20 ms windows in the page)', agentHeard]]);
       await caller.hangup();
       await agent.until('agent.ended !== null', WAIT_MS);
-      await until('the agent is free again', WAIT_MS, () => d.h.store.db.prepare('SELECT activity FROM acd_agents WHERE sid = ?').pluck().get(sid) === 'idle', 20);
+      await until('the agent is free again', WAIT_MS, () => agentIdle(d, sid), 20);
     }
     calls.check('ACD agent on a WebRTC seat');
   });

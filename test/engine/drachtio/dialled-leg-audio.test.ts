@@ -3,7 +3,7 @@
 // a SIP seat, and a supervisor called in while they talk, in each mode. Every party sends its own tone; each
 // listener's packets are measured (support/leg-audio.ts). Rooms of participants and callbacks: dialled-room-audio.
 import t from 'tap';
-import { heardOnset, listenFor, sipSeat, tally, toneCaller, toneParty, v1, CALLS, CALLER_HZ, WAIT_MS } from './support/leg-audio.js';
+import { agentIdle, heardOnset, listenFor, sipSeat, tally, toneCaller, toneParty, v1, CALLS, CALLER_HZ, WAIT_MS } from './support/leg-audio.js';
 import { enginesOrSkip } from '../../helpers/engines.js';
 import { until } from '../../helpers/waits.js';
 import { xml } from '../../helpers/webhook-app.js';
@@ -25,7 +25,7 @@ async function staffed(t: Parameters<typeof sipSeat>[0], d: RealDriver) {
   const agent = (await v1(d, 'POST', '/v1/agents', { friendly_name: 'Agent', trunk_id: trunk.id, queues: ['support'] })).body.sid as string;
   await v1(d, 'POST', `/v1/agents/${agent}`, { status: 'available' });
   s.app.on('/voice', xml('<Say>Please hold.</Say><Enqueue>support</Enqueue>'));
-  const idle = () => until('the agent is free again', WAIT_MS, () => d.h.store.db.prepare('SELECT activity FROM acd_agents WHERE sid = ?').pluck().get(agent) === 'idle', 20);
+  const idle = () => until('the agent is free again', WAIT_MS, () => agentIdle(d, agent), 20);
   return { seat, agent, idle };
 }
 

@@ -4,7 +4,7 @@
 // sends its own tone; each listener's packets are measured (support/leg-audio.ts). ACD agents and supervisors:
 // dialled-leg-audio.test.ts.
 import t from 'tap';
-import { listenFor, sipSeat, tally, toneCaller, toneParty, v1, CALLS, CALLER_HZ, WAIT_MS } from './support/leg-audio.js';
+import { agentIdle, listenFor, sipSeat, tally, toneCaller, toneParty, v1, CALLS, CALLER_HZ, WAIT_MS } from './support/leg-audio.js';
 import { enginesOrSkip } from '../../helpers/engines.js';
 import { until } from '../../helpers/waits.js';
 import { xml } from '../../helpers/webhook-app.js';
@@ -70,7 +70,7 @@ if (bins) {
       const [agentHeard, customerHeard] = await Promise.all([listenFor(seatPhone, 0, [hz]), listenFor(customer.phone, 0, [AGENT_HZ])]);
       calls.record(`callback ${i + 1} (seat answers ${codec})`, [['agent hears customer', agentHeard], ['customer hears agent', customerHeard]]);
       await until('the callback is over and the agent free', WAIT_MS, async () => (await v1(d, 'GET', `/v1/callbacks/${made.body.sid}`)).body.status === 'completed'
-        && d.h.store.db.prepare('SELECT activity FROM acd_agents WHERE sid = ?').pluck().get(agent) === 'idle', 50);
+        && await agentIdle(d, agent), 50);
     }
     calls.check('callback customer');
   });

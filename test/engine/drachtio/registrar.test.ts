@@ -15,8 +15,8 @@ const REALM = 'sip.test.example';
 const TRUNK = { endpointName: 'tr_alpha', password: 'secret-pw', transport: 'udp' as const };
 const md5 = (s: string) => createHash('md5').update(s).digest('hex');
 
-function setup(t: { teardown(fn: () => unknown): void }, clock: FakeClock, dir = tempDir(t)) {
-  const store = openStore(dir, clock);
+async function setup(t: { teardown(fn: () => unknown): void }, clock: FakeClock, dir = tempDir(t)) {
+  const store = await openStore(dir, clock);
   t.teardown(() => store.close());
   const credentials = new CredentialStore(new DigestAuthority(REALM, () => clock.now()));
   credentials.set(TRUNK);
@@ -58,7 +58,7 @@ const handle = async (r: Registrar, c: CredentialStore, opts: Parameters<typeof 
 
 t.test('digest REGISTER is stored with its granted expiry and survives a restart until it expires', async (t) => {
   const clock = new FakeClock();
-  const { dir, store, credentials, registrar } = setup(t, clock);
+  const { dir, store, credentials, registrar } = await setup(t, clock);
   const challenged = await handle(registrar, credentials, { contact: '<sip:alpha@10.0.0.1:5060>' });
   t.equal(challenged[0]?.status, 401);
   t.match(challenged[0]?.headers?.['WWW-Authenticate'], /^Digest realm="sip\.test\.example"/);
@@ -74,7 +74,7 @@ t.test('digest REGISTER is stored with its granted expiry and survives a restart
   t.same(await registrar.lookup(TRUNK.endpointName), [stored]);
 
   store.close();
-  const restarted = setup(t, clock, dir);
+  const restarted = await setup(t, clock, dir);
   t.same(await restarted.registrar.lookup(TRUNK.endpointName), [stored], 'a new registrar on the same file finds it');
   await clock.advance(120_000);
   t.same(await restarted.registrar.lookup(TRUNK.endpointName), [], 'expired');
@@ -85,7 +85,7 @@ t.test('digest REGISTER is stored with its granted expiry and survives a restart
 
 t.test('expiry is clamped; expires=0, Contact: * and forget remove bindings', async (t) => {
   const clock = new FakeClock();
-  const { credentials, registrar } = setup(t, clock);
+  const { credentials, registrar } = await setup(t, clock);
   const reg = (contact: string, expires?: number) => handle(registrar, credentials, { contact, password: TRUNK.password, ...(expires === undefined ? {} : { expires }) });
   t.equal((await reg('<sip:a@10.0.0.1>', 10))[0]?.headers?.Contact, '<sip:a@10.0.0.1>;expires=60', 'at least 60 s');
   t.equal((await reg('<sip:b@10.0.0.2>', 99_999))[0]?.headers?.Contact, '<sip:b@10.0.0.2>;expires=3600', 'at most an hour');
@@ -102,7 +102,7 @@ t.test('expiry is clamped; expires=0, Contact: * and forget remove bindings', as
 });
 
 t.test('a REGISTER that cannot be stored is answered 500, not accepted', async (t) => {
-  const { store, credentials, registrar } = setup(t, new FakeClock());
+  const { store, credentials, registrar } = await setup(t, new FakeClock());
   store.close();
   t.same(await handle(registrar, credentials, { contact: '<sip:a@10.0.0.1>', password: TRUNK.password }), [{ status: 500 }]);
 });

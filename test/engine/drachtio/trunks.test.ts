@@ -29,7 +29,7 @@ if (bins) {
     const [binding] = await d.engine.registrations(tk.endpointName);
     t.match(binding?.contact, new RegExp(`^sip:${tk.endpointName}@127\\.0\\.0\\.1:\\d+`));
     t.ok(binding!.expiresAt > Date.now() + 100_000, 'expiry kept');
-    const reopened = openStore(d.h.dataDir, systemClock());
+    const reopened = await openStore(d.h.dataDir, systemClock());
     t.teardown(() => reopened.close());
     t.same(await reopened.registrations.listLive(tk.endpointName, Date.now()), [binding], 'stored in the database, expiry included');
   });

@@ -191,6 +191,11 @@ export async function toneParty(t: Test, d: RealDriver, number: string, hz: numb
  * A caller through a carrier to `to`, saying `hz` (A-law) all call long; `hangup`
  * ends its call and resolves once sipp is done.
  */
+/** Whether the ACD agent `sid` is idle again (its call over, wrap-up done): read from the store, whichever backend. */
+export async function agentIdle(d: RealDriver, sid: string): Promise<boolean> {
+  return (await d.h.store.sql.one<{ activity: string }>('SELECT activity FROM acd_agents WHERE sid = ?', [sid]))?.activity === 'idle';
+}
+
 export async function toneCaller(t: Test, d: RealDriver, from: string, to: string, hz: number) {
   // Calls come in from any port of 127.0.0.1 (a carrier whose prefix routes none of the tests' numbers out).
   if (!(await d.h.store.carriers.byName('tone-callers'))) await d.h.store.carriers.add({ name: 'tone-callers', host: '127.0.0.1', port: null, prefix: '+1999' });
