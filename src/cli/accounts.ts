@@ -1,10 +1,18 @@
 import type { Command } from 'commander';
 import { CliError, parseId, type Runner } from './context.js';
 import type { Account } from '../store/accounts.js';
+import { NAME_LIMITS, nameProblem, trimName } from '../names/index.js';
 
 const view = (a: Account) => ({
   id: a.id, name: a.name, trunking: a.trunking, trunk_capacity: a.trunkCapacity, cps: a.cpsCap, recording_controls: a.recordingControls,
 });
+
+/** The account's name as stored: the one name rule (src/names); the dashboard and the operator's lists show it. */
+function accountName(value: string): string {
+  const problem = nameProblem(value, NAME_LIMITS.account);
+  if (problem) throw new CliError(`--name ${problem}`);
+  return trimName(value);
+}
 
 export function accountCommands(program: Command, run: Runner): void {
   const account = program.command('account').description('manage accounts');
@@ -16,7 +24,7 @@ export function accountCommands(program: Command, run: Runner): void {
     .option('--trunk-capacity <n>', 'how many trunks the account may hold')
     .action(run(async (ctx, opts: { name: string; trunking: boolean; trunkCapacity?: string }) => {
       const a = await ctx.store.accounts.create({
-        name: opts.name,
+        name: accountName(opts.name),
         trunking: opts.trunking,
         trunkCapacity: opts.trunkCapacity === undefined ? ctx.config.accounts.defaultTrunkCapacity : parseId(opts.trunkCapacity, '--trunk-capacity'),
       });
@@ -38,7 +46,7 @@ export function accountCommands(program: Command, run: Runner): void {
         ...(opts.recordingControls !== undefined ? { recordingControls: opts.recordingControls } : {}),
         ...(opts.trunking !== undefined ? { trunking: opts.trunking } : {}),
         ...(opts.trunkCapacity !== undefined ? { trunkCapacity: parseId(opts.trunkCapacity, '--trunk-capacity') } : {}),
-        ...(opts.name !== undefined ? { name: opts.name } : {}),
+        ...(opts.name !== undefined ? { name: accountName(opts.name) } : {}),
       };
       const a = await ctx.store.accounts.update(parseId(id, 'account id'), changes);
       if (!a) throw new CliError(`no account ${id}`);

@@ -74,12 +74,26 @@ const textAjv = makeAjv(true);
 // Form bodies are text like a query string, and a field sent once may be a list of one.
 const formAjv = makeAjv('array');
 
-/** A body's validator: JSON strictly typed, a form's text read as the schema's types (form-bodies.ts). */
+/** The top-level fields of a body schema that take null: a single type list with 'null' in it, or a union with null. */
+function nullableFields(schema: object): Set<string> {
+  const properties = (schema as { properties?: Record<string, { type?: unknown; anyOf?: { type?: unknown }[] }> }).properties ?? {};
+  const takesNull = (s: { type?: unknown; anyOf?: { type?: unknown }[] }) =>
+    (Array.isArray(s.type) && s.type.includes('null')) || s.type === 'null' || (s.anyOf ?? []).some(takesNull);
+  return new Set(Object.entries(properties).filter(([, s]) => takesNull(s)).map(([name]) => name));
+}
+
+/**
+ * A body's validator: JSON strictly typed, a form's text read as the schema's types (form-bodies.ts). A form has no
+ * null: an empty value clears a field that takes null (`wait_url=`), as Twilio's API reads it.
+ */
 function bodyValidator(schema: object): ValidateFunction {
   const json = bodyAjv.compile(schema);
   const form = formAjv.compile(schema);
+  const clearable = nullableFields(schema);
   const validate = ((data: unknown, ctx?: object) => {
-    const chosen = isFormBody(data) ? form : json;
+    const isForm = isFormBody(data);
+    if (isForm) for (const field of clearable) if ((data as Record<string, unknown>)[field] === '') (data as Record<string, unknown>)[field] = null;
+    const chosen = isForm ? form : json;
     const ok = chosen(data, ctx as never);
     validate.errors = chosen.errors;
     return ok;

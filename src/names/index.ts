@@ -1,5 +1,5 @@
-// The one rule for every name the platform takes (queues, agents, conferences, campaigns, dispositions, trunk labels,
-// key names, number references, attribute keys) and for short free text (notes, break reasons, attribute values).
+// The one rule for every name the platform takes (accounts, queues, agents, conferences, campaigns, dispositions, trunk
+// labels, key names, number references, attribute keys) and for short free text (notes, break reasons, attribute values).
 // Names are shown to people (dashboard, agent screens, events) and typed back into paths and markup, so a name is
 // what it looks like: visible text on one line. Nothing here knows HTTP; the API's schemas (format "name" and
 // "text", src/http/validation.ts), markup and the dashboard's forms all ask these functions.
@@ -7,7 +7,7 @@
 /** Longest name of each kind, in characters (Unicode code points, as JSON Schema's maxLength counts them). */
 export const NAME_LIMITS = {
   queue: 64, agent: 64, disposition: 64, apiKey: 64, numberReference: 64, attributeKey: 64, stream: 64,
-  conference: 128, campaign: 255, trunkLabel: 255, trunkReference: 255,
+  conference: 128, account: 128, campaign: 255, trunkLabel: 255, trunkReference: 255,
 } as const;
 
 /** Longest free text of each kind, in characters. */

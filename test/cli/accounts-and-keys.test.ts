@@ -71,3 +71,27 @@ t.test('CLI errors are clear and exit non-zero', async (t) => {
   t.equal(badKey.code, 78, 'a malformed master key stops the CLI');
   t.match(badKey.stderr, /RINGBASE_MASTER_KEY must hold a 32-byte key/);
 });
+
+t.test('account names follow the one name rule, on create and on rename', async (t) => {
+  const dir = tempDir(t);
+  const rb = cli(dir);
+  const hostile: Array<[string, RegExp]> = [
+    ['Acme\u202Eevil', /bidirectional control character \(U\+202E\)/],
+    ['Acme\u001b[31m', /control character \(U\+001B\)/],
+    ['Acme\nCorp', /must be on one line/],
+    ['\u200B\u200B', /invisible/],
+    ['..', /visible character|only dots/],
+    ['x'.repeat(129), /at most 128 characters \(this one has 129\)/],
+  ];
+  for (const [name, why] of hostile) {
+    const refused = await rb('account', 'create', '--name', name);
+    t.equal(refused.code, 1, `refused: ${JSON.stringify(name).slice(0, 30)}`);
+    t.match(refused.stderr, why);
+  }
+  t.same(JSON.parse((await rb('--json', 'account', 'list')).stdout), [], 'none was stored');
+  const made = JSON.parse((await rb('--json', 'account', 'create', '--name', '  Zoë 株式会社 🚀  ')).stdout);
+  t.equal(made.name, 'Zoë 株式会社 🚀', 'stored trimmed; any script and emoji');
+  const rename = await rb('account', 'update', String(made.id), '--name', 'Acme\u202Eevil');
+  t.equal(rename.code, 1);
+  t.equal(JSON.parse((await rb('--json', 'account', 'list')).stdout)[0].name, 'Zoë 株式会社 🚀', 'a refused rename changes nothing');
+});

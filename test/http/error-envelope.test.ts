@@ -95,6 +95,13 @@ t.test('/v1/queues, /v1/agents, /v1/dispositions take form-encoded bodies, typed
   t.equal(two.body.queues.length, 2, 'a repeated key is a list');
   const onBreak = await form(`/v1/agents/${one.body.sid}`, 'status=break&break_reason=lunch');
   t.match(onBreak.body, { status: 'break', break_reason: 'lunch' });
+  const noReason = await form(`/v1/agents/${one.body.sid}`, 'break_reason=');
+  t.equal(noReason.body.break_reason, null, 'an empty value clears a field that takes null');
+  const silence = await form(`/v1/queues/${queue.body.sid}`, 'wait_url=');
+  t.equal(silence.status, 200);
+  t.equal(silence.body.wait_url, null, 'wait_url= goes back to silence');
+  const noName = await form(`/v1/queues/${queue.body.sid}`, 'friendly_name=');
+  t.match(noName.body.error, { code: 'parameter_invalid', param: 'friendly_name' }, 'a field that takes no null is not cleared by an empty value');
 
   const callSid = `CA${'1'.repeat(32)}`;
   await h.store.calls.create({ sid: callSid, accountId: a.id, direction: 'inbound', from: '+15550100001', to: '+15550100002', status: 'completed' });

@@ -41,9 +41,18 @@ export interface PacketTones {
   sixfold: number;
   /** Per tone that must not be heard, the share of measured packets that carry it. */
   leaked: Record<number, number>;
+  /**
+   * Measured packets without any expected tone, split by what they held instead: near silence (a frame lost or
+   * concealed on the way) or sound (something else: a garbled or foreign signal). Says what a failing call lost.
+   */
+  missing?: { silent: number; sound: number };
 }
 
 const carries = (packet: Float32Array, hz: number) => toneShare(packet, hz) > PRESENT;
+
+/** Below this RMS (about -46 dBFS; the test tones play at -10 dBFS or louder) a packet is taken as silence. */
+const SILENCE_RMS = 0.005;
+const rms = (packet: Float32Array) => Math.sqrt(packet.reduce((sum, s) => sum + s * s, 0) / packet.length);
 
 /** Consecutive packets that carry every expected tone before measuring starts: a prompt's speech is not a tone. */
 const ONSET = 3;
@@ -75,14 +84,17 @@ export function packetTones(samples: Float32Array, from: number, tones: number[]
   const leaked: Record<number, number> = Object.fromEntries(absent.map((hz) => [hz, 0]));
   if (start < 0) return { packets: 0, heard, sixfold, leaked };
   let packets = 0;
+  const missing = { silent: 0, sound: 0 };
   for (let at = start; packets < MEASURED_PACKETS && at + PACKET <= samples.length; at += PACKET, packets++) {
     const packet = samples.subarray(at, at + PACKET);
-    for (const hz of tones) if (carries(packet, hz)) heard[hz]! += 1;
+    const carried = tones.filter((hz) => carries(packet, hz));
+    for (const hz of carried) heard[hz]! += 1;
     for (const hz of absent) if (carries(packet, hz)) leaked[hz]! += 1;
+    if (carried.length === 0) missing[rms(packet) < SILENCE_RMS ? 'silent' : 'sound']++;
   }
   for (const hz of tones) heard[hz] = packets ? heard[hz]! / packets : 0;
   for (const hz of absent) leaked[hz] = packets ? leaked[hz]! / packets : 0;
-  return { packets, heard, sixfold, leaked };
+  return { packets, heard, sixfold, leaked, missing };
 }
 
 /**
@@ -113,7 +125,8 @@ export async function heardOnset(rtp: Ear, from: number, tones: number[], ms = 2
 export function describe(who: string, m: PacketTones): string {
   const shares = Object.entries(m.heard).map(([hz, share]) => `${hz} Hz in ${(share * 100).toFixed(0)} %`).join(', ');
   const leaks = Object.entries(m.leaked).map(([hz, share]) => `, ${hz} Hz (not for it) in ${(share * 100).toFixed(0)} %`).join('');
-  return `${who}: ${m.packets} packets, ${shares}${leaks}, ${m.sixfold} at 6× pitch`;
+  const lost = m.missing && m.missing.silent + m.missing.sound > 0 ? ` (without it: ${m.missing.silent} near silent, ${m.missing.sound} other sound)` : '';
+  return `${who}: ${m.packets} packets, ${shares}${lost}${leaks}, ${m.sixfold} at 6× pitch`;
 }
 
 /** Of the measured packets, at most this share may carry a tone the listener must not hear (none is mixed for it). */
