@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 const { port, pt, frames, heard, length } = workerData;
 /** Received payload bytes so far (one byte per 8 kHz sample), written with Atomics so the main thread reads it whole. */
 const written = new Int32Array(length);
+// Length-tracking: the view grows with the (growable) shared buffer.
 const out = new Uint8Array(heard);
 const FRAME = 160;
 const socket = createSocket('udp4');
@@ -45,7 +46,11 @@ socket.on('message', (msg, rinfo) => {
   if (msg.length < 12 || (msg[1] & 0x7f) !== pt) return;
   const payload = msg.subarray(12 + (msg[0] & 0x0f) * 4);
   const at = Atomics.load(written, 0);
-  if (at + payload.length > out.length) return;
+  if (at + payload.length > heard.byteLength) {
+    // Grown before the write (the reader's view follows the buffer's length); past the most, the call is too long.
+    if (at + payload.length > heard.maxByteLength) return;
+    heard.grow(Math.min(heard.maxByteLength, Math.max(heard.byteLength * 2, at + payload.length)));
+  }
   out.set(payload, at);
   Atomics.store(written, 0, at + payload.length);
 });
