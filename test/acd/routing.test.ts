@@ -177,13 +177,13 @@ t.test('property: random traffic never double-books, loses or double-offers, and
           }
           case 'wrapped': await r.wrapUpDone(w.agentIds[step.i % w.agentIds.length]!); break;
           case 'status': await w.store.sql.run('UPDATE acd_agents SET status = ? WHERE id = ?', [step.to, w.agentIds[step.i % w.agentIds.length]!]); break;
-          case 'restart': seen.restarts++; w.restart(); r = w.router(); break;
+          case 'restart': seen.restarts++; await w.restart(); r = w.router(); break;
           case 'tick': w.clock.advance(step.ms); break;
         }
         await checkInvariants(w.store.sql, callers);
       }
     } finally {
-      w.store.close();
+      await w.store.close();
     }
   }), { numRuns: 150 });
   t.ok(seen.offers > 100 && seen.answers > 20 && seen.misses > 20 && seen.restarts > 20, `${runs} random scripts of 20 to 80 steps held every invariant (${JSON.stringify(seen)})`);
