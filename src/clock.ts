@@ -28,11 +28,15 @@ export function systemClock(): Clock {
 
 interface FakeTimer { id: number; at: number; fn: () => void }
 
+/** How long `advance` waits for work a timer started to settle before it gives up with an error. */
+const SETTLE_LIMIT_MS = 10_000;
+
 /** A clock that only moves when told to; timers fire in due order during `advance`. */
 export class FakeClock implements Clock {
   #now: number;
   #timers: FakeTimer[] = [];
   #next = 1;
+  readonly #settlers = new Set<() => Promise<void> | undefined>();
 
   constructor(start = Date.UTC(2026, 0, 1)) { this.#now = start; }
 
@@ -50,11 +54,22 @@ export class FakeClock implements Clock {
 
   get pendingTimers(): number { return this.#timers.length; }
 
+  /**
+   * Makes `advance` wait, before each timer and at its end, until `settled()` is undefined: the work a timer started
+   * on real I/O (a PostgreSQL store's queries) has finished, and the timers it sets are set, before time moves on, as
+   * SQLite's synchronous statements finish within the turns `advance` lets pass. While that work is under way,
+   * `settled()` returns a promise that resolves when it is worth asking again. Returns the undo.
+   */
+  settleOn(settled: () => Promise<void> | undefined): () => void {
+    this.#settlers.add(settled);
+    return () => { this.#settlers.delete(settled); };
+  }
+
   /** Moves time forward, firing due timers one by one and letting promise callbacks run between them. */
   async advance(ms: number): Promise<void> {
     const target = this.#now + ms;
     for (;;) {
-      await flushMicrotasks();
+      await this.#settle();
       const due = this.#timers.filter((t) => t.at <= target).sort((a, b) => a.at - b.at || a.id - b.id)[0];
       if (!due) break;
       this.#timers = this.#timers.filter((t) => t !== due);
@@ -62,7 +77,20 @@ export class FakeClock implements Clock {
       due.fn();
     }
     this.#now = target;
+    await this.#settle();
+  }
+
+  /** Pending promise callbacks run; then, while anything registered with settleOn is busy, again (bounded). */
+  async #settle(): Promise<void> {
+    const deadline = Date.now() + SETTLE_LIMIT_MS;
     await flushMicrotasks();
+    for (;;) {
+      const busy = [...this.#settlers].map((settled) => settled()).filter((p) => p !== undefined);
+      if (busy.length === 0) return;
+      if (Date.now() > deadline) throw new Error(`FakeClock: still busy ${SETTLE_LIMIT_MS} ms after a timer fired (a transaction held open while the clock advances?)`);
+      await Promise.race(busy);
+      await flushMicrotasks();
+    }
   }
 }
 

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Test } from 'tap';
+import { FakeClock, type Clock } from '../../src/clock.js';
 import { openDb } from '../../src/store/db.js';
 import { PostgresDb } from '../../src/store/postgres-db.js';
 import { migratePostgres } from '../../src/store/postgres-schema.js';
@@ -61,4 +62,21 @@ export async function harnessDatabase(t: Pick<Test, 'teardown'>): Promise<{ url:
   const database = await createTestDatabase(server);
   t.teardown(() => database.drop());
   return { url: database.url, poolSize: 4 };
+}
+
+/**
+ * A fake clock's `advance` waits for the store's queries in flight on PostgreSQL (SQLite's run synchronously):
+ * what a timer started in the store has finished, and the timers it sets are set, before time moves on.
+ */
+export function settleClockOnStore(t: Pick<Test, 'teardown'>, clock: Clock, sql: SqlDb): void {
+  if (!(clock instanceof FakeClock) || !(sql instanceof PostgresDb)) return;
+  const { pool } = sql;
+  const busy = () => pool.waitingCount > 0 || pool.totalCount > pool.idleCount;
+  // Looked at again when a connection goes back to the pool, or after 5 ms (one being opened or closed).
+  const released = () => new Promise<void>((resolve) => {
+    const done = () => { clearTimeout(timer); pool.off('release', done); resolve(); };
+    const timer = setTimeout(done, 5);
+    pool.on('release', done);
+  });
+  t.teardown(clock.settleOn(() => (busy() ? released() : undefined)));
 }

@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { FakeClock, systemClock, type Clock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { openStore, type Store } from '../../src/store/index.js';
-import { harnessDatabase } from './backends.js';
+import { harnessDatabase, settleClockOnStore } from './backends.js';
 import { createSecretBox } from '../../src/crypto/secret-box.js';
 import { SandboxEngine } from '../../src/engine/sandbox/index.js';
 import type { EnginePort } from '../../src/engine/port.js';
@@ -61,6 +61,7 @@ export async function startHarness(
   }));
   config.database = await harnessDatabase(t);
   const store = await openStore(dataDir, clock, config.database);
+  settleClockOnStore(t, clock, store.sql);
   const chosen = opts.engine?.({ config, store, logger: logger.child({ component: 'engine' }) }) ?? (() => {
     const sandbox = new SandboxEngine(clock);
     return { port: sandbox, view: sandbox };
