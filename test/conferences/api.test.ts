@@ -69,8 +69,12 @@ t.test('automatic transitions: waiting until a starter joins, end on exit, last 
   const waiter = await s.join('Lobby', A, { start_conference_on_enter: 'false' });
   t.equal((await s.call('GET', `/v1/conferences/${waiter.confSid}`)).body.status, 'init', 'a participant that does not start it waits');
   const host = await s.join('Lobby', B, { end_conference_on_exit: 'true' });
+  // A join stores the participant in the room, then starts the conference and lets the waiter in: steps a read can
+  // fall between on PostgreSQL (on SQLite they finish before a poll comes round), waited for like the ends below.
+  const hearEachOther = () => s.hears(waiter.confSid, waiter.line, host.line) && s.hears(waiter.confSid, host.line, waiter.line);
+  await until('the conference started', 2_000, async () => (await s.h.store.conferences.get(waiter.confSid))?.status === 'in-progress' && hearEachOther());
   t.equal((await s.call('GET', `/v1/conferences/${waiter.confSid}`)).body.status, 'in-progress', 'the starter started it');
-  t.ok(s.hears(waiter.confSid, waiter.line, host.line) && s.hears(waiter.confSid, host.line, waiter.line), 'the waiter is let in');
+  t.ok(hearEachOther(), 'the waiter is let in');
   await s.call('DELETE', `/v1/conferences/${waiter.confSid}/participants/${host.callSid}`);
   await until('conference ended', 2_000, async () => (await s.h.store.conferences.get(waiter.confSid))?.status === 'completed');
   t.equal((await s.call('GET', `/v1/conferences/${waiter.confSid}`)).body.end_reason, 'participant-with-end-conference-on-exit-left');
@@ -84,7 +88,9 @@ t.test('automatic transitions: waiting until a starter joins, end on exit, last 
   engine.setParty('+15557770009', { behavior: 'busy' });
   const busy = await s.call('POST', '/v1/conferences/Busy/participants', { form: { from: FROM, to: '+15557770009' } });
   t.match(busy.body, { status: 'connecting' });
+  // The participant's row is closed first, then the room is judged empty and ended: another two steps.
   await until('the busy participant completed', 5_000, async () => (await s.statusOf(busy.body.conference_sid, busy.body.call_sid)) === 'completed');
+  await until('the empty conference ended', 2_000, async () => (await s.h.store.conferences.get(busy.body.conference_sid))?.status === 'completed');
   t.equal((await s.call('GET', `/v1/conferences/${busy.body.conference_sid}`)).body.status, 'completed', 'nobody left: completed');
 });
 
