@@ -1,7 +1,7 @@
 // Runs a test body once per store backend: SQLite (a fresh file) and PostgreSQL (a fresh database on the run's
 // throwaway server, or one skipped test when PostgreSQL is not installed), each migrated to the newest schema.
 // Repository tests use it so both backends pass the same assertions.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Test } from 'tap';
@@ -46,6 +46,26 @@ export function onEachBackend(t: Test, name: string, body: (t: Test, db: SqlDb) 
 export function sqliteConnection(store: { sql: SqlDb }): SqliteDb['raw'] {
   if (!(store.sql instanceof SqliteDb)) throw new Error('this test is about the SQLite file; the store is on PostgreSQL');
   return store.sql.raw;
+}
+
+/**
+ * Everything a store keeps at rest, to search for values that must never be stored in clear: every file of the data
+ * dir (database, media caches, recordings), on SQLite once the WAL is folded into the database file; on PostgreSQL,
+ * whose files are the server's, every row of every table as text besides.
+ */
+export async function storedBytes(store: { sql: SqlDb }, dataDir: string): Promise<Buffer> {
+  if (store.sql instanceof SqliteDb) store.sql.raw.pragma('wal_checkpoint(TRUNCATE)');
+  const files = readdirSync(dataDir, { recursive: true }).map((f) => path.join(dataDir, String(f))).filter((f) => statSync(f).isFile());
+  const parts = files.map((f) => readFileSync(f));
+  if (store.sql.dialect === 'postgres') {
+    const tables = await store.sql.all<{ name: string }>(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'");
+    for (const { name } of tables) {
+      const rows = await store.sql.all<{ row: string }>(`SELECT CAST(t AS TEXT) AS row FROM "${name}" t`);
+      parts.push(Buffer.from(rows.map((r) => r.row).join('\n')));
+    }
+  }
+  return Buffer.concat(parts);
 }
 
 /** The environment switch that puts harness-level tests on PostgreSQL (test/run-suite.ts sets it for its second half). */
