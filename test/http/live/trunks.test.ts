@@ -1,9 +1,6 @@
 import t from 'tap';
 import { createHmac } from 'node:crypto';
-import path from 'node:path';
 import { startHarness } from '../../helpers/harness.js';
-import Database from 'better-sqlite3';
-import { DB_FILE } from '../../../src/store/index.js';
 
 const TRUNK_FIELDS = [
   'id', 'status', 'label', 'client_ref', 'endpoint_name', 'sip_domain', 'transport', 'voice_webhook_url', 'voice_webhook_method',
@@ -244,11 +241,10 @@ t.test('a password that cannot be decrypted is reported, not crashed on', async 
   const h = await startHarness(t);
   await h.account();
   const tr = (await h.request('POST', '/api/partner/trunks', { body: { transport: 'wss' } })).body;
-  // Written by another connection, as a damaged file or another tool would: the store's repositories are the
-  // only writers of this process.
-  const other = new Database(path.join(h.dataDir, DB_FILE));
-  other.prepare('UPDATE trunks SET sip_password_enc = ? WHERE id = ?').run('v1.garbage.garbage.garbage', tr.id);
-  other.close();
+  // Damaged behind the repository's back, as a damaged file or a restore with another master key would leave it;
+  // through the store's own database (SQLite or PostgreSQL), not a second SQLite connection. Nothing has read the
+  // trunk by id since its creation forgot the cached trunks, so the request below reads the damaged row.
+  await h.store.sql.run('UPDATE trunks SET sip_password_enc = ? WHERE id = ?', ['v1.garbage.garbage.garbage', tr.id]);
   const res = await h.request('GET', `/api/partner/trunks/${tr.id}`);
   t.equal(res.status, 200);
   t.equal(res.body.connection.password, null);
