@@ -18,7 +18,7 @@ import { installHealth } from './health.js';
 import { trunkRoutes } from './live/trunks.js';
 import { callRoutes } from './live/calls.js';
 import { recordingRoutes } from './live/recordings.js';
-import { CpsLimiter } from '../calls/cps-limiter.js';
+import { cpsCapFor } from '../calls/shared-cps-limiter.js';
 import { handleTrunkCall } from '../calls/trunk-calls.js';
 import path from 'node:path';
 import { createGuardedClient, SipTargetPolicy } from '../net/index.js';
@@ -171,7 +171,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // One throttle for both roots: failures on /api and /v1 count against the same address.
   const authThrottle = new AuthThrottle(clock, { limit: config.authThrottle.failLimit, windowMs: config.authThrottle.failWindowSeconds * 1000 });
   const authenticate = bearerAuth(store, authThrottle, (req) => proxies.clientIp(req));
-  const cps = new CpsLimiter(clock);
+  // In this process's memory on SQLite; shared by every control plane on the database on PostgreSQL.
+  const cps = cpsCapFor(store.sql, clock);
 
   await http.register(async (live) => {
     live.addHook('onRequest', authenticate);

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { CallServices } from '../../calls/services.js';
-import type { CpsLimiter } from '../../calls/cps-limiter.js';
+import type { CallsPerSecondCap } from '../../calls/cps-limiter.js';
 import { placeCall } from '../../calls/outbound.js';
 import type { CallDispatcher } from '../../calls/dispatcher.js';
 import { toPlacement } from '../../calls/place-request.js';
@@ -40,7 +40,7 @@ async function refusedSipNames(services: CallServices, placement: PlaceCall): Pr
   return Object.keys(errors).length > 0 ? errors : null;
 }
 
-export async function callRoutes(app: FastifyInstance, deps: { services: CallServices; cps: CpsLimiter; dispatcher: CallDispatcher }): Promise<void> {
+export async function callRoutes(app: FastifyInstance, deps: { services: CallServices; cps: CallsPerSecondCap; dispatcher: CallDispatcher }): Promise<void> {
   const { services, cps, dispatcher } = deps;
   const { store, engine } = services;
   const view = (c: CallRecord) => callView(c, store, services.publicBaseUrl);
@@ -63,7 +63,7 @@ export async function callRoutes(app: FastifyInstance, deps: { services: CallSer
     if (!health.ok) throw errors.callNotPlaced(`the call engine is unavailable (${health.detail})`);
     const route = engine.routeProblem?.(checked.placement.target);
     if (route) throw errors.callNotPlaced(route);
-    const slot = cps.take(req.account.id, req.account.cpsCap);
+    const slot = await cps.take(req.account.id, req.account.cpsCap);
     if (!slot.ok) throw errors.callsPerSecondExceeded(req.account.cpsCap, slot.retryAfterSeconds, slot.resetAt);
     const { call, done } = await placeCall(services, { ...checked.placement, admittedAtMs: slot.at });
     void dispatcher.track(done);

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { CallServices } from '../../calls/services.js';
 import type { CallDispatcher } from '../../calls/dispatcher.js';
-import type { CpsLimiter } from '../../calls/cps-limiter.js';
+import type { CallsPerSecondCap } from '../../calls/cps-limiter.js';
 import { errors, previewErrors } from '../errors.js';
 import { acceptFormBodies } from '../form-bodies.js';
 import { SidParams, previewErrorResponses } from '../schemas/preview.js';
@@ -14,7 +14,7 @@ import { accountNumberOn } from '../../acd/service.js';
 const tags = ['Queues and agents (preview)'];
 const security = [{ bearerAuth: [] }];
 
-export async function agentMonitorRoutes(app: FastifyInstance, deps: { services: CallServices; dispatcher: CallDispatcher; cps: CpsLimiter }): Promise<void> {
+export async function agentMonitorRoutes(app: FastifyInstance, deps: { services: CallServices; dispatcher: CallDispatcher; cps: CallsPerSecondCap }): Promise<void> {
   acceptFormBodies(app);
   const { services, dispatcher, cps } = deps;
   const { store } = services;
@@ -33,7 +33,7 @@ export async function agentMonitorRoutes(app: FastifyInstance, deps: { services:
     if (!onCall) throw previewErrors.conflict('agent_not_on_call', `${agent.friendlyName} is not talking on a call (${agent.activity}); a supervisor joins a busy agent's call.`);
     const number = await callerNumber(services, req.account.id, b.from ?? accountNumberOn(onCall));
     const target = await calledTarget(services, req.account.id, b.to);
-    const slot = cps.take(req.account.id, req.account.cpsCap);
+    const slot = await cps.take(req.account.id, req.account.cpsCap);
     if (!slot.ok) throw errors.callsPerSecondExceeded(req.account.cpsCap, slot.retryAfterSeconds, slot.resetAt);
     const placed = await services.acd.monitor(agent, { target, to: b.to, from: number.e164, numberId: number.id, mode });
     if (!placed) throw previewErrors.conflict('agent_not_on_call', `${agent.friendlyName}'s call is not carried by this server; try again on the one that carries it.`);

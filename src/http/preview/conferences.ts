@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { CallServices } from '../../calls/services.js';
 import type { CallDispatcher } from '../../calls/dispatcher.js';
-import type { CpsLimiter } from '../../calls/cps-limiter.js';
+import type { CallsPerSecondCap } from '../../calls/cps-limiter.js';
 import type { Account } from '../../store/accounts.js';
 import type { Conference, Participant, ParticipantChanges } from '../../conferences/repo.js';
 import type { MediaLease } from '../../media/media-cache.js';
@@ -24,7 +24,7 @@ import { callerNumber, calledTarget } from './call-parties.js';
 import { CALL_SID, CONFERENCE_SID, flag } from './conference-input.js';
 import { acceptFormBodies } from '../form-bodies.js';
 
-interface Deps { services: CallServices; dispatcher: CallDispatcher; cps: CpsLimiter }
+interface Deps { services: CallServices; dispatcher: CallDispatcher; cps: CallsPerSecondCap }
 
 const tags = ['Conferences (preview)'];
 const security = [{ bearerAuth: [] }];
@@ -157,7 +157,7 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
         throw previewErrors.conflict('conference_full', `Conference ${existing.sid} already has its maximum of ${existing.maxParticipants} participants.`);
       }
     }
-    const slot = cps.take(req.account.id, req.account.cpsCap);
+    const slot = await cps.take(req.account.id, req.account.cpsCap);
     if (!slot.ok) throw errors.callsPerSecondExceeded(req.account.cpsCap, slot.retryAfterSeconds, slot.resetAt);
     const conf = existing
       ?? await conferences.openByName(req.account.id, ref, { maxParticipants: 250, record: false, ...(b.status_callback ? { statusCallback: { url: b.status_callback, method: 'POST', events: [] } } : {}) });

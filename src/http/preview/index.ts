@@ -23,12 +23,12 @@ import { agentMonitorRoutes } from './agent-monitor.js';
 import { leadCampaignRoutes } from './lead-campaigns.js';
 import type { CallServices } from '../../calls/services.js';
 import type { CallDispatcher } from '../../calls/dispatcher.js';
-import type { CpsLimiter } from '../../calls/cps-limiter.js';
+import type { CallsPerSecondCap } from '../../calls/cps-limiter.js';
 import type { AuthenticateHook } from '../auth.js';
 
 export interface PreviewDeps {
   config: Config; store: Store; clock: Clock; secrets: SecretBox; eventSystem: EventSystem;
-  callServices: CallServices; dispatcher: CallDispatcher; cps: CpsLimiter;
+  callServices: CallServices; dispatcher: CallDispatcher; cps: CallsPerSecondCap;
   /** The bearer-key check the live root uses too, so both share one failed-attempt throttle. */
   authenticate: AuthenticateHook;
 }
