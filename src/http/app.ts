@@ -11,7 +11,7 @@ import { TrunkService } from '../trunks/service.js';
 import { frameworkErrors, installErrorHandling, MAX_PATH_SEGMENT_CHARS } from './error-handler.js';
 import { validatorCompiler } from './validation.js';
 import { bearerAuth } from './auth.js';
-import { AuthThrottle } from './auth-throttle.js';
+import { authThrottleFor } from './shared-auth-throttle.js';
 import { installMetrics, metricsRoute } from './metrics.js';
 import { installOpenApi } from './openapi.js';
 import { installHealth } from './health.js';
@@ -168,10 +168,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
     await simulator.start();
     simulator.onIncomingCall((incoming) => void calls.handle(incoming));
   }
-  // One throttle for both roots: failures on /api and /v1 count against the same address.
-  const authThrottle = new AuthThrottle(clock, { limit: config.authThrottle.failLimit, windowMs: config.authThrottle.failWindowSeconds * 1000 });
+  // One throttle for both roots: failures on /api and /v1 count against the same address. It and the CPS cap are
+  // in this process's memory on SQLite, and shared by every control plane on the database on PostgreSQL.
+  const authThrottle = authThrottleFor(store.sql, clock, { limit: config.authThrottle.failLimit, windowMs: config.authThrottle.failWindowSeconds * 1000 });
   const authenticate = bearerAuth(store, authThrottle, (req) => proxies.clientIp(req));
-  // In this process's memory on SQLite; shared by every control plane on the database on PostgreSQL.
   const cps = cpsCapFor(store.sql, clock);
 
   await http.register(async (live) => {

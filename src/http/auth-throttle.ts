@@ -2,8 +2,9 @@
 // that opens at the first failure. Past the limit the source's failures answer 429 until the window ends. Keys
 // that authenticated from the source lately stay usable meanwhile, so one broken script behind an office NAT does
 // not lock its colleagues out; keys never seen from there (valid or not) get the 429, so a list of leaked keys
-// cannot be tested at full speed either. In memory and bounded: one process serves the API, and a restart
-// forgiving a window is acceptable for abuse protection.
+// cannot be tested at full speed either. AuthThrottle keeps this in memory, bounded: the SQLite store's one process
+// serves the API, and a restart forgiving a window is acceptable for abuse protection. On PostgreSQL the control
+// planes share it through the database (shared-auth-throttle.ts).
 import type { Clock } from '../clock.js';
 
 export interface AuthThrottleOptions {
@@ -16,13 +17,34 @@ export interface AuthThrottleOptions {
   knownKeyMs?: number;
 }
 
+/** What the API keys' and the operator tokens' checks ask, whichever process or database keeps the counts. */
+export interface AuthFailureLimit {
+  /**
+   * A valid credential (`keyId`: an API key's id, or a token's) presented from `source`: 0 when it may be used (the
+   * source is within its limit, or the key worked from there lately), and it is then remembered as known there;
+   * else the whole seconds until the source's window ends.
+   */
+  admit(source: string, keyId: number): Promise<number>;
+  /** A wrong credential: 0 when it is counted within the limit (a plain refusal), else the seconds to wait (429). */
+  fail(source: string): Promise<number>;
+}
+
 interface Window { startedAt: number; failures: number }
 
-const DEFAULT_MAX_ENTRIES = 10_000;
-const DEFAULT_KNOWN_KEY_MS = 24 * 3600_000;
-const RENEW_AFTER_MS = 60_000;
+export const DEFAULT_MAX_ENTRIES = 10_000;
+export const DEFAULT_KNOWN_KEY_MS = 24 * 3600_000;
+/** A known key's time is renewed at most this often, not on every request: a day's exemption ending a minute early is no matter. */
+export const RENEW_AFTER_MS = 60_000;
 
-export class AuthThrottle {
+/** Drops `map`'s expired entries from the front (the map is kept in expiry order), then the oldest while it holds `max`, making room for one more. */
+export function forgetOldest<V>(map: Map<string, V>, expired: (value: V) => boolean, max: number): void {
+  for (const [key, value] of map) {
+    if (!expired(value) && map.size < max) break;
+    map.delete(key);
+  }
+}
+
+export class AuthThrottle implements AuthFailureLimit {
   // Both maps are kept in expiry order (an entry is re-inserted when renewed), so the first entry is always
   // the next to expire and the one to forget when full: pruning and eviction cost O(1) per insert.
   readonly #windows = new Map<string, Window>();
@@ -39,6 +61,19 @@ export class AuthThrottle {
     this.#knownKeyMs = opts.knownKeyMs ?? DEFAULT_KNOWN_KEY_MS;
   }
 
+  async admit(source: string, keyId: number): Promise<number> {
+    const wait = this.retryAfter(source);
+    if (wait > 0 && !this.knows(source, keyId)) return wait;
+    this.recordSuccess(source, keyId);
+    return 0;
+  }
+
+  async fail(source: string): Promise<number> {
+    const wait = this.retryAfter(source);
+    if (wait === 0) this.recordFailure(source);
+    return wait;
+  }
+
   /** Whole seconds until the source's window ends when it is over the limit; 0 when it may still fail. */
   retryAfter(source: string): number {
     const w = this.#liveWindow(source);
@@ -50,7 +85,7 @@ export class AuthThrottle {
     const w = this.#liveWindow(source);
     if (w) { w.failures++; return; }
     const now = this.clock.now();
-    this.#prune(this.#windows, (x) => now - x.startedAt >= this.#windowMs);
+    forgetOldest(this.#windows, (x) => now - x.startedAt >= this.#windowMs, this.#maxEntries);
     this.#windows.set(source, { startedAt: now, failures: 1 });
   }
 
@@ -58,11 +93,10 @@ export class AuthThrottle {
   recordSuccess(source: string, keyId: number): void {
     const id = `${source} ${keyId}`;
     const now = this.clock.now();
-    // Renewed at most once a minute, not on every request: a day's exemption ending a minute early is no matter.
     const seenAt = this.#knownKeys.get(id);
     if (seenAt !== undefined && now - seenAt < RENEW_AFTER_MS) return;
     this.#knownKeys.delete(id);
-    this.#prune(this.#knownKeys, (seenAt) => now - seenAt >= this.#knownKeyMs);
+    forgetOldest(this.#knownKeys, (seenAt) => now - seenAt >= this.#knownKeyMs, this.#maxEntries);
     this.#knownKeys.set(id, now);
   }
 
@@ -78,13 +112,5 @@ export class AuthThrottle {
       return undefined;
     }
     return w;
-  }
-
-  /** Drops expired entries from the front, then the oldest while full, making room for one more. */
-  #prune<V>(map: Map<string, V>, expired: (value: V) => boolean): void {
-    for (const [key, value] of map) {
-      if (!expired(value) && map.size < this.#maxEntries) break;
-      map.delete(key);
-    }
   }
 }

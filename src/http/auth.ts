@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Account } from '../store/accounts.js';
 import type { Store } from '../store/index.js';
 import { addressBucket } from '../net/address-bucket.js';
-import type { AuthThrottle } from './auth-throttle.js';
+import type { AuthFailureLimit } from './auth-throttle.js';
 import { errors } from './errors.js';
 
 declare module 'fastify' {
@@ -26,24 +26,21 @@ export type AuthenticateHook = (req: FastifyRequest, reply: FastifyReply) => Pro
 /**
  * Bearer API key authentication shared by the live and preview roots. Failed keys count against the source
  * address (`clientIp`: the TCP peer, or the client a trusted proxy names); past the limit they answer 429.
- * The key and its account usually come from the stores' read caches, without a database round trip.
+ * The key and its account usually come from the stores' read caches, and a key recently admitted from the address
+ * passes the throttle, without a database round trip.
  */
-export function bearerAuth(store: Store, throttle: AuthThrottle, clientIp: (req: FastifyRequest) => string): AuthenticateHook {
+export function bearerAuth(store: Store, throttle: AuthFailureLimit, clientIp: (req: FastifyRequest) => string): AuthenticateHook {
   async function accountFor(req: FastifyRequest): Promise<Account> {
     const token = bearerToken(req.headers.authorization);
     if (token === null) throw errors.apiKeyRequired();
     const source = addressBucket(clientIp(req));
     const key = token === undefined ? undefined : await store.apiKeys.authenticate(token);
     const account = key && await store.accounts.get(key.accountId);
-    const wait = throttle.retryAfter(source);
-    if (key && account && (wait === 0 || throttle.knows(source, key.id))) {
-      throttle.recordSuccess(source, key.id);
-      req.apiKeyId = key.id;
-      return account;
-    }
+    const wait = key && account ? await throttle.admit(source, key.id) : await throttle.fail(source);
     if (wait > 0) throw errors.authFailuresThrottled(wait);
-    throttle.recordFailure(source);
-    throw errors.apiKeyInvalid();
+    if (!key || !account) throw errors.apiKeyInvalid();
+    req.apiKeyId = key.id;
+    return account;
   }
   return async function authenticate(req) {
     req.account = await accountFor(req);

@@ -32,7 +32,7 @@ export function installMetrics(app: FastifyInstance): MetricsRegistries {
  */
 export function metricsRoute(app: FastifyInstance, registries: MetricsRegistries, deps: TokenCheckDeps & { operatorToken: string; metricsToken: string | null }): void {
   app.get('/metrics', { schema: { hide: true } }, async (req, reply) => {
-    const full = checkOperatorToken(req, [deps.operatorToken, deps.metricsToken], deps) === 'ok';
+    const full = await checkOperatorToken(req, [deps.operatorToken, deps.metricsToken], deps) === 'ok';
     const registry = full ? Registry.merge([registries.open, registries.perAccount]) : registries.open;
     void reply.header('content-type', registry.contentType).header('cache-control', 'no-store');
     return registry.metrics();

@@ -4,7 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import { constantTimeEqual } from '../crypto/tokens.js';
 import { addressBucket } from '../net/address-bucket.js';
-import type { AuthThrottle } from './auth-throttle.js';
+import type { AuthFailureLimit } from './auth-throttle.js';
 import { bearerToken } from './auth.js';
 import { errors } from './errors.js';
 
@@ -12,7 +12,7 @@ import { errors } from './errors.js';
 const TOKEN_IDS = [-1, -2];
 
 export interface TokenCheckDeps {
-  throttle: AuthThrottle;
+  throttle: AuthFailureLimit;
   clientIp: (req: FastifyRequest) => string;
 }
 
@@ -20,20 +20,15 @@ export interface TokenCheckDeps {
  * 'none' when the request carries no bearer token, 'ok' when it carries one of `tokens`, 'wrong' (counted as a failure)
  * otherwise; 429 once the address is over the failure limit, for any token it has not used successfully lately.
  */
-export function checkOperatorToken(req: FastifyRequest, tokens: ReadonlyArray<string | null>, deps: TokenCheckDeps): 'none' | 'ok' | 'wrong' {
+export async function checkOperatorToken(req: FastifyRequest, tokens: ReadonlyArray<string | null>, deps: TokenCheckDeps): Promise<'none' | 'ok' | 'wrong'> {
   const given = bearerToken(req.headers.authorization);
   if (given === null) return 'none';
   const source = addressBucket(deps.clientIp(req));
   // Every candidate is compared, so the time taken does not say which (if any) matched.
   let matched = -1;
   tokens.forEach((token, i) => { if (token !== null && constantTimeEqual(given ?? '', token) && matched === -1) matched = i; });
-  const wait = deps.throttle.retryAfter(source);
   const id = TOKEN_IDS[matched];
-  if (id !== undefined && (wait === 0 || deps.throttle.knows(source, id))) {
-    deps.throttle.recordSuccess(source, id);
-    return 'ok';
-  }
+  const wait = id !== undefined ? await deps.throttle.admit(source, id) : await deps.throttle.fail(source);
   if (wait > 0) throw errors.authFailuresThrottled(wait);
-  deps.throttle.recordFailure(source);
-  return 'wrong';
+  return id !== undefined ? 'ok' : 'wrong';
 }

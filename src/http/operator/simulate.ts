@@ -25,7 +25,7 @@ export async function operatorRoutes(
   app: FastifyInstance, deps: TokenCheckDeps & { token: string; simulator: SandboxEngine; watch: CallWatch; engine: EnginePort },
 ): Promise<void> {
   app.addHook('onRequest', async (req) => {
-    if (checkOperatorToken(req, [deps.token], deps) !== 'ok') throw invalidToken();
+    if (await checkOperatorToken(req, [deps.token], deps) !== 'ok') throw invalidToken();
   });
 
   mediaServerRoutes(app, deps.engine);
