@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import { randomToken, sha256Hex } from '../crypto/tokens.js';
 import type { UserRepo, User } from './repo.js';
 import { DUMMY_HASH, hashPassword, verifyPassword } from './password.js';
-import { SignInDelays } from './sign-in-delay.js';
+import { SignInDelays, type SignInDelayLimit } from './sign-in-delay.js';
 
 export const SET_PASSWORD_TTL_MS = 24 * 3600_000;
 export const SESSION_TTL_MS = 12 * 3600_000;
@@ -34,11 +34,11 @@ export function passwordProblem(password: string): string | null {
 
 /** Dashboard accounts: creation by the operator, one-time password links, sign-in with delays, sessions. */
 export class UserService {
-  readonly #delays: SignInDelays;
-
-  constructor(private readonly repo: UserRepo, clock: Clock) {
-    this.#delays = new SignInDelays(clock);
-  }
+  /**
+   * `delays`: the server passes the store's (signInDelaysFor: shared on PostgreSQL); this process's memory by default,
+   * enough for what only creates users and sets passwords (the CLI).
+   */
+  constructor(private readonly repo: UserRepo, clock: Clock, private readonly delays: SignInDelayLimit = new SignInDelays(clock)) {}
 
   /** Creates the user and returns the one-time token for the set-password link (valid 24 hours). */
   async create(accountId: number, email: string): Promise<{ user: User; setPasswordToken: string }> {
@@ -85,14 +85,14 @@ export class UserService {
    * included; other addresses are not affected.
    */
   async signIn(email: string, password: string, source: string): Promise<SignInResult> {
-    const early = this.#delays.waitFor(email, source);
+    const early = await this.delays.waitFor(email, source);
     if (early > 0) return { ok: false, reason: 'wait', waitSeconds: early };
     const user = await this.repo.getByEmail(email.trim());
     const matches = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
     if (!user || !user.passwordHash || !matches) {
-      return { ok: false, reason: 'invalid', waitSeconds: this.#delays.recordFailure(email, source) };
+      return { ok: false, reason: 'invalid', waitSeconds: await this.delays.recordFailure(email, source) };
     }
-    this.#delays.clear(email, source);
+    await this.delays.clear(email, source);
     await this.repo.deleteExpired();
     const token = randomToken(32);
     const csrfToken = randomToken(24);

@@ -3,6 +3,7 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import { NumberService } from '../../numbers/service.js';
 import { UserService } from '../../users/service.js';
+import { signInDelaysFor } from '../../users/shared-sign-in-delays.js';
 import { sendPage, type Dashboard, type DashboardDeps } from './context.js';
 import { csrfValid, loadViewer } from './session.js';
 import { assetRoutes } from './assets.js';
@@ -28,7 +29,7 @@ export const dashboardErrorPage = (status: number, message: string): string => e
 
 /** The account holder's web UI, registered under /dashboard. Forms only: no JSON API of its own. */
 export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
-  const d: Dashboard = { ...deps, users: new UserService(deps.store.users, deps.clock), numbers: new NumberService(deps.store.numbers, { allowLocalTargets: deps.config.devAllowLocalTargets }) };
+  const d: Dashboard = { ...deps, users: new UserService(deps.store.users, deps.clock, signInDelaysFor(deps.store.sql, deps.clock)), numbers: new NumberService(deps.store.numbers, { allowLocalTargets: deps.config.devAllowLocalTargets }) };
   // Pages, not API: kept out of the OpenAPI document, which is where a developer starts (/docs).
   app.addHook('onRoute', (route) => { route.schema = { ...route.schema, hide: true }; });
   await app.register(cookie);
