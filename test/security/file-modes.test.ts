@@ -21,7 +21,8 @@ t.test('a real app keeps its data dir 0700, database files 0600, recordings 0600
   t.ok(recording, 'a recording was made');
   const dataDir = d.h.dataDir;
   t.equal(mode(dataDir), 0o700, 'data dir');
-  for (const f of [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`]) t.equal(mode(path.join(dataDir, f)), 0o600, f);
+  // The database files are in the data dir on SQLite only; on PostgreSQL they are the server's, kept by it.
+  if (d.h.store.sql.dialect === 'sqlite') for (const f of [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`]) t.equal(mode(path.join(dataDir, f)), 0o600, f);
   t.equal(mode(path.join(dataDir, 'recordings')), 0o700, 'recordings dir');
   t.equal(mode(path.dirname(recording!.file)), 0o700, "the account's recordings dir");
   t.equal(mode(recording!.file), 0o600, 'the recording');
