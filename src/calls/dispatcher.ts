@@ -30,9 +30,16 @@ export class CallDispatcher {
     return job;
   }
 
-  /** Waits for every call flow in progress (graceful shutdown, tests). */
+  /**
+   * Waits for every call flow in progress and every call end being stored (graceful shutdown, tests): a leg's end
+   * stores the call's final state, hangup event and last timeline entries after its flow may have returned, and on
+   * PostgreSQL those writes take round trips the store must not be closed under.
+   */
   async settled(): Promise<void> {
-    while (this.#active.size > 0) await Promise.allSettled([...this.#active]);
+    do {
+      while (this.#active.size > 0) await Promise.allSettled([...this.#active]);
+      await this.services.watch.finished();
+    } while (this.#active.size > 0);
   }
 
   async #route(incoming: IncomingCall): Promise<CallSession | undefined> {

@@ -158,7 +158,11 @@ export class CallSession {
 
   /** Final state once, whoever notices the end first (leg hangup, pre-answer cancel, reject). */
   finish(info: HangupInfo): Promise<CallRecord> {
-    this.#finished ??= this.#finalize(info);
+    if (!this.#finished) {
+      this.#finished = this.#finalize(info);
+      // Often started by the leg's end, outside any call flow: shutdown must still wait for it before the store closes.
+      this.services.watch.finishing(this.#finished);
+    }
     return this.#finished;
   }
 

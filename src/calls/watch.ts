@@ -11,6 +11,8 @@ export class CallWatch {
   readonly #live = new Map<string, CallSession>();
   readonly #sessions = new Set<SessionListener>();
   readonly #timeline = new Set<TimelineListener>();
+  /** Sessions' ends being stored (final status, hangup event, the timeline entries before them). */
+  readonly #finishing = new Set<Promise<unknown>>();
 
   onSession(listener: SessionListener): () => void {
     this.#sessions.add(listener);
@@ -31,6 +33,18 @@ export class CallWatch {
   }
 
   sessionEnded(session: CallSession): void { this.#live.delete(session.sid); }
+
+  /** A session's end is being stored: finished() waits for it. */
+  finishing(done: Promise<unknown>): void {
+    this.#finishing.add(done);
+    const forget = () => { this.#finishing.delete(done); };
+    done.then(forget, forget);
+  }
+
+  /** Resolves once every session end under way is stored. */
+  async finished(): Promise<void> {
+    while (this.#finishing.size > 0) await Promise.allSettled([...this.#finishing]);
+  }
 
   timeline(callSid: string, kind: string, detail: Record<string, unknown>): void {
     for (const l of this.#timeline) l(callSid, kind, detail);
