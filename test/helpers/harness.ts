@@ -48,7 +48,12 @@ export function tempDir(t: Tap, prefix = 'ringbase-test-'): string {
 }
 
 export async function startHarness(
-  t: Tap, opts: { env?: Record<string, string>; fakeClock?: boolean; clock?: Clock; engine?: MakeHarnessEngine } = {},
+  t: Tap,
+  opts: {
+    env?: Record<string, string>; fakeClock?: boolean; clock?: Clock; engine?: MakeHarnessEngine;
+    /** A database another harness is on too (two control planes on one PostgreSQL database); its owner drops it. */
+    database?: Config['database'];
+  } = {},
 ): Promise<Harness> {
   const dataDir = tempDir(t);
   const config = loadConfig({ RINGBASE_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', RINGBASE_SIP_HOST: 'sip.test.example', ...opts.env });
@@ -59,7 +64,7 @@ export async function startHarness(
   const logger = createLogger('debug', new Writable({
     write(chunk, _enc, cb) { logs.push(String(chunk)); if (logFile) appendFileSync(logFile, chunk); cb(); },
   }));
-  config.database = await harnessDatabase(t);
+  config.database = opts.database ?? await harnessDatabase(t);
   const store = await openStore(dataDir, clock, config.database);
   settleClockOnStore(t, clock, store.sql);
   const chosen = opts.engine?.({ config, store, logger: logger.child({ component: 'engine' }) }) ?? (() => {
