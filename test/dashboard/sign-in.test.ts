@@ -6,6 +6,7 @@ import { hashPassword, verifyPassword } from '../../src/users/password.js';
 import { DashboardClient, PASSWORD, accountWithUser, type Page } from './client.js';
 import { fetchFrom } from '../helpers/fetch-from.js';
 import { cli, cleanEnv, CLI, run } from '../helpers/spawn.js';
+import { databaseEnv } from '../helpers/backends.js';
 
 t.test('passwords: scrypt with a per-user salt', async (t) => {
   const one = await hashPassword(PASSWORD);
@@ -128,7 +129,7 @@ t.test('one-time set-password link: works once, expires after 24 hours', async (
 t.test('operator CLI: user create prints a link; --password-stdin sets the password', async (t) => {
   const h = await startHarness(t);
   const account = await h.account();
-  const rb = cli(h.dataDir, { RINGBASE_PUBLIC_URL: h.url });
+  const rb = cli(h.dataDir, { RINGBASE_PUBLIC_URL: h.url, ...databaseEnv(h.config.database) });
   const made = await rb('--json', 'user', 'create', '--account', String(account.id), '--email', 'ops@example.com');
   t.equal(made.code, 0, made.stderr);
   const out = JSON.parse(made.stdout);
@@ -139,7 +140,7 @@ t.test('operator CLI: user create prints a link; --password-stdin sets the passw
   t.equal((await c.signIn('ops@example.com', PASSWORD)).status, 303, 'signed in with the password set through the link');
 
   const piped = await run(CLI, ['user', 'create', '--account', String(account.id), '--email', 'piped@example.com', '--password-stdin'],
-    { env: cleanEnv({ RINGBASE_DATA_DIR: h.dataDir }), input: `${PASSWORD}\n` });
+    { env: cleanEnv({ RINGBASE_DATA_DIR: h.dataDir, ...databaseEnv(h.config.database) }), input: `${PASSWORD}\n` });
   t.equal(piped.code, 0, piped.stderr);
   t.equal((await new DashboardClient(h.url).signIn('piped@example.com', PASSWORD)).status, 303);
   const dup = await rb('user', 'create', '--account', String(account.id), '--email', 'PIPED@example.com');

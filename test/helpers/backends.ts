@@ -68,6 +68,11 @@ export async function storedBytes(store: { sql: SqlDb }, dataDir: string): Promi
   return Buffer.concat(parts);
 }
 
+/** The environment that puts a ringbase process this test spawns (the CLI) on the same database as a harness's store. */
+export function databaseEnv(database: { url: string | null }): Record<string, string> {
+  return database.url ? { RINGBASE_DATABASE_URL: database.url } : {};
+}
+
 /** The environment switch that puts harness-level tests on PostgreSQL (test/run-suite.ts sets it for its second half). */
 export const STORE_VAR = 'RINGBASE_TEST_STORE';
 
