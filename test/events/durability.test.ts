@@ -1,8 +1,11 @@
-// Kills the server with SIGKILL while deliveries are in flight, restarts it on the same data dir, and checks
-// that every event is delivered at least once: the lease expires and the outbox hands the rows out again.
+// Kills the server with SIGKILL while deliveries are in flight, restarts it on the same data dir (and database),
+// and checks that every event is delivered at least once: the lease expires and the outbox hands the rows out
+// again. Runs on the backend the run selects: with RINGBASE_TEST_STORE=postgres the killed server, the restarted
+// one and the final count are all on one PostgreSQL database.
 import t from 'tap';
 import { openStore } from '../../src/store/index.js';
 import { systemClock } from '../../src/clock.js';
+import { databaseEnv, harnessDatabase } from '../helpers/backends.js';
 import { tempDir } from '../helpers/harness.js';
 import { startServerProcess } from '../helpers/server-process.js';
 import { startWebhookApp, type ReceivedRequest } from '../helpers/webhook-app.js';
@@ -11,15 +14,16 @@ const LEADS = 10;
 
 t.test('SIGKILL mid-delivery: every event delivered after restart, none lost', async (t) => {
   const dataDir = tempDir(t);
-  const store = await openStore(dataDir, systemClock());
+  const database = await harnessDatabase(t);
+  const store = await openStore(dataDir, systemClock(), database);
   const account = await store.accounts.create({ name: 'durable', trunking: false, trunkCapacity: 1 });
   const key = (await store.apiKeys.create(account.id)).key;
   await store.orgSettings.allowHost(account.id, '127.0.0.1');
   await store.orgSettings.allowIp(account.id, '127.0.0.1');
   const token = await store.orgSettings.rotateInjectionToken(account.id);
-  store.close();
+  await store.close();
 
-  const env = { RINGBASE_DATA_DIR: dataDir, RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_TRUSTED_PROXIES: '127.0.0.1' };
+  const env = { ...databaseEnv(database), RINGBASE_DATA_DIR: dataDir, RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_TRUSTED_PROXIES: '127.0.0.1' };
   const receiver = await startWebhookApp(t);
   receiver.on('/hook', 'hang');
   let server = await startServerProcess(env, t);
@@ -49,4 +53,13 @@ t.test('SIGKILL mid-delivery: every event delivered after restart, none lost', a
   t.ok(receiver.requests.slice(firstAfterRestart).every((r) => r.headers['x-service-signature']), 'signed');
   server.child.kill('SIGTERM');
   await server.exited;
+
+  // What the database kept: one event per lead, its delivery recorded delivered.
+  const check = await openStore(dataDir, systemClock(), database);
+  t.teardown(() => check.close());
+  const rows = await check.sql.all<{ data: string; status: string }>(
+    "SELECT e.data AS data, d.status AS status FROM events e JOIN webhook_deliveries d ON d.event_id = e.id WHERE e.event_type = 'web-form'");
+  const events = rows.map((r) => ({ leadSid: (JSON.parse(r.data) as { lead_sid: string }).lead_sid, status: r.status }));
+  const lost = leadSids.filter((sid) => !events.some((e) => e.leadSid === sid && e.status === 'delivered'));
+  t.same(lost, [], `${check.sql.dialect}: ${LEADS} events in flight at the SIGKILL, ${events.length} stored, ${events.filter((e) => e.status === 'delivered').length} recorded delivered, ${lost.length} lost`);
 });

@@ -1,11 +1,13 @@
 // SIGKILL with calls up (sandbox engine, a real server process): after the restart every call reads a final
 // status within 15 s (completed, cause platform-restart, ended at the dead process's last heartbeat), one hangup
 // event and one `completed` status callback each, its recording closed and marked; a further restart finishes
-// nothing twice.
+// nothing twice. Runs on the backend the run selects: with RINGBASE_TEST_STORE=postgres every server process and
+// the final reads are on one PostgreSQL database.
 import t from 'tap';
 import { openStore } from '../../src/store/index.js';
 import { systemClock } from '../../src/clock.js';
 import { NumberService } from '../../src/numbers/service.js';
+import { databaseEnv, harnessDatabase } from '../helpers/backends.js';
 import { tempDir } from '../helpers/harness.js';
 import { startServerProcess } from '../helpers/server-process.js';
 import { startWebhookApp } from '../helpers/webhook-app.js';
@@ -17,17 +19,18 @@ const FINAL_WITHIN_MS = 15_000;
 
 t.test('SIGKILL with calls up: each call finished once after the restart', async (t) => {
   const dataDir = tempDir(t);
-  const store = await openStore(dataDir, systemClock());
+  const database = await harnessDatabase(t);
+  const store = await openStore(dataDir, systemClock(), database);
   const account = await store.accounts.create({ name: 'crash', trunking: false, trunkCapacity: 1 });
   const key = (await store.apiKeys.create(account.id)).key;
   await store.orgSettings.allowHost(account.id, '127.0.0.1');
   await new NumberService(store.numbers, { allowLocalTargets: true }).add(DID, account.id, {});
-  store.close();
+  await store.close();
 
   const hooks = await startWebhookApp(t);
   hooks.on('/status', { body: '' });
   hooks.on('/events', { body: '' });
-  const env = { RINGBASE_DATA_DIR: dataDir, RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_TRUSTED_PROXIES: '127.0.0.1' };
+  const env = { ...databaseEnv(database), RINGBASE_DATA_DIR: dataDir, RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_TRUSTED_PROXIES: '127.0.0.1' };
   let server = await startServerProcess(env, t);
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(server.url + path, {
@@ -84,7 +87,7 @@ t.test('SIGKILL with calls up: each call finished once after the restart', async
   t.same(completed().map((r) => r.form.get('CallSid')).sort(), [...sids].sort(), 'exactly one completed status callback per call');
   t.ok(completed().every((r) => r.form.get('CallStatus') === 'completed' && r.form.get('HangupCause') === 'platform-restart'), 'the callbacks carry the final status and cause');
 
-  const after = await openStore(dataDir, systemClock());
+  const after = await openStore(dataDir, systemClock(), database);
   t.teardown(() => after.close());
   for (const sid of sids) {
     const [rec] = await after.recordings.listForCall(sid);
@@ -92,5 +95,8 @@ t.test('SIGKILL with calls up: each call finished once after the restart', async
     t.equal(rec?.status, 'failed', `${sid}: its recording closed and marked`);
     t.ok((await after.calls.timeline(sid)).some((e) => e.kind === 'reconciled'), 'the timeline says why the call ended');
   }
+  const stored = await after.sql.all<{ call_sid: string }>("SELECT call_sid FROM events WHERE event_type = 'hangup'");
+  t.same(stored.map((e) => e.call_sid).sort(), [...sids].sort(),
+    `${after.sql.dialect}: ${CALLS} calls up at the SIGKILL, ${stored.length} hangup events stored, one per call (0 lost)`);
   t.same(await after.instances.list(), [], 'no instance left registered after clean stops');
 });
