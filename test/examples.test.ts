@@ -3,8 +3,9 @@
 import t, { type Test } from 'tap';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { cli, ROOT, cleanEnv } from './helpers/spawn.js';
-import { tempDir } from './helpers/harness.js';
+import { ROOT, cleanEnv } from './helpers/spawn.js';
+import { operatorCli } from './helpers/harness.js';
+import { databaseEnv } from './helpers/backends.js';
 import { freePort, startServerProcess } from './helpers/server-process.js';
 import { openStore } from '../src/store/index.js';
 import { systemClock } from '../src/clock.js';
@@ -15,7 +16,7 @@ import { SigningSecrets } from '../src/accounts/signing-secret.js';
 const example = (name: string) => path.join(ROOT, 'examples', name);
 
 t.test('the example documents lint clean and the IVR settings are accepted', async (t) => {
-  const rb = cli(tempDir(t));
+  const { rb } = await operatorCli(t);
   for (const doc of ['answer.xml', 'connect.json']) {
     const res = await rb('markup', 'check', example(doc));
     t.equal(res.code, 0, `${doc}: ${res.stdout}${res.stderr}`);
@@ -37,13 +38,12 @@ async function startExampleApp(t: Test, secret: string): Promise<string> {
 }
 
 t.test('the README walk-through: the webhook app answers a simulated call, signatures checked', async (t) => {
-  const dataDir = tempDir(t);
-  const rb = cli(dataDir, { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' });
+  const { dataDir, database, rb } = await operatorCli(t, undefined, { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' });
   await rb('account', 'create', '--name', 'A');
-  const server = await startServerProcess({ RINGBASE_DATA_DIR: dataDir, RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' }, t);
-  const store = await openStore(dataDir, systemClock());
+  const server = await startServerProcess({ ...databaseEnv(database), RINGBASE_DATA_DIR: dataDir, RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' }, t);
+  const store = await openStore(dataDir, systemClock(), database);
   const secret = await new SigningSecrets(store.accounts, createSecretBox(loadMasterKey(dataDir))).get(1);
-  store.close();
+  await store.close();
 
   const app = await startExampleApp(t, secret);
   await rb('number', 'add', '+14155550100', '--account', '1', '--webhook-url', `${app}/voice`);

@@ -1,5 +1,6 @@
 // The ACD router. Examples first, on SQLite and PostgreSQL (longest idle, reservation, miss and break, abandon,
-// wrap-up), then a property test on a SQLite file: random arrivals, offers, rings, answers, misses, hang-ups, call
+// wrap-up), then a property test on the store the run selects (a SQLite file, or a PostgreSQL database with
+// RINGBASE_TEST_STORE=postgres): random arrivals, offers, rings, answers, misses, hang-ups, call
 // ends, wrap-ups, agent status changes and restarts (the store closed and opened again), checked after every step
 // against a model of who should hold what: no agent ever holds two calls, no caller is offered to two agents or
 // lost, and every offer goes to the longest-idle available agent whose seat can ring. Several routers deciding at
@@ -9,7 +10,7 @@ import fc from 'fast-check';
 import { openStore, type Store } from '../../src/store/index.js';
 import { AcdRouter, type Offer } from '../../src/acd/routing.js';
 import { tempDir } from '../helpers/harness.js';
-import { onEachBackend } from '../helpers/backends.js';
+import { harnessDatabase, onEachBackend } from '../helpers/backends.js';
 import { acdWorld, StepClock } from './support/acd-world.js';
 import { checkInvariants } from './support/invariants.js';
 
@@ -96,18 +97,24 @@ const ops: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ op: fc.constant('tick' as const), ms: fc.integer({ min: 1, max: 5_000 }) }), weight: 2 },
 );
 
-/** The world on a SQLite file that can be closed and opened again (a restart). */
+/**
+ * The world on a store that can be closed and opened again (a restart), on the backend the run selects: the SQLite
+ * file or a PostgreSQL database of its own. dispose() closes it and, on PostgreSQL, drops the database at once (a
+ * property run makes 150 of them).
+ */
 async function restartableWorld(t: { teardown(fn: () => unknown): void }) {
   const dir = tempDir(t);
   const clock = new StepClock();
-  let store = await openStore(dir, clock);
-  t.teardown(() => store.close());
+  const drops: (() => unknown)[] = [];
+  const database = await harnessDatabase({ teardown: (fn) => drops.push(fn) });
+  let store = await openStore(dir, clock, database);
   const w = await acdWorld(store.sql, { agents: 6, clock });
   return {
     ...w,
     get store(): Store { return store; },
     router: () => new AcdRouter(store.sql, clock),
-    async restart() { await store.close(); store = await openStore(dir, clock); },
+    async restart() { await store.close(); store = await openStore(dir, clock, database); },
+    async dispose() { await store.close(); for (const drop of drops) await drop(); },
   };
 }
 
@@ -183,7 +190,7 @@ t.test('property: random traffic never double-books, loses or double-offers, and
         await checkInvariants(w.store.sql, callers);
       }
     } finally {
-      await w.store.close();
+      await w.dispose();
     }
   }), { numRuns: 150 });
   t.ok(seen.offers > 100 && seen.answers > 20 && seen.misses > 20 && seen.restarts > 20, `${runs} random scripts of 20 to 80 steps held every invariant (${JSON.stringify(seen)})`);

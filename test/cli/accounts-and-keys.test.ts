@@ -1,14 +1,14 @@
 import t from 'tap';
-import { statSync, readdirSync, readFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { cli } from '../helpers/spawn.js';
-import { tempDir } from '../helpers/harness.js';
+import { operatorCli } from '../helpers/harness.js';
+import { databaseEnv, storedBytes } from '../helpers/backends.js';
 import { openStore } from '../../src/store/index.js';
 import { systemClock } from '../../src/clock.js';
 
 t.test('accounts and keys through the operator CLI', async (t) => {
-  const dir = tempDir(t);
-  const rb = cli(dir);
+  const { dataDir: dir, database, rb } = await operatorCli(t);
   const created = await rb('--json', 'account', 'create', '--name', 'Acme', '--trunking', '--trunk-capacity', '3');
   t.equal(created.code, 0, created.stderr);
   const account = JSON.parse(created.stdout);
@@ -45,17 +45,15 @@ t.test('accounts and keys through the operator CLI', async (t) => {
   t.equal(twice.code, 1, 'revoking twice is an error');
   t.match(twice.stderr, /no active key/);
 
-  const store = await openStore(dir, systemClock());
+  const store = await openStore(dir, systemClock(), database);
   t.teardown(() => store.close());
   t.equal(await store.apiKeys.authenticate(k1.key), undefined, 'revoked key no longer authenticates');
   t.equal((await store.apiKeys.authenticate(k2.key))?.accountId, 1, 'the other key still does');
-  const files = readdirSync(dir).map((f) => readFileSync(path.join(dir, f)));
-  t.notOk(files.some((b) => b.includes(Buffer.from(k2.key))), 'keys are not stored in clear');
+  t.notOk((await storedBytes(store, dir)).includes(Buffer.from(k2.key)), 'keys are not stored in clear');
 });
 
 t.test('CLI errors are clear and exit non-zero', async (t) => {
-  const dir = tempDir(t);
-  const rb = cli(dir);
+  const { dataDir: dir, database, rb } = await operatorCli(t);
   const noAccount = await rb('--json', 'key', 'create', '--account', '42');
   t.equal(noAccount.code, 1);
   t.same(JSON.parse(noAccount.stderr), { error: 'no account 42' });
@@ -67,14 +65,13 @@ t.test('CLI errors are clear and exit non-zero', async (t) => {
   const missing = await rb('account', 'create');
   t.not(missing.code, 0);
   t.match(missing.stderr, /--name/);
-  const badKey = await cli(dir, { RINGBASE_MASTER_KEY: 'short' })('account', 'list');
+  const badKey = await cli(dir, { ...databaseEnv(database), RINGBASE_MASTER_KEY: 'short' })('account', 'list');
   t.equal(badKey.code, 78, 'a malformed master key stops the CLI');
   t.match(badKey.stderr, /RINGBASE_MASTER_KEY must hold a 32-byte key/);
 });
 
 t.test('account names follow the one name rule, on create and on rename', async (t) => {
-  const dir = tempDir(t);
-  const rb = cli(dir);
+  const { rb } = await operatorCli(t);
   const hostile: Array<[string, RegExp]> = [
     ['Acme\u202Eevil', /bidirectional control character \(U\+202E\)/],
     ['Acme\u001b[31m', /control character \(U\+001B\)/],

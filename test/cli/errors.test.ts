@@ -2,8 +2,7 @@
 import t, { type Test } from 'tap';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { cli } from '../helpers/spawn.js';
-import { tempDir } from '../helpers/harness.js';
+import { operatorCli } from '../helpers/harness.js';
 import { operatorToken } from '../../src/operator-token.js';
 import { selfSignedPems } from '../../src/crypto/self-signed.js';
 import { freePort } from '../helpers/server-process.js';
@@ -16,8 +15,7 @@ const oneLine = (t: Test, res: { code: number | null; stderr: string }, pattern:
 };
 
 t.test('missing files, bad JSON, an unreachable server, an untrusted certificate', async (t) => {
-  const dataDir = tempDir(t);
-  const rb = cli(dataDir);
+  const { dataDir, rb } = await operatorCli(t);
   oneLine(t, await rb('markup', 'check', 'no-such.xml'), /^ringbase: cannot read no-such\.xml: no such file$/m, 'markup check of a missing file');
   await rb('account', 'create', '--name', 'A');
   oneLine(t, await rb('number', 'add', '+14155550100', '--settings', '@no-such.json'), /cannot read no-such\.json: no such file/, 'settings from a missing file');

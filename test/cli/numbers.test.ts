@@ -1,13 +1,11 @@
 import t from 'tap';
-import { cli } from '../helpers/spawn.js';
-import { tempDir } from '../helpers/harness.js';
+import { operatorCli } from '../helpers/harness.js';
 import { openStore } from '../../src/store/index.js';
 import { systemClock } from '../../src/clock.js';
 import { DEFAULT_QUEUE_SETTINGS } from '../../src/acd/queues.js';
 
 t.test('number pool, assignment, settings and release through the CLI', async (t) => {
-  const dir = tempDir(t);
-  const rb = cli(dir);
+  const { rb } = await operatorCli(t);
   await rb('account', 'create', '--name', 'A');
   const added = await rb('--json', 'number', 'add', '+14155550100');
   t.equal(added.code, 0, added.stderr);
@@ -51,18 +49,17 @@ t.test('number pool, assignment, settings and release through the CLI', async (t
 });
 
 t.test("number release says which callbacks and speed-to-lead campaigns calling from the number it stops", async (t) => {
-  const dir = tempDir(t);
-  const rb = cli(dir);
+  const { dataDir, database, rb } = await operatorCli(t);
   await rb('account', 'create', '--name', 'A');
   await rb('number', 'add', '+14155550101', '--account', '1');
-  const store = await openStore(dir, systemClock());
+  const store = await openStore(dataDir, systemClock(), database);
   const queue = await store.queues.create(1, 'QU0', { ...DEFAULT_QUEUE_SETTINGS, friendlyName: 'sales' });
   for (const sid of ['CB1', 'CB2']) {
     await store.scheduledCallbacks.create({ sid, accountId: 1, queueId: queue.id, to: '+15550100003', from: '+14155550101', dueAt: Date.now() + 3_600_000, attributes: {}, leadSid: null });
   }
   await store.leadCampaigns.put(1, 'spring', { queueId: queue.id, callerId: '+14155550101' });
   await store.leadCampaigns.put(1, 'collect-only', { queueId: null, callerId: '+14155550101' });
-  store.close();
+  await store.close();
 
   const human = await rb('number', 'release', '+14155550101');
   t.equal(human.code, 0, human.stderr);

@@ -1,17 +1,17 @@
 import t from 'tap';
 import { cli } from '../helpers/spawn.js';
-import { tempDir } from '../helpers/harness.js';
+import { operatorCli, tempDir } from '../helpers/harness.js';
+import { databaseEnv } from '../helpers/backends.js';
 import { startServerProcess } from '../helpers/server-process.js';
 import { startWebhookApp, xml } from '../helpers/webhook-app.js';
 
 t.test('simulate inbound drives a sandbox call through the running server', async (t) => {
-  const dataDir = tempDir(t);
+  // The CLI applies the same https rule as the server: a loopback http webhook needs the dev flag there too.
+  const { dataDir, database, rb } = await operatorCli(t, undefined, { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' });
   const app = await startWebhookApp(t);
   app.on('/voice', xml('<Say>Welcome.</Say><Gather action="/menu" numDigits="1" timeout="3"><Say>Press 1.</Say></Gather>'));
   app.on('/menu', (req) => xml(`<Say>You chose ${req.json.digit}.</Say><Hangup/>`));
-  const server = await startServerProcess({ RINGBASE_DATA_DIR: dataDir, RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' }, t);
-  // The CLI applies the same https rule as the server: a loopback http webhook needs the dev flag there too.
-  const rb = cli(dataDir, { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' });
+  const server = await startServerProcess({ ...databaseEnv(database), RINGBASE_DATA_DIR: dataDir, RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' }, t);
   await rb('account', 'create', '--name', 'A');
   await rb('number', 'add', '+15550001000', '--account', '1', '--webhook-url', `${app.url}/voice`);
 

@@ -1,14 +1,12 @@
 import t from 'tap';
 import { FakeClock } from '../../src/clock.js';
-import { openStore } from '../../src/store/index.js';
 import type { NewConference } from '../../src/conferences/repo.js';
-import { tempDir } from '../helpers/harness.js';
+import { openTestStore, tempDir } from '../helpers/harness.js';
 import { ConferenceService, EMPTY_CONFERENCE_WAIT_MS } from '../../src/conferences/service.js';
 
 async function setup(t: Parameters<typeof tempDir>[0]) {
   const clock = new FakeClock();
-  const store = await openStore(tempDir(t), clock);
-  t.teardown(() => store.close());
+  const store = await openTestStore(t, clock);
   const account = await store.accounts.create({ name: 'a', trunking: false, trunkCapacity: 1 });
   let n = 0;
   const conf = (name: string, accountId = account.id): NewConference => ({

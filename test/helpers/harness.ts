@@ -7,7 +7,8 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { FakeClock, systemClock, type Clock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { openStore, type Store } from '../../src/store/index.js';
-import { harnessDatabase, settleClockOnStore } from './backends.js';
+import { databaseEnv, harnessDatabase, settleClockOnStore } from './backends.js';
+import { cli } from './spawn.js';
 import { createSecretBox } from '../../src/crypto/secret-box.js';
 import { SandboxEngine } from '../../src/engine/sandbox/index.js';
 import type { EnginePort } from '../../src/engine/port.js';
@@ -45,6 +46,28 @@ export function tempDir(t: Tap, prefix = 'ringbase-test-'): string {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/**
+ * A store without an app, on the backend the run selects: the SQLite file in `dir`, or with RINGBASE_TEST_STORE=postgres
+ * a fresh database of the run's server (harnessDatabase). Closed at the test's teardown; on PostgreSQL a fake clock
+ * waits for its queries. A test that reopens the store (a restart) takes harnessDatabase(t) and openStore itself.
+ */
+export async function openTestStore(t: Tap, clock: Clock, dir = tempDir(t)): Promise<Store> {
+  const store = await openStore(dir, clock, await harnessDatabase(t));
+  t.teardown(() => store.close());
+  settleClockOnStore(t, clock, store.sql);
+  return store;
+}
+
+/**
+ * The operator CLI on `dataDir` and the database the run selects (harnessDatabase), as an operator would run it: on
+ * PostgreSQL the CLI gets RINGBASE_DATABASE_URL, or it would open an empty SQLite file in the data dir. `database`
+ * is for a server process or a store the test opens on the same database.
+ */
+export async function operatorCli(t: Tap, dataDir = tempDir(t), env: Record<string, string> = {}) {
+  const database = await harnessDatabase(t);
+  return { dataDir, database, rb: cli(dataDir, { ...databaseEnv(database), ...env }) };
 }
 
 export async function startHarness(

@@ -1,12 +1,9 @@
 import t from 'tap';
 import { systemClock } from '../../src/clock.js';
-import { openStore } from '../../src/store/index.js';
-import { tempDir } from '../helpers/harness.js';
-import { cli } from '../helpers/spawn.js';
+import { openTestStore, operatorCli } from '../helpers/harness.js';
 
 t.test('settings repo: hosts, CIDRs, token stored hashed', async (t) => {
-  const store = await openStore(tempDir(t), systemClock());
-  t.teardown(() => store.close());
+  const store = await openTestStore(t, systemClock());
   const id = (await store.accounts.create({ name: 'a', trunking: false, trunkCapacity: 1 })).id;
   t.same(await store.orgSettings.get(id), { accountId: id, webhookHosts: [], injectionIps: [], injectionTokenSet: false, injectionTokenRotatedAt: null });
   t.same((await store.orgSettings.allowHost(id, ' Hooks.Example.COM. ')).webhookHosts, ['hooks.example.com']);
@@ -33,7 +30,7 @@ t.test('settings repo: hosts, CIDRs, token stored hashed', async (t) => {
 });
 
 t.test('operator CLI: org show / allow-host / remove-host / allow-ip / remove-ip / rotate-injection-token', async (t) => {
-  const ringbase = cli(tempDir(t));
+  const { rb: ringbase } = await operatorCli(t);
   const account = JSON.parse((await ringbase('--json', 'account', 'create', '--name', 'Acme')).stdout).id as number;
   const a = String(account);
   t.match(JSON.parse((await ringbase('--json', 'org', 'allow-host', '--account', a, 'hooks.example.com')).stdout), { webhook_hosts: ['hooks.example.com'] });

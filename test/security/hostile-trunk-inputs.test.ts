@@ -1,8 +1,7 @@
 // Trunk settings, the webhook host allow-list and carriers under the input rules: every trunk callback URL under
 // the one https rule (API and dashboard form), host names by the one rule (src/net/hostname.ts), caller IDs in E.164.
 import t from 'tap';
-import { startHarness, tempDir, type Harness } from '../helpers/harness.js';
-import { cli } from '../helpers/spawn.js';
+import { operatorCli, startHarness, type Harness } from '../helpers/harness.js';
 import { DashboardClient, PASSWORD, accountWithUser } from '../dashboard/client.js';
 import { STATIC_HOSTILE_URLS } from '../net/support/hostile-urls.js';
 import { BAD_HOSTNAMES } from '../net/support/bad-hostnames.js';
@@ -135,7 +134,7 @@ t.test('carrier addresses: the host name rule, private addresses allowed (operat
 });
 
 t.test('CLI: carrier add and org allow-host refuse with the reason, accept good hosts', async (t) => {
-  const rb = cli(tempDir(t));
+  const { rb } = await operatorCli(t);
   await rb('account', 'create', '--name', 'A');
   const bad = await rb('carrier', 'add', '--name', 'c1', '--address', 'a..example.com');
   t.equal(bad.code, 1);

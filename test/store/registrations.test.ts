@@ -1,7 +1,8 @@
 import t from 'tap';
 import { FakeClock } from '../../src/clock.js';
 import { openStore } from '../../src/store/index.js';
-import { tempDir } from '../helpers/harness.js';
+import { openTestStore, tempDir } from '../helpers/harness.js';
+import { harnessDatabase } from '../helpers/backends.js';
 
 const binding = (contact: string, expiresAt: number) => ({
   endpointName: 'tr_alpha', contact, proxy: 'sip:127.0.0.1:5070;transport=udp', transport: 'udp', expiresAt,
@@ -9,8 +10,7 @@ const binding = (contact: string, expiresAt: number) => ({
 
 t.test('a re-REGISTER refreshes its binding; listing is newest expiry first and ends at the expiry', async (t) => {
   const clock = new FakeClock();
-  const store = await openStore(tempDir(t), clock);
-  t.teardown(() => store.close());
+  const store = await openTestStore(t, clock);
   const now = clock.now();
   await store.registrations.upsert(binding('sip:a@10.0.0.1', now + 60_000));
   await store.registrations.upsert(binding('sip:b@10.0.0.2', now + 120_000));
@@ -29,8 +29,7 @@ t.test('a re-REGISTER refreshes its binding; listing is newest expiry first and 
 
 t.test('remove drops one contact, removeAll every contact of one endpoint', async (t) => {
   const clock = new FakeClock();
-  const store = await openStore(tempDir(t), clock);
-  t.teardown(() => store.close());
+  const store = await openTestStore(t, clock);
   const later = clock.now() + 60_000;
   await store.registrations.upsert(binding('sip:a@10.0.0.1', later));
   await store.registrations.upsert(binding('sip:b@10.0.0.2', later));
@@ -47,13 +46,14 @@ t.test('remove drops one contact, removeAll every contact of one endpoint', asyn
 t.test('registrations survive closing and reopening the database; first registration time is kept', async (t) => {
   const clock = new FakeClock();
   const dir = tempDir(t);
-  const first = await openStore(dir, clock);
+  const database = await harnessDatabase(t);
+  const first = await openStore(dir, clock, database);
   await first.registrations.upsert(binding('sip:a@10.0.0.1', clock.now() + 3_600_000));
   await clock.advance(1_000);
   await first.registrations.upsert(binding('sip:a@10.0.0.1', clock.now() + 3_600_000));
-  first.close();
+  await first.close();
 
-  const again = await openStore(dir, clock);
+  const again = await openStore(dir, clock, database);
   t.teardown(() => again.close());
   t.same(await again.registrations.listLive('tr_alpha', clock.now()), [binding('sip:a@10.0.0.1', clock.now() + 3_600_000)]);
   const row = (await again.sql.one<{ created_at: string; updated_at: string }>('SELECT created_at, updated_at FROM sip_registrations'))!;
