@@ -27,8 +27,16 @@ if (!env[URL_VAR]) {
   }
 }
 
-/** Test files of the PostgreSQL half: every file but the engine and browser tiers (which test SIP, media and pages, not the store) and the newcomer's fresh clone. */
-const SQLITE_ONLY = [/^test\/engine\//, /^test\/engine-suite\/real/, /^test\/browser\//, /^test\/recovery\/real-engine/, /^test\/(readme|newcomer)\.test\.ts$/];
+/**
+ * Files left out of the PostgreSQL half: the engine and browser tiers (they test SIP, media and pages, not the store),
+ * the newcomer's fresh clone, and files that pick their databases themselves, so a second run would repeat the
+ * first: store/db (the SQLite file's own settings and migrations) and cli/db (seeds an SQLite installation and moves
+ * it into a database of the run's PostgreSQL server).
+ */
+const SQLITE_ONLY = [
+  /^test\/engine\//, /^test\/engine-suite\/real/, /^test\/browser\//, /^test\/recovery\/real-engine/, /^test\/(readme|newcomer)\.test\.ts$/,
+  /^test\/store\/db\.test\.ts$/, /^test\/cli\/db\.test\.ts$/,
+];
 
 /** Runs tap with `args`, its output passed through; resolves with its exit status and its closing summary. */
 async function runTap(args: string[], extraEnv: Record<string, string>): Promise<{ code: number; summary: Record<string, number> }> {

@@ -1,5 +1,7 @@
 // `ringbase db migrate` and `ringbase db copy`: an SQLite installation moved into PostgreSQL with every row, ids
 // kept and sequences continuing after them; a target that already holds data refused with nothing written.
+// SQLite by nature: it seeds an SQLite installation and picks the PostgreSQL database itself, so it is listed
+// SQLite-only in test/run-suite.ts (the PostgreSQL half would run the same again).
 import t from 'tap';
 import path from 'node:path';
 import { openDb } from '../../src/store/db.js';

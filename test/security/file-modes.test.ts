@@ -28,6 +28,8 @@ t.test('a real app keeps its data dir 0700, database files 0600, recordings 0600
   t.equal(mode(recording!.file), 0o600, 'the recording');
 });
 
+// This test and the next are about the SQLite file (its -wal and -shm too) in the data dir: they open SQLite on
+// either half of the run, as an installation without RINGBASE_DATABASE_URL does.
 t.test('paths left wide open by an earlier version are narrowed when the store opens', async (t) => {
   const dataDir = tempDir(t);
   chmodSync(dataDir, 0o755);

@@ -66,6 +66,7 @@ t.test('custom header values: sealed at rest, masked in every response, sent in 
   t.notOk(h.logs.join('').includes(rotated.slice(7)), 'nor in the logs');
 });
 
+// SQLite by nature: it seeds a database file as an earlier version (SQLite only) left it, on either half of the run.
 t.test('values stored in clear by an earlier version are sealed at start, nothing lost', async (t) => {
   const dataDir = tempDir(t);
   const credential = `Bearer legacy_${randomBytes(16).toString('hex')}`;

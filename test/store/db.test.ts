@@ -1,3 +1,4 @@
+// The SQLite file itself (SQLite by nature): its pragmas and migrations. Listed SQLite-only in test/run-suite.ts.
 import t from 'tap';
 import path from 'node:path';
 import { openDb } from '../../src/store/db.js';
