@@ -25,6 +25,14 @@ interface Member { id: number; call_sid: string; enqueued_at: number }
 /** Candidates are read this many at a time, in order, until one fits (most decisions take the first). */
 const PAGE = 32;
 
+/** Calls that have ended, for reconcile. */
+const ENDED = "c.status IN ('completed', 'busy', 'no-answer', 'failed', 'canceled')";
+/** Callers still in a queue for a call that has ended. */
+const ENDED_MEMBERS = `SELECT m.call_sid, m.queue_id FROM acd_members m JOIN calls c ON c.sid = m.call_sid WHERE ${ENDED}`;
+/** Agents reserved, ringing or busy for a call that has ended. */
+const ENDED_AGENTS = `SELECT a.id, a.activity, a.current_call_sid FROM acd_agents a
+  JOIN calls c ON c.sid = a.current_call_sid WHERE a.activity IN ('reserved', 'ringing', 'busy') AND ${ENDED}`;
+
 export class AcdRouter {
   constructor(private readonly sql: SqlDb, private readonly clock: Clock) {}
 
@@ -212,20 +220,25 @@ export class AcdRouter {
    * Undoes what calls that have ended left behind (a control plane died with callers waiting or agents on calls):
    * their callers leave the queues; agents reserved or ringing for them are idle, agents busy with them go to
    * wrap-up ending now. Calls in `live` (this process carries them) are left alone. Returns the queues touched.
+   * The sweep asks every ten seconds and there is nearly always nothing to do: plain reads find that out, and the
+   * transaction (which reads again, under its writes) is opened only when there is.
    */
   async reconcile(live: (callSid: string) => boolean): Promise<number[]> {
+    const leftBehind = async (q: SqlQueries) => ({
+      members: (await q.all<{ call_sid: string; queue_id: number }>(ENDED_MEMBERS)).filter((m) => !live(m.call_sid)),
+      agents: (await q.all<{ id: number; activity: string; current_call_sid: string }>(ENDED_AGENTS)).filter((a) => !live(a.current_call_sid)),
+    });
+    const seen = await leftBehind(this.sql);
+    if (seen.members.length === 0 && seen.agents.length === 0) return [];
     return this.sql.transaction(async (tx) => {
-      const ended = "c.status IN ('completed', 'busy', 'no-answer', 'failed', 'canceled')";
+      const { members, agents } = await leftBehind(tx);
       const queues = new Set<number>();
-      for (const m of await tx.all<{ call_sid: string; queue_id: number }>(`SELECT m.call_sid, m.queue_id FROM acd_members m JOIN calls c ON c.sid = m.call_sid WHERE ${ended}`)) {
-        if (live(m.call_sid)) continue;
+      for (const m of members) {
         await this.#leave(tx, m.call_sid);
         queues.add(m.queue_id);
       }
       const now = this.clock.now();
-      for (const a of await tx.all<{ id: number; activity: string; current_call_sid: string }>(`SELECT a.id, a.activity, a.current_call_sid FROM acd_agents a
-        JOIN calls c ON c.sid = a.current_call_sid WHERE a.activity IN ('reserved', 'ringing', 'busy') AND ${ended}`)) {
-        if (live(a.current_call_sid)) continue;
+      for (const a of agents) {
         if (a.activity === 'busy') await tx.run("UPDATE acd_agents SET activity = 'wrap-up', wrap_up_ends_at = ? WHERE id = ?", [now, a.id]);
         else await tx.run("UPDATE acd_agents SET activity = 'idle', current_call_sid = NULL WHERE id = ?", [a.id]);
         for (const q of await this.queuesOf(a.id, tx)) queues.add(q);

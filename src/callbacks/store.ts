@@ -27,6 +27,9 @@ interface Row {
 const HEAD_OF_STREAM = `c.status = 'pending'
   AND NOT EXISTS (SELECT 1 FROM callback_outbox e WHERE e.stream = c.stream AND e.id < c.id AND e.status = 'pending')`;
 
+/** Heads of their streams due at the first `?` whose lease ended by the second. */
+const CLAIMABLE = `${HEAD_OF_STREAM} AND c.next_attempt_at <= ? AND c.lease_until <= ?`;
+
 /** When a claimable row is next due: its retry time or its lease's end, whichever is later. */
 const DUE_AT = 'CASE WHEN c.lease_until > c.next_attempt_at THEN c.lease_until ELSE c.next_attempt_at END';
 
@@ -47,13 +50,14 @@ export class CallbackStore {
    * Due rows whose stream has nothing earlier pending, leased for `leaseMs` (a crashed worker's lease expires).
    * The attempt is counted at the claim, so a process killed mid-delivery still uses up that attempt. A row another
    * worker is claiming is passed over; the one behind it in its stream is not a head while it is pending, so order
-   * holds across workers.
+   * holds across workers. An idle outbox costs one plain read: the transaction is opened only when a row is due.
    */
   async claimDue(limit: number, leaseMs: number): Promise<ClaimedCallback[]> {
     const now = this.clock.now();
+    if (!(await this.sql.one(`SELECT c.id FROM callback_outbox c WHERE ${CLAIMABLE} LIMIT 1`, [now, now]))) return [];
     return this.sql.transaction(async (tx) => {
       const rows = await tx.all<Row>(`SELECT id, sid, account_id, stream, url, method, fields, attempt_count FROM callback_outbox c
-        WHERE ${HEAD_OF_STREAM} AND c.next_attempt_at <= ? AND c.lease_until <= ? ORDER BY c.id LIMIT ?${rowLock(tx, { skipLocked: true })}`, [now, now, limit]);
+        WHERE ${CLAIMABLE} ORDER BY c.id LIMIT ?${rowLock(tx, { skipLocked: true })}`, [now, now, limit]);
       const claimed: ClaimedCallback[] = [];
       for (const r of rows) {
         await tx.run('UPDATE callback_outbox SET lease_until = ?, attempt_count = attempt_count + 1 WHERE id = ?', [now + leaseMs, r.id]);

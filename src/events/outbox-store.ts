@@ -153,9 +153,15 @@ export class OutboxStore {
   /**
    * One transaction for a batch of the worker's work: logs the finished attempts, then leases up to `limit` due
    * deliveries, oldest due first, none that would bring a subscription past `perSubscription` attempts in flight.
-   * A handful of statements per batch, not per delivery: on PostgreSQL each is a round trip.
+   * A handful of statements per batch, not per delivery: on PostgreSQL each is a round trip. With nothing to log
+   * and nothing due (an idle outbox at the worker's poll) it is one plain read and no transaction.
    */
   async settle(finished: FinishedAttempt[], limit: number, slots: SubscriptionSlots): Promise<ClaimedDelivery[]> {
+    if (finished.length === 0) {
+      if (limit <= 0) return [];
+      const now = this.clock.now();
+      if (!(await this.sql.one(`SELECT d.id FROM webhook_deliveries d WHERE ${CLAIMABLE} LIMIT 1`, [now, now]))) return [];
+    }
     return this.sql.transaction(async (tx) => {
       await this.#finish(tx, finished);
       if (limit <= 0) return [];

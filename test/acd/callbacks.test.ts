@@ -9,7 +9,7 @@ import { CallbackRepo, type OpenCallback } from '../../src/acd/callbacks.js';
 import { QueueRepo } from '../../src/acd/queues.js';
 import { PostgresDb } from '../../src/store/postgres-db.js';
 import type { SqlDb } from '../../src/store/sql.js';
-import { onEachBackend } from '../helpers/backends.js';
+import { countTransactions, onEachBackend } from '../helpers/backends.js';
 
 async function world(db: SqlDb, clock = new FakeClock()) {
   const at = new Date(clock.now()).toISOString();
@@ -44,6 +44,20 @@ onEachBackend(t, 'due callbacks are claimed once, oldest due first, with the hoo
   await make('CB4', 0);
   await t.rejects(callbacks.claimDue(10, async () => { throw new Error('the hook failed'); }), /the hook failed/);
   t.equal((await callbacks.get('CB4'))!.status, 'scheduled', 'a claim whose hook failed is rolled back');
+});
+
+onEachBackend(t, 'the sweep\'s claim when nothing is due is one read, no transaction', async (t, db) => {
+  const { clock, callbacks, make } = await world(db);
+  await make('CB1', 5_000);
+  const transactions = countTransactions(db);
+  for (let i = 0; i < 4; i++) {
+    t.same(await callbacks.claimDue(10, none), [], `second ${i + 1}: nothing due`);
+    await clock.advance(1_000);
+  }
+  t.equal(transactions(), 0, 'no transaction opened while nothing is due');
+  await clock.advance(1_000);
+  t.same((await callbacks.claimDue(10, none)).map((c) => c.sid), ['CB1'], 'claimed once due');
+  t.equal(transactions(), 1, 'the claim itself is one transaction');
 });
 
 onEachBackend(t, "a failed attempt is scheduled again; the last one fails for good; a dead process's dialing is scheduled again", async (t, db) => {

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { openStore, type Store } from '../../src/store/index.js';
 import { AcdRouter, type Offer } from '../../src/acd/routing.js';
 import { tempDir } from '../helpers/harness.js';
-import { harnessDatabase, onEachBackend } from '../helpers/backends.js';
+import { countTransactions, harnessDatabase, onEachBackend } from '../helpers/backends.js';
 import { acdWorld, StepClock } from './support/acd-world.js';
 import { checkInvariants } from './support/invariants.js';
 
@@ -41,6 +41,30 @@ onEachBackend(t, 'offers go to the longest-idle agent; a reservation holds both 
   t.match(await w.agents.getForAccount(w.accountId, 'AG0'), { activity: 'idle', currentCallSid: null });
   await r.enqueue('CA3', w.queue.id);
   t.match(await r.reserveNext(w.queue.id, everySeat), { callSid: 'CA3', agentId: w.agentIds[1] }, 'after wrap-up an agent is idle from then: another agent has waited longer');
+});
+
+onEachBackend(t, 'reconcile undoes what ended calls left behind, leaves live calls alone, and reads without a transaction when there is nothing', async (t, db) => {
+  const w = await acdWorld(db, { agents: 2 });
+  const r = w.router();
+  const call = (sid: string, status: string) => db.run(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, created_at)
+    VALUES (?, ?, 'inbound', '+15550100001', '+15550100002', ?, ?)`, [sid, w.accountId, status, new Date(w.clock.now()).toISOString()]);
+  const transactions = countTransactions(db);
+  t.same(await r.reconcile(() => false), [], 'nothing to undo');
+  t.equal(transactions(), 0, 'nor a transaction opened for it');
+  for (const [sid, status] of [['CA1', 'in-progress'], ['CA2', 'in-progress'], ['CA3', 'in-progress']]) { await call(sid!, status!); await r.enqueue(sid!, w.queue.id); }
+  const offer = (await r.reserveNext(w.queue.id, everySeat))!;
+  await r.ringing(offer);
+  await r.answered(offer);
+  const before = transactions();
+  t.same(await r.reconcile(() => false), [], 'every call still up: nothing to undo');
+  t.equal(transactions(), before, 'no transaction');
+  await db.run("UPDATE calls SET status = 'completed' WHERE sid IN ('CA1', 'CA2', 'CA3')");
+  t.same(await r.reconcile((sid) => sid === 'CA3'), [w.queue.id], 'the queue touched');
+  t.equal(transactions(), before + 1, 'the repair is one transaction');
+  t.same((await w.queues.waiting(w.queue)).map((m) => m.callSid), ['CA3'], 'the ended caller left the queue; the live one stays');
+  t.match(await w.agents.getForAccount(w.accountId, 'AG0'), { activity: 'wrap-up' }, 'the agent on the ended call goes to wrap-up');
+  t.same(await r.reconcile((sid) => sid === 'CA3'), [], 'done once');
+  t.equal(transactions(), before + 1, 'and no transaction for the live call left');
 });
 
 onEachBackend(t, 'callers entering in the same millisecond are offered in the order they came; positions say so', async (t, db) => {

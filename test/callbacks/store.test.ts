@@ -9,7 +9,7 @@ import { CallbackOutbox } from '../../src/callbacks/worker.js';
 import type { OutboundResponse } from '../../src/net/index.js';
 import type { PostgresDb } from '../../src/store/postgres-db.js';
 import type { SqlDb } from '../../src/store/sql.js';
-import { freshDatabase, onEachBackend } from '../helpers/backends.js';
+import { countTransactions, freshDatabase, onEachBackend } from '../helpers/backends.js';
 import { until } from '../helpers/waits.js';
 import { peerPools } from '../events/support/outbox-world.js';
 
@@ -56,6 +56,20 @@ onEachBackend(t, 'callback store: queued with the change, heads of streams claim
   await clock.advance(31 * DAY);
   t.same(await store.prune(clock.now() - 30 * DAY), { callbacks: 2 }, 'delivered and exhausted rows past retention');
   t.same((await db.all<{ sid: string }>('SELECT sid FROM callback_outbox')).map((r) => r.sid), [a2], 'the pending row stays');
+});
+
+onEachBackend(t, 'an idle outbox costs the worker\'s poll one read, no transaction', async (t, db) => {
+  const clock = new FakeClock(Date.parse('2026-11-25T12:00:00Z'));
+  const store = new CallbackStore(db, clock);
+  const accountId = await accountIn(db);
+  const transactions = countTransactions(db);
+  t.same(await store.claimDue(10, LEASE), [], 'empty');
+  const [claimed] = await db.transaction(async (tx) => [await store.enqueue(callback(accountId, 'A', 1), tx), await store.enqueue(callback(accountId, 'A', 2), tx)]);
+  t.same((await store.claimDue(10, LEASE)).map((c) => c.sid), [claimed], 'the head of the stream');
+  const after = transactions();
+  t.same(await store.claimDue(10, LEASE), [], 'leased, and its successor waits behind it');
+  t.equal(transactions(), after, 'nothing claimable: no transaction');
+  t.equal(after, 2, 'only the enqueue and the claim opened one');
 });
 
 const WORKERS = 3;

@@ -6,7 +6,7 @@ import t from 'tap';
 import type { FakeClock } from '../../src/clock.js';
 import { SubscriptionExistsError } from '../../src/events/subscriptions.js';
 import { sealLegacyHeaders } from '../../src/events/subscription-headers.js';
-import { freshDatabase, onEachBackend } from '../helpers/backends.js';
+import { countTransactions, freshDatabase, onEachBackend } from '../helpers/backends.js';
 import { until } from '../helpers/waits.js';
 import { CALL_DATA, outboxWorld } from './support/outbox-world.js';
 
@@ -72,6 +72,26 @@ onEachBackend(t, 'claims: oldest due first, leased until the attempt\'s timeout 
   t.same((await w.outbox.claimDue(10)).map((c) => c.id), [second], 'resumed: due again');
   t.same((await db.all<{ attempt: number; status_code: number }>('SELECT attempt, status_code FROM webhook_delivery_attempts ORDER BY id')).map((a) => [a.attempt, a.status_code]),
     [[1, 200], [1, 503]], 'two attempts logged so far');
+});
+
+onEachBackend(t, 'an idle outbox costs the worker\'s poll one read, no transaction; logging an attempt still opens one', async (t, db) => {
+  const w = await outboxWorld(t, db);
+  const clock = w.clock as FakeClock;
+  await w.subscribe('call-start', undefined, { timeoutMs: 1000 });
+  const transactions = countTransactions(db);
+  const slots = { active: new Map(), perSubscription: 16 };
+  t.same(await w.outbox.settle([], 10, slots), [], 'nothing queued');
+  t.same(await w.outbox.settle([], 0, slots), [], 'no free slot');
+  t.equal(transactions(), 0, 'no transaction for either');
+  await w.outbox.enqueue(callStart(w.account.id));
+  const before = transactions();
+  const [claimed] = await w.outbox.settle([], 10, slots);
+  t.equal(transactions() - before, 1, 'a due delivery is claimed in one transaction');
+  t.same(await w.outbox.settle([], 10, slots), [], 'leased: nothing due');
+  t.equal(transactions() - before, 1, 'and looking again opens none');
+  await w.outbox.settle([{ id: claimed!.id, record: ok(1, new Date(clock.now()).toISOString()), next: { status: 'delivered', nextAttemptAt: null } }], 10, slots);
+  t.equal(transactions() - before, 2, 'a finished attempt is logged in a transaction, with nothing due to claim');
+  t.equal((await db.one<{ status: string }>('SELECT status FROM webhook_deliveries WHERE id = ?', [claimed!.id]))?.status, 'delivered');
 });
 
 onEachBackend(t, 'settle: logs finished attempts and claims within the per-subscription limit, in one transaction', async (t, db) => {

@@ -42,6 +42,14 @@ export function onEachBackend(t: Test, name: string, body: (t: Test, db: SqlDb) 
   }
 }
 
+/** Counts the transactions opened on `db` from now on, to show what idle periodic work costs (a spy on transaction). */
+export function countTransactions(db: SqlDb): () => number {
+  let opened = 0;
+  const transaction = db.transaction.bind(db);
+  db.transaction = <T>(fn: Parameters<SqlDb['transaction']>[0]) => { opened++; return transaction(fn) as Promise<T>; };
+  return () => opened;
+}
+
 /** The SQLite connection under a store, for tests about the SQLite file itself (WAL checkpoints, change counters). */
 export function sqliteConnection(store: { sql: SqlDb }): SqliteDb['raw'] {
   if (!(store.sql instanceof SqliteDb)) throw new Error('this test is about the SQLite file; the store is on PostgreSQL');
