@@ -80,8 +80,9 @@ t.test('retries follow the schedule on a fake clock, then exhausted', async (t) 
   }
   const last = await attempt;
   t.match(last, { status: 'exhausted', nextAttemptAt: null, record: { attempt: 4, statusCode: 503 } });
-  // Past the longest wait the schedule can give a retry (the cap, jittered up): on PostgreSQL the clock lets each
-  // timer's queries finish before it moves on, so a day's worth of per-second sweeps would take minutes.
+  // Past the longest wait the schedule can give a retry (the cap, jittered up): no retry can come later. On
+  // PostgreSQL the clock lets each timer's queries finish before it moves on, so a whole day of per-second sweeps
+  // (one read each) costs about 34 s there against 3 s for this window, and would show nothing more.
   await clock.advance(BACKOFF_CAP_MS * (1 + BACKOFF_JITTER) + 1);
   t.equal(receiver.requests.length, 4, 'nothing after exhaustion');
   const log = (await h.v1('GET', `/v1/webhooks/${sub.sid}/deliveries`)).body.data[0];
@@ -138,11 +139,13 @@ t.test('sync mode: emitAndWait resolves at the 2xx, or at timeout_ms', async (t)
   receiver.on('/sync', { status: 200, body: '' });
   receiver.on('/hang', 'hang');
   t.same(await h.app.eventSystem.events.emitAndWait(callStart(a.id)), { waited: false, delivered: false, statusCode: null }, 'no subscription');
-  const sub = (await h.v1('POST', '/v1/webhooks', { body: { event_type: 'call-start', target_url: `${receiver.url}/sync`, delivery_mode: 'sync', timeout_ms: 300 } })).body;
+  // A wait long enough for the claim, the attempt and its log on a busy machine (on PostgreSQL each a round trip):
+  // 300 ms here sometimes ran out before the 2xx was logged. The short timeout is for the receiver that hangs.
+  const sub = (await h.v1('POST', '/v1/webhooks', { body: { event_type: 'call-start', target_url: `${receiver.url}/sync`, delivery_mode: 'sync', timeout_ms: 5000 } })).body;
   const res = await h.app.eventSystem.events.emitAndWait(callStart(a.id));
   t.same(res, { waited: true, delivered: true, statusCode: 200 });
   t.equal(receiver.requests.length, 1, 'exactly one delivery (not also by the worker)');
-  await h.v1('POST', `/v1/webhooks/${sub.sid}`, { body: { target_url: `${receiver.url}/hang` } });
+  await h.v1('POST', `/v1/webhooks/${sub.sid}`, { body: { target_url: `${receiver.url}/hang`, timeout_ms: 300 } });
   const started = Date.now();
   const slow = await h.app.eventSystem.events.emitAndWait(callStart(a.id));
   t.match(slow, { waited: true, delivered: false });
