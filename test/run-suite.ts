@@ -1,11 +1,18 @@
-// `npm test`: tap, with one throwaway PostgreSQL server for the whole run. Its URL reaches every test file
-// through RINGBASE_TEST_POSTGRES_URL (each file makes its own database on it); it is stopped when tap is done.
-// A wrapper rather than tap's `before`/`after` options: those run a separate program to completion, which can
-// neither put the URL into the environment tap gives the test files nor tie the server to this run's life.
-// Arguments go to tap as they are (`npm test -- test/store/x.test.ts`). Tap runs twice: every file on SQLite, then
-// the files that touch the store (all but the engine and browser tiers) with RINGBASE_TEST_STORE=postgres, which
-// puts each test harness on a database of its own on the server. Both outputs pass through; the closing summary
-// line adds both halves up, and the exit status is the first failure's.
+// `npm test`: tap in three passes, with one throwaway PostgreSQL server for the whole run.
+// 1. Every file on SQLite but the ones that measure a browser's audio in real time, as many at once as tap's `jobs`
+//    say.
+// 2. The files that touch the store (all but the engine and browser tiers) again with RINGBASE_TEST_STORE=postgres,
+//    which puts each test harness on a database of its own on the run's server. Its URL reaches every test file
+//    through RINGBASE_TEST_POSTGRES_URL; the server is stopped when tap is done. A wrapper rather than tap's
+//    `before`/`after` options: those run a separate program to completion, which can neither put the URL into the
+//    environment tap gives the test files nor tie the server to this run's life.
+// 3. The real-time browser audio files, alone on the machine. A WebRTC seat's audio goes through Chromium's capture,
+//    encoder and playout threads: on a 2-core machine with another engine test beside it they were starved (load
+//    average 6 to 12: 7 to 30 of 100 frames of the seat's tone went out near silent, in both directions, while the
+//    SIP legs of the same calls were whole), so the test measured the machine, not the platform.
+// Arguments go to tap as they are (`npm test -- test/store/x.test.ts`); named files are split between the passes the
+// same way. All outputs pass through; the closing summary line adds the passes up (the line .ci/run reads), and the
+// exit status is the first failure's.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { constants } from 'node:os';
@@ -13,6 +20,19 @@ import path from 'node:path';
 import { findPostgresBinaries, SKIP_LINE, startPostgresServer, URL_VAR, type PostgresServer } from './helpers/postgres.js';
 import { ROOT } from './helpers/spawn.js';
 import { STORE_VAR } from './helpers/backends.js';
+
+/** Files that run alone, after the others: they measure a browser's real-time audio. */
+const ALONE = [/^test\/engine\/drachtio\/dialled-leg-audio-webrtc\.test\.ts$/];
+/**
+ * Files left out of the PostgreSQL half: the engine and browser tiers (they test SIP, media and pages, not the store),
+ * the newcomer's fresh clone, and files that pick their databases themselves, so a second run would repeat the
+ * first: store/db (the SQLite file's own settings and migrations) and cli/db (seeds an SQLite installation and moves
+ * it into a database of the run's PostgreSQL server).
+ */
+const SQLITE_ONLY = [
+  /^test\/engine\//, /^test\/engine-suite\/real/, /^test\/browser\//, /^test\/recovery\/real-engine/, /^test\/(readme|newcomer)\.test\.ts$/,
+  /^test\/store\/db\.test\.ts$/, /^test\/cli\/db\.test\.ts$/,
+];
 
 const env = { ...process.env };
 let server: PostgresServer | undefined;
@@ -26,17 +46,6 @@ if (!env[URL_VAR]) {
     process.stdout.write(`# ${SKIP_LINE}\n`);
   }
 }
-
-/**
- * Files left out of the PostgreSQL half: the engine and browser tiers (they test SIP, media and pages, not the store),
- * the newcomer's fresh clone, and files that pick their databases themselves, so a second run would repeat the
- * first: store/db (the SQLite file's own settings and migrations) and cli/db (seeds an SQLite installation and moves
- * it into a database of the run's PostgreSQL server).
- */
-const SQLITE_ONLY = [
-  /^test\/engine\//, /^test\/engine-suite\/real/, /^test\/browser\//, /^test\/recovery\/real-engine/, /^test\/(readme|newcomer)\.test\.ts$/,
-  /^test\/store\/db\.test\.ts$/, /^test\/cli\/db\.test\.ts$/,
-];
 
 /** Runs tap with `args`, its output passed through; resolves with its exit status and its closing summary. */
 async function runTap(args: string[], extraEnv: Record<string, string>): Promise<{ code: number; summary: Record<string, number> }> {
@@ -62,28 +71,31 @@ async function runTap(args: string[], extraEnv: Record<string, string>): Promise
   return { code: code ?? 128 + constants.signals[signal!], summary };
 }
 
-/** The files tap would run for `args` (its own include list when none is named), of the PostgreSQL half. */
-function postgresFiles(args: string[]): string[] {
-  const named = args.filter((a) => a.endsWith('.test.ts'));
-  const files = named.length > 0 ? named : readdirRecursive('test').filter((f) => f.endsWith('.test.ts'));
-  return files.map((f) => path.relative(ROOT, path.resolve(ROOT, f))).filter((f) => !SQLITE_ONLY.some((rule) => rule.test(f)));
-}
-
 function readdirRecursive(dir: string): string[] {
   return readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' }).map((f) => path.join(dir, f));
 }
 
-const sqlite = await runTap(process.argv.slice(2), {});
-let code = sqlite.code;
-const total: Record<string, number> = { ...sqlite.summary };
-const pgFiles = server || process.env[URL_VAR] ? postgresFiles(process.argv.slice(2)) : [];
-if (pgFiles.length > 0) {
-  process.stdout.write(`# the same files on PostgreSQL (${STORE_VAR}=postgres): ${pgFiles.length} files\n`);
-  const postgres = await runTap([...process.argv.slice(2).filter((a) => !a.endsWith('.test.ts')), ...pgFiles], { [STORE_VAR]: 'postgres' });
-  for (const [k, v] of Object.entries(postgres.summary)) total[k] = (total[k] ?? 0) + v;
-  code ||= postgres.code;
+const args = process.argv.slice(2);
+const options = args.filter((a) => !a.endsWith('.test.ts'));
+const named = args.filter((a) => a.endsWith('.test.ts')).map((f) => path.relative(ROOT, path.resolve(ROOT, f)));
+const files = named.length > 0 ? named : readdirRecursive('test').filter((f) => f.endsWith('.test.ts')).sort();
+const alone = files.filter((f) => ALONE.some((rule) => rule.test(f)));
+const onPostgres = env[URL_VAR] ? files.filter((f) => !SQLITE_ONLY.some((rule) => rule.test(f))) : [];
+
+const passes: Array<{ files: string[]; extra: string[]; env: Record<string, string>; note: string }> = [
+  { files: files.filter((f) => !alone.includes(f)), extra: [], env: {}, note: '' },
+  { files: onPostgres, extra: [], env: { [STORE_VAR]: 'postgres' }, note: `# the same files on PostgreSQL (${STORE_VAR}=postgres): ${onPostgres.length} files\n` },
+  { files: alone, extra: ['--jobs=1'], env: {}, note: `# run alone, one at a time (they measure a browser's real-time audio): ${alone.join(', ')}\n` },
+];
+const total: Record<string, number> = {};
+let code = 0;
+for (const pass of passes.filter((p) => p.files.length > 0)) {
+  process.stdout.write(pass.note);
+  const run = await runTap([...options, ...pass.extra, ...pass.files], pass.env);
+  for (const [k, v] of Object.entries(run.summary)) total[k] = (total[k] ?? 0) + v;
+  code ||= run.code;
 }
 await server?.stop();
-// The closing line .ci/run reads: both halves counted.
+// The closing line .ci/run reads: every pass counted.
 process.stdout.write(`# { ${Object.entries(total).map(([k, v]) => `${k}: ${v}`).join(', ')} }\n`);
 process.exit(code);

@@ -13,6 +13,12 @@ import { DashboardClient, PASSWORD } from '../dashboard/client.js';
 
 const SUPERVISOR = '+15550007777';
 const CUSTOMER = '+15550006666';
+/**
+ * How long an agent's seat talks before hanging up, in the sandbox's clock (50× real time): an hour is 72 s real. The
+ * tests end the call themselves once they have checked the room; at 20 s (0.4 s real) a loaded machine let the
+ * agent hang up before the supervisor was called in, and the monitor request found the agent idle.
+ */
+const TALK_MS = 3_600_000;
 
 for (const [mode, agentHears, callerHears] of [['monitor', false, false], ['whisper', true, false], ['barge', true, true]] as const) {
   t.test(`${mode}: the supervisor hears both; the agent ${agentHears ? 'hears' : 'does not hear'} it, the caller ${callerHears ? 'hears' : 'does not hear'} it`, async (t) => {
@@ -21,7 +27,7 @@ for (const [mode, agentHears, callerHears] of [['monitor', false, false], ['whis
     const v1 = (method: string, path: string, body?: Record<string, unknown>) => d.h.request(method, path, { ...(body ? { body } : {}), headers: { 'x-forwarded-proto': 'https' } });
     await v1('POST', '/v1/queues', { friendly_name: 'support' });
     const seat = await makeTrunk(d, { transport: 'udp' });
-    await d.agentSeat(seat, { behavior: 'answer', hangupAfterMs: 20_000 });
+    await d.agentSeat(seat, { behavior: 'answer', hangupAfterMs: TALK_MS });
     const agent = (await v1('POST', '/v1/agents', { friendly_name: 'Sam', trunk_id: seat.id, queues: ['support'] })).body;
     t.equal((await v1('POST', `/v1/agents/${agent.sid}/monitor`, { to: SUPERVISOR })).status, 409, 'nobody to monitor while the agent is idle');
     await v1('POST', `/v1/agents/${agent.sid}`, { status: 'available' });
@@ -44,6 +50,7 @@ for (const [mode, agentHears, callerHears] of [['monitor', false, false], ['whis
     t.equal(rooms.hears(room, caller, supervisor), callerHears, 'the caller');
     t.ok(rooms.hears(room, caller, agentLine) && rooms.hears(room, agentLine, caller), 'caller and agent still talk');
 
+    call.hangup();
     await call.ended;
     t.equal((await final(d, placed.body.call_sid)).status, 'completed', "the supervisor's call ended with the agent's");
   });
@@ -72,7 +79,7 @@ t.test('the agent console calls a supervisor into a busy agent\'s call; bad inpu
   await c.signIn('lead@example.com', PASSWORD);
   await v1('POST', '/v1/queues', { friendly_name: 'support' });
   const seat = await makeTrunk(d, { transport: 'udp' });
-  await d.agentSeat(seat, { behavior: 'answer', hangupAfterMs: 20_000 });
+  await d.agentSeat(seat, { behavior: 'answer', hangupAfterMs: TALK_MS });
   const agent = (await v1('POST', '/v1/agents', { friendly_name: 'Sam', trunk_id: seat.id, queues: ['support'] })).body;
   await v1('POST', `/v1/agents/${agent.sid}`, { status: 'available' });
   await d.party(SUPERVISOR, { behavior: 'answer' });
@@ -94,6 +101,7 @@ t.test('the agent console calls a supervisor into a busy agent\'s call; bad inpu
   await until('the supervisor in the room', 10_000, () => d.h.engine.rooms.roster(room).length === 3);
   const [caller, agentLine, supervisor] = d.h.engine.rooms.roster(room) as [string, string, string];
   t.ok(d.h.engine.rooms.hears(room, agentLine, supervisor) && !d.h.engine.rooms.hears(room, caller, supervisor), 'whispering');
+  call.hangup();
   await call.ended;
 });
 

@@ -8,6 +8,11 @@ import { fetchFrom } from '../helpers/fetch-from.js';
 import { cli, cleanEnv, CLI, run } from '../helpers/spawn.js';
 import { databaseEnv } from '../helpers/backends.js';
 
+// Every sign-in checks a password with scrypt (N = 32768, on purpose slow) and the doubling-waits test signs in
+// dozens of times: 73 s in all beside two engine tests, past tap's 120 s per file at load average 11 or more.
+// The bound catches a hang, so it is set well past the loaded time.
+t.setTimeout(10 * 60_000);
+
 t.test('passwords: scrypt with a per-user salt', async (t) => {
   const one = await hashPassword(PASSWORD);
   const two = await hashPassword(PASSWORD);

@@ -2,7 +2,7 @@
 // from sipp's own pcap files, sent by the driver's RTP socket) and dialled parties from the uas-*.xml scenarios. Every sipp runs one call on
 // loopback with a hard time limit.
 import { spawn } from 'node:child_process';
-import { createSocket } from 'node:dgram';
+import { createSocket, type Socket } from 'node:dgram';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,13 +41,39 @@ function run(args: string[], timeoutMs: number, cwd?: string): SippRun {
   return { exited, output: () => out, kill: () => { if (child.exitCode === null) child.kill('SIGKILL'); }, pid: child.pid ?? 0 };
 }
 
-/** A free even UDP port for sipp's media socket (it binds the port and the next one for RTCP). */
+/** Binds `port` on loopback (0: any); resolves with the socket, or null when the port is taken. */
+function bindUdp(port: number): Promise<Socket | null> {
+  const s = createSocket('udp4');
+  return new Promise((resolve) => {
+    s.once('error', () => { s.close(); resolve(null); });
+    s.bind(port, '127.0.0.1', () => resolve(s));
+  });
+}
+
+const closeUdp = (s: Socket) => new Promise<void>((r) => s.close(() => r()));
+
+/** A free even UDP port (a test phone's RTP socket). */
 export async function mediaPort(): Promise<number> {
   for (;;) {
-    const s = createSocket('udp4');
-    const port = await new Promise<number>((resolve) => s.bind(0, '127.0.0.1', () => resolve(s.address().port)));
-    await new Promise<void>((r) => s.close(() => r()));
+    const s = (await bindUdp(0))!;
+    const port = s.address().port;
+    await closeUdp(s);
     if (port % 2 === 0 && port < 65000) return port;
+  }
+}
+
+/**
+ * A free even port for sipp's `-mp`, with the port two above it free too: sipp binds its audio socket there and its
+ * video socket two above, and exits ("Unable to bind video RTP socket ... Address already in use") when that one is
+ * taken, by a test phone or by FreeSWITCH, whose RTP window lies inside the same range. A supervisor's or
+ * participant's call then failed and its phone heard nothing (seen once in 60 supervisor calls on a loaded run).
+ */
+async function sippMediaPort(): Promise<number> {
+  for (;;) {
+    const audio = await mediaPort();
+    const [a, v] = await Promise.all([bindUdp(audio), bindUdp(audio + 2)]);
+    for (const s of [a, v]) if (s) await closeUdp(s);
+    if (a && v) return audio;
   }
 }
 
@@ -133,7 +159,7 @@ function callerScenario(o: Omit<CallerOptions, 'target' | 'localPort' | 'to'>): 
 export async function runCaller(o: CallerOptions): Promise<SippRun> {
   const { file, hangupMs } = callerScenario(o);
   return run([
-    o.target, '-sf', file, '-m', '1', '-i', '127.0.0.1', '-p', String(o.localPort), '-mi', '127.0.0.1', '-mp', String(await mediaPort()),
+    o.target, '-sf', file, '-m', '1', '-i', '127.0.0.1', '-p', String(o.localPort), '-mi', '127.0.0.1', '-mp', String(await sippMediaPort()),
     '-s', o.to, '-timeout', `${Math.ceil(hangupMs / 1000) + 60}s`, '-timeout_error', '-nostdin',
     ...(o.traceRtt ? ['-trace_rtt', '-rtt_freq', '1'] : []), ...transportOf(o.transport).args,
   ], hangupMs + 90_000, o.scratch);
@@ -151,7 +177,7 @@ export async function runLoad(o: { target: string; localPort: number; rtpPort: n
   const limitMs = (o.count / o.rate) * 1000 + 20_000;
   const sipp = run([
     o.target, '-sf', file, '-r', String(o.rate), '-m', String(o.count), '-l', String(Math.max(o.rate * 10, o.count)), '-i', '127.0.0.1',
-    '-p', String(o.localPort), '-mi', '127.0.0.1', '-mp', String(await mediaPort()), '-s', o.to, '-nostdin',
+    '-p', String(o.localPort), '-mi', '127.0.0.1', '-mp', String(await sippMediaPort()), '-s', o.to, '-nostdin',
     '-timeout', `${Math.ceil(limitMs / 1000)}s`,
   ], limitMs + 10_000);
   await sipp.exited;
@@ -208,7 +234,7 @@ export async function runParty(localPort: number, plan: PartyPlan, scratch: stri
   const [name, keys] = PARTY_SCENARIOS[plan.behavior];
   const ring: Record<string, string> = ringMs === undefined ? {} : { ring_ms: String(ringMs) };
   const file = scenario(name, scratch, { ...keys, ...ring, hangup_ms: String(plan.hangupAfterMs ?? WAIT_FOR_BYE_MS) });
-  return run(['-sf', file, '-m', String(calls), '-i', '127.0.0.1', '-p', String(localPort), '-mi', '127.0.0.1', '-mp', String(await mediaPort()),
+  return run(['-sf', file, '-m', String(calls), '-i', '127.0.0.1', '-p', String(localPort), '-mi', '127.0.0.1', '-mp', String(await sippMediaPort()),
     '-nostdin', '-timeout', '200s'], 210_000);
 }
 
@@ -223,7 +249,7 @@ export async function runRtpParty(localPort: number, rtpPort: number, scratch: s
     .replace('m=audio [media_port] RTP/AVP 8 101', `m=audio ${rtpPort} RTP/AVP ${pt} 101`)
     .replace('a=rtpmap:8 PCMA/8000', `a=rtpmap:${pt} ${o.codec ?? 'PCMA'}/8000`)
     .replace(/<nop>\s*<action><exec play_pcap_audio="[^"]*"\/><\/action>\s*<\/nop>/, ''));
-  return run(['-sf', file, '-m', '1', '-i', '127.0.0.1', '-p', String(localPort), '-mi', '127.0.0.1', '-mp', String(await mediaPort()),
+  return run(['-sf', file, '-m', '1', '-i', '127.0.0.1', '-p', String(localPort), '-mi', '127.0.0.1', '-mp', String(await sippMediaPort()),
     '-nostdin', '-timeout', '200s'], 210_000);
 }
 

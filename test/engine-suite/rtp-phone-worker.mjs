@@ -15,6 +15,8 @@ const socket = createSocket('udp4');
 const ssrc = Math.floor(Math.random() * 2 ** 32);
 let peer = null;
 let closed = false;
+/** Packets per source address and payload type: what a phone that heard nothing was sent instead, for a failure message. */
+const sources = new Map();
 
 function talk() {
   const started = performance.now();
@@ -39,6 +41,8 @@ function talk() {
 }
 
 socket.on('message', (msg, rinfo) => {
+  const source = `${rinfo.address}:${rinfo.port} pt ${msg.length < 12 ? '?' : msg[1] & 0x7f}`;
+  sources.set(source, (sources.get(source) ?? 0) + 1);
   if (!peer) {
     peer = { address: rinfo.address, port: rinfo.port };
     talk();
@@ -55,7 +59,11 @@ socket.on('message', (msg, rinfo) => {
   Atomics.store(written, 0, at + payload.length);
 });
 
-parentPort.on('message', () => {
+parentPort.on('message', (message) => {
+  if (message === 'sources') {
+    parentPort.postMessage({ sources: Object.fromEntries(sources), peer: peer && `${peer.address}:${peer.port}` });
+    return;
+  }
   closed = true;
   socket.close();
   parentPort.close();

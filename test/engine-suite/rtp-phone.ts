@@ -10,6 +10,8 @@ export interface TonePhone {
   port: number;
   /** Everything heard so far, decoded (8 kHz samples in [-1, 1]). */
   samples(): Float32Array;
+  /** Where its packets came from (address, port and payload type: count) and where it sends: for failure messages. */
+  sources(): Promise<string>;
   close(): void;
 }
 
@@ -53,6 +55,20 @@ export async function tonePhone(hz: number, codec: G711, seconds = 60): Promise<
       if (bytes) decoded.set(decodeAs(codec, bytes.subarray(done, upTo)), done);
       done = upTo;
       return decoded.subarray(0, done);
+    },
+    sources: () => {
+      if (!bytes) return Promise.resolve('(closed)');
+      const answer = new Promise<string>((resolve) => {
+        const onMessage = (m: { sources?: Record<string, number>; peer?: string | null }) => {
+          if (!m.sources) return;
+          worker.off('message', onMessage);
+          const from = Object.entries(m.sources).map(([source, n]) => `${source}: ${n}`).join(', ') || 'nothing';
+          resolve(`heard from ${from}; talks to ${m.peer ?? 'nobody yet'}`);
+        };
+        worker.on('message', onMessage);
+      });
+      worker.postMessage('sources');
+      return answer;
     },
     close: () => {
       if (!bytes) return;

@@ -79,7 +79,10 @@ if (bins) {
           listenFor(seatRtp, marks.agent, agentHearsSupervisor ? [CALLER_HZ, SUPERVISOR_HZ] : [CALLER_HZ], agentHearsSupervisor ? [] : [SUPERVISOR_HZ]),
           listenFor(call.phone, marks.caller, callerHearsSupervisor ? [agentHz, SUPERVISOR_HZ] : [agentHz], callerHearsSupervisor ? [] : [SUPERVISOR_HZ]),
         ]);
-        if (supervisorHeard.packets === 0) t.comment(`supervisor's call: ${JSON.stringify(await d.h.store.calls.get(asked.body.call_sid))}; sipp: ${supervisor.sipp.output().slice(-800)}`);
+        if (supervisorHeard.packets === 0) {
+          t.comment(`supervisor's call: ${JSON.stringify(await d.h.store.calls.get(asked.body.call_sid))}; sipp: ${supervisor.sipp.output().slice(-800)}`);
+          t.comment(`caller's phone: ${await call.phone.sources()}; agent's phone: ${await seatRtp.sources()}`);
+        }
         calls[mode]!.record(`call ${i + 1}, ${mode} (phones answer ${codec})`,
           [['supervisor hears both', supervisorHeard], ['agent', agentHeard], ['caller', callerHeard]]);
         await supervisor.sipp.exited;

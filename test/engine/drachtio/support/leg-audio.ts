@@ -22,7 +22,11 @@ export const v1 = (d: RealDriver, method: string, path: string, body?: Record<st
 const PACKET = 160;
 
 /** What a listener heard so far, 8 kHz samples (a TonePhone, an RtpRecorder). */
-export interface Ear { samples(): Float32Array }
+export interface Ear {
+  samples(): Float32Array;
+  /** Where its packets came from, if it can tell (a TonePhone): said when it heard too little. */
+  sources?(): Promise<string>;
+}
 /** A tone alone has a share near 1, each of two mixed near 0.5: above this it is present in the packet. */
 const PRESENT = 0.2;
 /**
@@ -46,6 +50,8 @@ export interface PacketTones {
    * concealed on the way) or sound (something else: a garbled or foreign signal). Says what a failing call lost.
    */
   missing?: { silent: number; sound: number };
+  /** For a listener that did not hear enough: where its packets came from and where it talks to. */
+  sources?: string;
 }
 
 const carries = (packet: Float32Array, hz: number) => toneShare(packet, hz) > PRESENT;
@@ -106,7 +112,10 @@ export async function listenFor(rtp: Ear, from: number, tones: number[], absent:
   for (;;) {
     const samples = rtp.samples();
     const start = onset(samples, from, tones);
-    if ((start >= 0 && samples.length - start >= MEASURED_PACKETS * PACKET) || Date.now() > deadline) return packetTones(samples, from, tones, absent);
+    if ((start >= 0 && samples.length - start >= MEASURED_PACKETS * PACKET) || Date.now() > deadline) {
+      const measured = packetTones(samples, from, tones, absent);
+      return measured.packets < MEASURED_PACKETS && rtp.sources ? { ...measured, sources: await rtp.sources() } : measured;
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -126,7 +135,7 @@ export function describe(who: string, m: PacketTones): string {
   const shares = Object.entries(m.heard).map(([hz, share]) => `${hz} Hz in ${(share * 100).toFixed(0)} %`).join(', ');
   const leaks = Object.entries(m.leaked).map(([hz, share]) => `, ${hz} Hz (not for it) in ${(share * 100).toFixed(0)} %`).join('');
   const lost = m.missing && m.missing.silent + m.missing.sound > 0 ? ` (without it: ${m.missing.silent} near silent, ${m.missing.sound} other sound)` : '';
-  return `${who}: ${m.packets} packets, ${shares}${lost}${leaks}, ${m.sixfold} at 6× pitch`;
+  return `${who}: ${m.packets} packets, ${shares}${lost}${leaks}, ${m.sixfold} at 6× pitch${m.sources ? ` (${m.sources})` : ''}`;
 }
 
 /** Of the measured packets, at most this share may carry a tone the listener must not hear (none is mixed for it). */
