@@ -1,5 +1,6 @@
 import type { SandboxEngine } from '../engine/sandbox/index.js';
 import type { CallWatch } from './watch.js';
+import type { CallSession } from './session.js';
 
 export interface SimulationRequest {
   from: string;
@@ -30,14 +31,16 @@ export async function simulateInbound(engine: SandboxEngine, watch: CallWatch, r
     emit({ source: 'platform', at_ms: engine.now() - started, call_sid: sid, type: kind, detail });
 
   // The engine may hand the call to the platform before simulateInbound returns its id: remember what was seen.
-  const seen = new Map<string, string>();
+  const seen = new Map<string, CallSession>();
+  let session: CallSession | undefined;
   const adopt = () => {
     if (callSid !== null || engineCallId === null || !seen.has(engineCallId)) return;
-    callSid = seen.get(engineCallId)!;
+    session = seen.get(engineCallId)!;
+    callSid = session.sid;
     for (const [sid, kind, detail] of early.splice(0)) if (sid === callSid) platform(sid, kind, detail);
   };
-  const stopSessions = watch.onSession((session, id) => {
-    if (id !== null) seen.set(id, session.sid);
+  const stopSessions = watch.onSession((started, id) => {
+    if (id !== null) seen.set(id, started);
     adopt();
   });
   // The caller's side ends before the platform finishes the call (final state, cause): wait for its "ended" entry.
@@ -57,6 +60,8 @@ export async function simulateInbound(engine: SandboxEngine, watch: CallWatch, r
     await call.ended;
     stopCaller();
     if (callSid !== null && watch.live(callSid)) await finished;
+    // Watchers hear entries before they are stored: "done" means the call's timeline can be read in full.
+    await session?.timelineStored();
   } finally {
     stopSessions();
     stopTimeline();
