@@ -17,7 +17,9 @@ import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { constants } from 'node:os';
 import path from 'node:path';
-import { findPostgresBinaries, SKIP_LINE, startPostgresServer, URL_VAR, type PostgresServer } from './helpers/postgres.js';
+import {
+  createMigratedTemplate, findPostgresBinaries, SKIP_LINE, startPostgresServer, TEMPLATE_VAR, URL_VAR, type PostgresServer,
+} from './helpers/postgres.js';
 import { ROOT } from './helpers/spawn.js';
 import { STORE_VAR } from './helpers/backends.js';
 
@@ -92,6 +94,10 @@ const files = (args.length > options.length ? named : testFilesUnder('test')).so
 const alone = files.filter((f) => ALONE.some((rule) => rule.test(f)));
 const onPostgres = env[URL_VAR] ? files.filter((f) => !SQLITE_ONLY.some((rule) => rule.test(f))) : [];
 
+// Test databases are copies of one migrated database (see createMigratedTemplate), made once for the run.
+const template = env[URL_VAR] ? await createMigratedTemplate(env[URL_VAR]) : undefined;
+if (template) env[TEMPLATE_VAR] = template.name;
+
 const passes: Array<{ files: string[]; extra: string[]; env: Record<string, string>; note: string }> = [
   { files: files.filter((f) => !alone.includes(f)), extra: [], env: {}, note: '' },
   { files: onPostgres, extra: [], env: { [STORE_VAR]: 'postgres' }, note: `# the same files on PostgreSQL (${STORE_VAR}=postgres): ${onPostgres.length} files\n` },
@@ -105,6 +111,7 @@ for (const pass of passes.filter((p) => p.files.length > 0)) {
   for (const [k, v] of Object.entries(run.summary)) total[k] = (total[k] ?? 0) + v;
   code ||= run.code;
 }
+await template?.drop();
 await server?.stop();
 // The closing line .ci/run reads: every pass counted.
 process.stdout.write(`# { ${Object.entries(total).map(([k, v]) => `${k}: ${v}`).join(', ')} }\n`);
