@@ -1,5 +1,6 @@
 // Signed durable webhook deliveries per second (outbox insert, lease, HMAC, guarded POST, attempt log) beside
-// a raw undici POST loop to the same local receiver, in the same run. Run: npx tsx bench/delivery.ts [count]
+// a raw undici POST loop to the same local receiver, in the same run; on SQLite, or on PostgreSQL when
+// RINGBASE_DATABASE_URL is set (bench/store.ts). Run: npx tsx bench/delivery.ts [count]
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { openStore } from '../src/store/index.js';
 import { createSecretBox } from '../src/crypto/secret-box.js';
 import { createEventSystem } from '../src/events/index.js';
 import { reportRows } from './row.js';
+import { BENCH_DATABASE, ON_POSTGRES, onBackend } from './backend.js';
 
 const COUNT = Math.max(1, Number(process.argv[2] ?? 2000));
 const CONCURRENCY = 16; // the delivery worker's default per subscription
@@ -39,12 +41,14 @@ async function rawUndici(): Promise<number> {
   return rate;
 }
 
+let side = 0;
 async function durable(): Promise<number> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ringbase-bench-'));
   const clock = systemClock();
-  const store = await openStore(dir, clock);
+  const store = await openStore(dir, clock, BENCH_DATABASE);
   const secrets = createSecretBox(randomBytes(32));
-  const account = await store.accounts.create({ name: 'bench', trunking: false, trunkCapacity: 1 });
+  // On PostgreSQL every round shares the database: an account of its own each.
+  const account = await store.accounts.create({ name: `bench ${++side}`, trunking: false, trunkCapacity: 1 });
   await store.orgSettings.allowHost(account.id, '127.0.0.1');
   await store.webhookSubscriptions.create({
     accountId: account.id, eventType: 'call-start', targetUrl: target, deliveryMode: 'async',
@@ -63,7 +67,7 @@ async function durable(): Promise<number> {
   await done;
   const rate = delivered / ((performance.now() - started) / 1000);
   await system.close();
-  store.close();
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
   return rate;
 }
@@ -86,7 +90,9 @@ const { raw, signed } = rounds.sort((a, b) => a.signed / a.raw - b.signed / b.ra
 console.log(`deliveries: ${COUNT} per side and round, ${CONCURRENCY} concurrent, receiver on 127.0.0.1; median round:`);
 console.log(`raw undici POST loop:           ${raw.toFixed(0)} req/s`);
 console.log(`signed durable deliveries:      ${signed.toFixed(0)} deliveries/s (${((signed / raw) * 100).toFixed(0)}% of raw)`);
+// PostgreSQL's target is the absolute rate alone: each delivery is several round trips to the server.
 reportRows([{
-  figure: 'signed durable webhook deliveries', value: Math.round(signed), baseline: Math.round(raw), baselineName: 'raw undici POST loop, same receiver, same round',
-  unit: 'per s', better: 'higher', target: '>= 0.6x baseline and >= 2,000/s', met: signed >= 0.6 * raw && signed >= 2000,
+  figure: onBackend('signed durable webhook deliveries'), value: Math.round(signed), baseline: Math.round(raw), baselineName: 'raw undici POST loop, same receiver, same round',
+  unit: 'per s', better: 'higher',
+  ...(ON_POSTGRES ? { target: '>= 2,000/s', met: signed >= 2000 } : { target: '>= 0.6x baseline and >= 2,000/s', met: signed >= 0.6 * raw && signed >= 2000 }),
 }]);

@@ -23,6 +23,8 @@ const SCRIPTS: Script[] = [
   { name: 'conference', file: 'conference.ts', args: [], budgetS: 420 },
   { name: 'dashboard', file: 'dashboard.ts', args: ['100000', '200'], budgetS: 60 },
   { name: 'acd', file: 'acd.ts', args: ['1000', '10000', '3000'], budgetS: 60 },
+  // api, delivery and acd again on PostgreSQL, with the same settings.
+  { name: 'store', file: 'store.ts', args: ['3', '1000', '1000', '10000', '3000'], budgetS: 420 },
   { name: 'acd-ring', file: 'acd-ring.ts', args: ['20'], budgetS: 120 },
 ];
 

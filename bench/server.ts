@@ -1,5 +1,6 @@
 // A whole Ringbase server in this process on a throwaway data dir with warn-level logs, for benchmarks: on the
-// sandbox engine unless `env` configures the real engines (bench/platform.ts does).
+// sandbox engine unless `env` configures the real engines (bench/platform.ts does), on the store bench/backend.ts
+// selects.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,15 +13,16 @@ import { openStore, type Store } from '../src/store/index.js';
 import { createSecretBox } from '../src/crypto/secret-box.js';
 import { createEngine } from '../src/engine/factory.js';
 import { createApp, type App } from '../src/http/app.js';
+import { BENCH_DATABASE } from './backend.js';
 
 export interface BenchServer { app: App; store: Store; clock: Clock; base: string; stop(): Promise<void> }
 
 export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'ringbase-bench-'));
-  const config = loadConfig({ ...env, RINGBASE_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0' });
+  const config = { ...loadConfig({ ...env, RINGBASE_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0' }), database: BENCH_DATABASE };
   const logger = createLogger('warn');
   const clock = systemClock();
-  const store = await openStore(dataDir, clock);
+  const store = await openStore(dataDir, clock, config.database);
   const engine = createEngine(config, clock, logger, store);
   await engine.start();
   const app = await createApp({ config, store, engine, clock, logger, secrets: createSecretBox(randomBytes(32)) });
@@ -31,7 +33,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
       await app.http.close();
       await engine.stop();
       await app.close();
-      store.close();
+      await store.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

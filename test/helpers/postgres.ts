@@ -164,7 +164,7 @@ function cleanUpOnExit(dir: string): () => void {
  * Authentication is `trust`: acceptable for a throwaway server because the socket is reachable only through
  * its dir, which is mode 0700 and owned by the server's user (and root), and nothing listens on TCP.
  */
-export async function startPostgresServer(bin = findPostgresBinaries()): Promise<PostgresServer> {
+export async function startPostgresServer(bin = findPostgresBinaries(), opts: { durable?: boolean } = {}): Promise<PostgresServer> {
   if (!bin) throw new Error(SKIP_LINE);
   const prefix = runPrefix();
   const dir = mkdtempSync(path.join(tmpdir(), 'ringbase-pg-'));
@@ -185,7 +185,9 @@ export async function startPostgresServer(bin = findPostgresBinaries()): Promise
     throw err;
   }
 
-  const settings = Object.entries({ ...SERVER_SETTINGS, unix_socket_directories: dir }).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
+  // Benchmarks (durable) pay for commits as a production server does: fsync and full pages on, the defaults.
+  const durability = opts.durable ? { fsync: 'on', synchronous_commit: 'on', full_page_writes: 'on' } : {};
+  const settings = Object.entries({ ...SERVER_SETTINGS, ...durability, unix_socket_directories: dir }).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
   const argv = [...prefix, path.join(bin, 'postgres'), '-D', dataDir, ...settings];
   // Own process group, which killOnExit kills whole (runuser, if used, stays as the postmaster's parent); the
   // backends, each in a session of its own, exit when they see the postmaster gone.
