@@ -47,7 +47,9 @@ onEachBackend(t, 'a slow subscription holds at most perSubscription slots; anoth
   const fastDone = after(6);
   worker.start();
   await fastDone;
-  t.ok(outcomes.every((o) => o.subscriptionSid === fast.sid), 'the six fast deliveries went through while the slow receiver held its two');
+  // What each attempt was, should one not be as expected: a failure under load once named no cause.
+  const seen = () => outcomes.map((o) => `${o.subscriptionSid === fast.sid ? 'fast' : 'slow'} ${o.status}${o.record.error ? ` (${o.record.error})` : ''}`).join(', ');
+  t.ok(outcomes.every((o) => o.subscriptionSid === fast.sid), `the six fast deliveries went through while the slow receiver held its two: ${seen()}`);
   t.equal(slowInFlight, 2, 'the slow receiver holds two');
   t.equal(slowMost, 2, 'never more than perSubscription to the slow receiver');
 
@@ -57,7 +59,7 @@ onEachBackend(t, 'a slow subscription holds at most perSubscription slots; anoth
   for (const resolve of held.splice(0)) resolve();
   await allDone;
   t.equal(slowMost, 2);
-  t.ok(outcomes.every((o) => o.status === 'delivered'));
+  t.ok(outcomes.every((o) => o.status === 'delivered'), seen());
   const logged = await db.one<{ n: number }>('SELECT count(*) AS n FROM webhook_delivery_attempts');
   t.equal(logged!.n, 12, 'every attempt was logged before it was announced');
   await worker.stop();
