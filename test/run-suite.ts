@@ -3,11 +3,11 @@
 // Chromium's capture, encoder and playout threads: on a 2-core machine with another engine test beside it they
 // were starved (load average 6 to 12: 7 to 30 of 100 frames of the seat's tone went out near silent, in both
 // directions, while the SIP legs of the same calls were whole), so the test measured the machine, not the platform.
-// Arguments go to tap as they are (`npm test -- test/store/x.test.ts`); named files are split between the passes the
-// same way. Both outputs pass through; the closing summary line adds both passes up (the line .ci/run reads), and
+// Options go to tap as they are; files and folders named (`npm test -- test/store/x.test.ts test/acd/`) are split
+// between the passes the same way. Both outputs pass through; the closing summary line adds both passes up (the line .ci/run reads), and
 // the exit status is the first failure's.
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { constants } from 'node:os';
 import path from 'node:path';
 import { ROOT } from './helpers/spawn.js';
@@ -39,14 +39,24 @@ async function runTap(args: string[]): Promise<{ code: number; summary: Record<s
   return { code: code ?? 128 + constants.signals[signal!], summary };
 }
 
-function readdirRecursive(dir: string): string[] {
-  return readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' }).map((f) => path.join(dir, f));
+/** The test files under `dir` (relative to the root), as tap's `include` (test/**\/*.test.ts) finds them. */
+function testFilesUnder(dir: string): string[] {
+  return readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.test.ts')).map((f) => path.join(dir, f));
+}
+
+/** Root-relative paths of the test files an argument names (a file, or every test file in a folder); null for an option or its value. */
+function namedFiles(arg: string): string[] | null {
+  if (arg.startsWith('-')) return null;
+  const relative = path.relative(ROOT, path.resolve(ROOT, arg));
+  const stat = statSync(path.join(ROOT, relative), { throwIfNoEntry: false });
+  if (stat?.isDirectory()) return testFilesUnder(relative);
+  return stat?.isFile() ? [relative] : null;
 }
 
 const args = process.argv.slice(2);
-const options = args.filter((a) => !a.endsWith('.test.ts'));
-const named = args.filter((a) => a.endsWith('.test.ts')).map((f) => path.relative(ROOT, path.resolve(ROOT, f)));
-const files = named.length > 0 ? named : readdirRecursive('test').filter((f) => f.endsWith('.test.ts')).sort();
+const options = args.filter((a) => namedFiles(a) === null);
+const named = args.flatMap((a) => namedFiles(a) ?? []);
+const files = (args.length > options.length ? named : testFilesUnder('test')).sort();
 const alone = files.filter((f) => ALONE.some((rule) => rule.test(f)));
 const together = files.filter((f) => !alone.includes(f));
 
