@@ -205,7 +205,9 @@ export async function sipSeat(t: Test, d: RealDriver, trunk: { username: string;
  */
 export async function toneParty(t: Test, d: RealDriver, number: string, hz: number, codec: G711, hangupAfterMs?: number): Promise<{ phone: TonePhone; sipp: SippRun }> {
   const port = await freePort();
-  await d.h.store.carriers.add({ name: `party-${port}`, host: '127.0.0.1', port, prefix: number });
+  // Named after the number, not the port: a port freed by an earlier party of the same test is often handed out
+  // again, and a second carrier of that name was refused ('a carrier named "party-37995" already exists').
+  await d.h.store.carriers.add({ name: `party-${number.slice(1)}`, host: '127.0.0.1', port, prefix: number });
   return answerOnce(t, d, port, hz, codec, hangupAfterMs);
 }
 
