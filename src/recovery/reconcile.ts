@@ -42,7 +42,12 @@ export async function reconcileDeadInstances(services: CallServices, liveness: L
 
   const tagged = owners.filter((o): o is string => o !== null);
   const refs: string[] = [];
-  for (const o of owners) for (const c of await store.calls.openOf(o)) refs.push(...(await store.calls.orphanRef(c.sid)) ?? []);
+  for (const o of owners) {
+    for (const c of await store.calls.openOf(o)) {
+      const ref = await store.calls.orphanRef(c.sid);
+      if (ref !== null) refs.push(ref);
+    }
+  }
   await services.engine.releaseOrphans(tagged, refs).catch((err: unknown) => log.warn({ err, owners: tagged }, 'could not release the engine calls of dead instances'));
 
   const calls: CallRecord[] = [];

@@ -69,9 +69,19 @@ t.test('a dead peer\'s calls and recordings are finished once, even by two recon
   await store.sql.run(`INSERT INTO recordings (sid, account_id, call_sid, source, status, tracks, channels, file, created_at, owner)
     VALUES ('REcut', ?, 'CAanswered', 'call', 'in-progress', 'both', 1, ?, ?, 'deadpeer')`, [accountId, recFile, at(deadBeat - 30_000)]);
 
+  // The answered call's far end as the engine left it: handed back to the engine to hang up (a BYE to the caller).
+  await store.sql.run("UPDATE calls SET orphan_ref = 'dialog-1a2b-3c4d' WHERE sid = 'CAanswered'");
+
   const emitted: LifecycleEvent[] = [];
-  const services = { ...h.app.callServices, events: { emit: async (e: LifecycleEvent) => { emitted.push(e); } } };
+  const released: Array<[readonly string[], readonly string[]]> = [];
+  const engine = Object.assign(Object.create(h.app.callServices.engine) as typeof h.app.callServices.engine, {
+    releaseOrphans: async (ids: readonly string[], refs: readonly string[]) => { released.push([ids, refs]); },
+  });
+  const services = { ...h.app.callServices, engine, events: { emit: async (e: LifecycleEvent) => { emitted.push(e); } } };
   const [a, b] = await Promise.all([reconcileDeadInstances(services, liveness), reconcileDeadInstances(services, liveness)]);
+  // Both reconcilers here are one instance (one id), so each may ask; what they ask for is the point.
+  t.ok(released.length > 0, 'the engine is asked to release the dead peer\'s calls');
+  t.same(new Set(released.map((r) => JSON.stringify(r))), new Set([JSON.stringify([['deadpeer'], ['dialog-1a2b-3c4d']])]), 'by the dead instance and its calls\' far-end dialogs');
   await Promise.all([a.callbacks, b.callbacks]);
   t.same([...a.calls, ...b.calls].sort(), ['CAanswered', 'CAringing'], 'each call finished by exactly one of them');
 
