@@ -10,7 +10,7 @@ import { PostgresDb } from '../../src/store/postgres-db.js';
 import type { SqlDb } from '../../src/store/sql.js';
 import { AcdRouter, type Offer } from '../../src/acd/routing.js';
 import { freshDatabase } from '../helpers/backends.js';
-import { acdWorld } from './support/acd-world.js';
+import { acdWorld, freeQueueAndAgents } from './support/acd-world.js';
 import { checkInvariants, type CallerState } from './support/invariants.js';
 
 const ROUTERS = 3;
@@ -41,8 +41,7 @@ t.test(`property: ${ROUTERS} routers on separate pools never double-book an agen
 
   await fc.assert(fc.asyncProperty(fc.array(fc.array(op, { minLength: ROUTERS, maxLength: ROUTERS }), { minLength: 5, maxLength: 25 }), async (rounds) => {
     // Every script starts from an empty queue and free agents.
-    await db.run('DELETE FROM acd_members');
-    await db.run("UPDATE acd_agents SET status = 'available', activity = 'idle', current_call_sid = NULL, wrap_up_ends_at = NULL, missed_in_a_row = 0");
+    await freeQueueAndAgents(db);
     const callers = new Map<string, CallerState>();
     const offers: Offer[] = [];
     const rung = new Set<Offer>();

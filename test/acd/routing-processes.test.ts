@@ -6,13 +6,12 @@
 // lost), none answered twice, none both answered and withdrawn. routing-concurrency.test.ts does the same with
 // routers on separate pools in one process, 200 scripts of rounds in lockstep.
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PostgresDb } from '../../src/store/postgres-db.js';
 import { freshDatabase } from '../helpers/backends.js';
-import { cleanEnv, ROOT } from '../helpers/spawn.js';
-import { acdWorld } from './support/acd-world.js';
+import { cleanEnv, run } from '../helpers/spawn.js';
+import { acdWorld, freeQueueAndAgents } from './support/acd-world.js';
 import { checkInvariants } from './support/invariants.js';
 
 const PROCESSES = 3;
@@ -23,22 +22,11 @@ const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support',
 type Line = { t: string; sid?: string; agent?: number; left?: boolean; withdrawnFrom?: number | null };
 
 /** One router process running one script; resolves with what it said happened. */
-function runRouter(args: Record<string, unknown>): Promise<Line[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(args)], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => { out += d; });
-    child.stderr.on('data', (d: Buffer) => { err += d; });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      const lines = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
-      if (code !== 0 || lines.at(-1)?.t !== 'done') reject(new Error(`router ${String(args.name)} ended with code ${code}: ${err.slice(-2000)}`));
-      else resolve(lines);
-    });
-  });
+async function runRouter(args: Record<string, unknown>): Promise<Line[]> {
+  const { code, stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(args)], { env: cleanEnv(), timeoutMs: 120_000 });
+  const lines = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+  if (code !== 0 || lines.at(-1)?.t !== 'done') throw new Error(`router ${String(args.name)} ended with code ${code}: ${stderr.slice(-2000)}`);
+  return lines;
 }
 
 t.test(`${PROCESSES} router processes on one database never double-book an agent, offer a caller twice, or lose one`, async (t) => {
@@ -92,8 +80,7 @@ t.test(`${PROCESSES} router processes on one database never double-book an agent
     totals.answers += answers.size;
     totals.withdrawn += lines.filter((l) => l.t === 'leave' && l.withdrawnFrom !== null).length;
     // The next script starts from an empty queue and free agents.
-    await db.run('DELETE FROM acd_members');
-    await db.run("UPDATE acd_agents SET status = 'available', activity = 'idle', current_call_sid = NULL, wrap_up_ends_at = NULL, missed_in_a_row = 0");
+    await freeQueueAndAgents(db);
   }
   t.ok(totals.offers > 100 && totals.answers > 20 && totals.withdrawn > 5 && snapshots > 20,
     `${PROCESSES} processes × ${SCRIPTS_PER_PROCESS} scripts of ${STEPS} steps, ${snapshots} snapshots checked (${JSON.stringify(totals)})`);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Test } from 'tap';
 import { FakeClock, type Clock } from '../../src/clock.js';
 import { openDb } from '../../src/store/db.js';
+import { tablesInDependencyOrder } from '../../src/store/copy-to-postgres.js';
 import { PostgresDb } from '../../src/store/postgres-db.js';
 import { migratePostgres, VERSION_TABLE } from '../../src/store/postgres-schema.js';
 import type { SqlDb } from '../../src/store/sql.js';
@@ -48,16 +49,12 @@ export function onEachBackend(t: Test, name: string, body: (t: Test, db: SqlDb) 
  */
 export async function emptyDatabase(db: SqlDb): Promise<void> {
   if (db instanceof SqliteDb) {
-    const tables = db.raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
-    db.raw.pragma('foreign_keys = OFF');
-    try {
-      db.raw.transaction(() => {
-        for (const table of tables) db.raw.exec(`DELETE FROM "${table}"`);
-        if (db.raw.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").get()) db.raw.exec('DELETE FROM sqlite_sequence');
-      })();
-    } finally {
-      db.raw.pragma('foreign_keys = ON');
-    }
+    // Rows that reference others go first, so the foreign keys hold throughout; sqlite_sequence keeps the ids.
+    const children = tablesInDependencyOrder(db.raw).reverse();
+    db.raw.transaction(() => {
+      for (const table of children) db.raw.exec(`DELETE FROM "${table}"`);
+      if (db.raw.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").get()) db.raw.exec('DELETE FROM sqlite_sequence');
+    })();
     return;
   }
   const tables = await db.all<{ tablename: string }>('SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename <> ?', [VERSION_TABLE]);

@@ -1,7 +1,7 @@
 // An ACD on any store backend (a SqlDb from onEachBackend): an account and a seat (trunk) written straight into
 // their tables (their repositories are not on the SqlDb port yet), one queue, and agents idle one second apart.
 import type { Clock, TimerHandle } from '../../../src/clock.js';
-import type { SqlDb } from '../../../src/store/sql.js';
+import type { SqlDb, SqlQueries } from '../../../src/store/sql.js';
 import { QueueRepo, type Queue } from '../../../src/acd/queues.js';
 import { AgentRepo } from '../../../src/acd/agents.js';
 import { AcdRouter } from '../../../src/acd/routing.js';
@@ -40,4 +40,10 @@ export async function acdWorld(db: SqlDb, opts: { agents: number; maxNoAnswer?: 
     agentIds.push((await agents.create(accountId, `AG${i}`, { friendlyName: `agent ${i}`, trunkId, queueIds: [queue.id], status: 'available', breakReason: null })).id);
   }
   return { clock, accountId, queue, agentIds, queues, agents, router: () => new AcdRouter(db, clock) };
+}
+
+/** The queue empty and every agent available and idle, as acdWorld leaves them: a new random script's start. */
+export async function freeQueueAndAgents(db: SqlQueries): Promise<void> {
+  await db.run('DELETE FROM acd_members');
+  await db.run("UPDATE acd_agents SET status = 'available', activity = 'idle', current_call_sid = NULL, wrap_up_ends_at = NULL, missed_in_a_row = 0");
 }
