@@ -1,4 +1,5 @@
 import { ACD_SCHEMA } from './migrations-acd.js';
+import { SHARED_LIMITS_SCHEMA } from './migrations-shared-limits.js';
 
 // Numbered by position: migrations[n] brings the schema from user_version n to n+1. Append only.
 export const migrations: string[] = [
@@ -371,33 +372,5 @@ export const migrations: string[] = [
   // call admitted in the last second, src/calls/shared-cps-limiter.ts), failed API-key windows per source and the
   // keys known there (src/http/shared-auth-throttle.ts), and dashboard sign-in failures per (email, source)
   // (src/users/shared-sign-in-delays.ts). On SQLite, one process's memory holds them and these tables stay empty.
-  `
-  CREATE TABLE cps_admissions (
-    id INTEGER PRIMARY KEY,
-    account_id INTEGER NOT NULL,
-    admitted_at INTEGER NOT NULL
-  );
-  CREATE INDEX cps_admissions_account ON cps_admissions(account_id, admitted_at);
-  CREATE TABLE auth_failure_windows (
-    source TEXT PRIMARY KEY,
-    started_at INTEGER NOT NULL,
-    failures INTEGER NOT NULL
-  );
-  CREATE INDEX auth_failure_windows_started ON auth_failure_windows(started_at);
-  CREATE TABLE auth_known_keys (
-    source TEXT NOT NULL,
-    key_id INTEGER NOT NULL,
-    seen_at INTEGER NOT NULL,
-    PRIMARY KEY (source, key_id)
-  );
-  CREATE INDEX auth_known_keys_seen ON auth_known_keys(seen_at);
-  CREATE TABLE sign_in_failures (
-    email TEXT NOT NULL,
-    source TEXT NOT NULL,
-    failures INTEGER NOT NULL,
-    last_failure_at INTEGER NOT NULL,
-    PRIMARY KEY (email, source)
-  );
-  CREATE INDEX sign_in_failures_last ON sign_in_failures(last_failure_at);
-  `,
+  SHARED_LIMITS_SCHEMA,
 ];
