@@ -3,7 +3,7 @@
 // Usage: node .ci/failures.mjs LOG
 import { readFileSync } from 'node:fs';
 
-const DIAGNOSTIC_LINES = 16;
+const DIAGNOSTIC_LINES = 40;
 // Where-in-the-code keys: the source excerpt below them says the same more readably.
 const SKIPPED_KEY = /^(at:|fileName|lineNumber|columnNumber|typeName|methodName|functionName|isToplevel|stack|Test\.<anonymous>|-+\^$)/;
 const TOTAL_LINES = 300;

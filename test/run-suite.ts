@@ -1,18 +1,24 @@
-// `npm test`: tap in three passes, with one throwaway PostgreSQL server for the whole run.
-// 1. Every file on SQLite but the ones that measure a browser's audio in real time, as many at once as tap's `jobs`
-//    say.
-// 2. The files that touch the store (all but the engine and browser tiers) again with RINGBASE_TEST_STORE=postgres,
-//    which puts each test harness on a database of its own on the run's server. Its URL reaches every test file
-//    through RINGBASE_TEST_POSTGRES_URL; the server is stopped when tap is done. A wrapper rather than tap's
-//    `before`/`after` options: those run a separate program to completion, which can neither put the URL into the
-//    environment tap gives the test files nor tie the server to this run's life.
-// 3. The real-time browser audio files, alone on the machine. A WebRTC seat's audio goes through Chromium's capture,
-//    encoder and playout threads: on a 2-core machine with another engine test beside it they were starved (load
-//    average 6 to 12: 7 to 30 of 100 frames of the seat's tone went out near silent, in both directions, while the
-//    SIP legs of the same calls were whole), so the test measured the machine, not the platform.
+// `npm test`: tap over every test file, with one throwaway PostgreSQL server for the whole run, in two lanes side by
+// side and then one file alone. Each lane runs one file at a time, so at most two test processes share the machine,
+// as tap's `jobs: 2` did, but never two real-engine files together.
+// - The engine lane: the files that drive the real engines (drachtio-server, FreeSWITCH, sipp) and measure audio
+//   packet by packet. Two of them at once on a 2-core machine (load 6 and up) lost frames the platform had sent;
+//   one beside a store test does not. They take most of the run, so they start at once, not in alphabetical order
+//   (tap sorts the files it is given).
+// - The store lane: every other file on SQLite, then the files that touch the store (all but the engine and browser
+//   tiers) again with RINGBASE_TEST_STORE=postgres, which puts each test harness on a database of its own on the
+//   run's server. Its URL reaches every test file through RINGBASE_TEST_POSTGRES_URL; the server is stopped when tap
+//   is done. A wrapper rather than tap's `before`/`after` options: those run a separate program to completion, which
+//   can neither put the URL into the environment tap gives the test files nor tie the server to this run's life.
+//   Its output is held while the engine lane prints, then printed whole, so neither lane's TAP is cut into the other.
+// - Last, the real-time browser audio files, alone on the machine. A WebRTC seat's audio goes through Chromium's
+//   capture, encoder and playout threads: on a 2-core machine with another engine test beside it they were starved
+//   (load average 6 to 12: 7 to 30 of 100 frames of the seat's tone went out near silent, in both directions, while
+//   the SIP legs of the same calls were whole), so the test measured the machine, not the platform.
 // Options go to tap as they are; files and folders named (`npm test -- test/store/x.test.ts test/acd/`) are split
-// between the passes the same way. All outputs pass through; the closing summary line adds the passes up (the line .ci/run reads), and the
-// exit status is the first failure's.
+// between the lanes the same way (a lane alone runs as many files at once as tap's `jobs` say). All outputs pass
+// through; the closing summary line adds the runs up (the line .ci/run reads), and the exit status is the first
+// failure's.
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { constants } from 'node:os';
@@ -25,6 +31,8 @@ import { STORE_VAR } from './helpers/backends.js';
 
 /** Files that run alone, after the others: they measure a browser's real-time audio. */
 const ALONE = [/^test\/engine\/drachtio\/dialled-leg-audio-webrtc\.test\.ts$/];
+/** Files of the engine lane: they drive the real engines. */
+const ENGINE_LANE = [/^test\/engine\//, /^test\/engine-suite\/real/, /^test\/recovery\/real-engine/];
 /**
  * Files left out of the PostgreSQL half: the engine and browser tiers (they test SIP, media and pages, not the store),
  * the newcomer's fresh clone, and files that pick their databases themselves, so a second run would repeat the
@@ -49,8 +57,10 @@ if (!env[URL_VAR]) {
   }
 }
 
-/** Runs tap with `args`, its output passed through; resolves with its exit status and its closing summary. */
-async function runTap(args: string[], extraEnv: Record<string, string>): Promise<{ code: number; summary: Record<string, number> }> {
+interface TapRun { code: number; summary: Record<string, number> }
+
+/** Runs tap with `args`, its output given to `write`; resolves with its exit status and its closing summary. */
+async function runTap(args: string[], extraEnv: Record<string, string>, write: (chunk: Buffer) => void): Promise<TapRun> {
   const tap = spawn(path.join(ROOT, 'node_modules', '.bin', 'tap'), args, { stdio: ['inherit', 'pipe', 'inherit'], env: { ...env, ...extraEnv } });
   // Told to stop, tap passes the signal on to its test processes and exits once they have; this script then exits
   // as tap did. killOnExit, which guards the server, kills it at once on these signals. Passed on once only: tap
@@ -60,7 +70,7 @@ async function runTap(args: string[], extraEnv: Record<string, string>): Promise
   for (const [signal, fn] of handlers) process.once(signal, fn);
   let last = '';
   tap.stdout!.on('data', (chunk: Buffer) => {
-    process.stdout.write(chunk);
+    write(chunk);
     last = (last + chunk.toString()).slice(-4000);
   });
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
@@ -98,21 +108,38 @@ const onPostgres = env[URL_VAR] ? files.filter((f) => !SQLITE_ONLY.some((rule) =
 const template = env[URL_VAR] ? await createMigratedTemplate(env[URL_VAR]) : undefined;
 if (template) env[TEMPLATE_VAR] = template.name;
 
-const passes: Array<{ files: string[]; extra: string[]; env: Record<string, string>; note: string }> = [
-  { files: files.filter((f) => !alone.includes(f)), extra: [], env: {}, note: '' },
-  { files: onPostgres, extra: [], env: { [STORE_VAR]: 'postgres' }, note: `# the same files on PostgreSQL (${STORE_VAR}=postgres): ${onPostgres.length} files\n` },
-  { files: alone, extra: ['--jobs=1'], env: {}, note: `# run alone, one at a time (they measure a browser's real-time audio): ${alone.join(', ')}\n` },
-];
-const total: Record<string, number> = {};
-let code = 0;
-for (const pass of passes.filter((p) => p.files.length > 0)) {
-  process.stdout.write(pass.note);
-  const run = await runTap([...options, ...pass.extra, ...pass.files], pass.env);
-  for (const [k, v] of Object.entries(run.summary)) total[k] = (total[k] ?? 0) + v;
-  code ||= run.code;
+const engineLane = files.filter((f) => !alone.includes(f) && ENGINE_LANE.some((rule) => rule.test(f)));
+const storeLane = files.filter((f) => !alone.includes(f) && !engineLane.includes(f));
+const toStdout = (chunk: Buffer) => process.stdout.write(chunk);
+const runs: TapRun[] = [];
+
+/** The store lane: its SQLite files, then its PostgreSQL ones. */
+async function runStoreLane(jobs: string[], write: (chunk: Buffer) => void): Promise<void> {
+  if (storeLane.length) runs.push(await runTap([...options, ...jobs, ...storeLane], {}, write));
+  if (onPostgres.length) {
+    write(Buffer.from(`# the same files on PostgreSQL (${STORE_VAR}=postgres): ${onPostgres.length} files\n`));
+    runs.push(await runTap([...options, ...jobs, ...onPostgres], { [STORE_VAR]: 'postgres' }, write));
+  }
+}
+
+if (engineLane.length) {
+  const held: Buffer[] = [];
+  await Promise.all([
+    runTap([...options, '--jobs=1', ...engineLane], {}, toStdout).then((run) => { runs.push(run); }),
+    runStoreLane(['--jobs=1'], (chunk) => { held.push(chunk); }),
+  ]);
+  if (storeLane.length + onPostgres.length) process.stdout.write(`# the store lane, run beside the engine lane:\n${Buffer.concat(held).toString()}`);
+} else {
+  await runStoreLane([], toStdout);
+}
+if (alone.length) {
+  process.stdout.write(`# run alone, one at a time (they measure a browser's real-time audio): ${alone.join(', ')}\n`);
+  runs.push(await runTap([...options, '--jobs=1', ...alone], {}, toStdout));
 }
 await template?.drop();
 await server?.stop();
-// The closing line .ci/run reads: every pass counted.
+// The closing line .ci/run reads: every run counted.
+const total: Record<string, number> = {};
+for (const run of runs) for (const [k, v] of Object.entries(run.summary)) total[k] = (total[k] ?? 0) + v;
 process.stdout.write(`# { ${Object.entries(total).map(([k, v]) => `${k}: ${v}`).join(', ')} }\n`);
-process.exit(code);
+process.exit(runs.find((run) => run.code !== 0)?.code ?? 0);

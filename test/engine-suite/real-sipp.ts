@@ -3,7 +3,7 @@
 // loopback with a hard time limit.
 import { spawn } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CallerPlan, PartyPlan } from './driver.js';
@@ -65,8 +65,9 @@ export async function mediaPort(): Promise<number> {
 /**
  * A free even port for sipp's `-mp`, with the port two above it free too: sipp binds its audio socket there and its
  * video socket two above, and exits ("Unable to bind video RTP socket ... Address already in use") when that one is
- * taken, by a test phone or by FreeSWITCH, whose RTP window lies inside the same range. A supervisor's or
- * participant's call then failed and its phone heard nothing (seen once in 60 supervisor calls on a loaded run).
+ * taken, by a test phone or another sipp (FreeSWITCH's RTP windows lie below the ephemeral range: helpers/engines.ts).
+ * A supervisor's or participant's call then failed and its phone heard nothing (seen once in 60 supervisor calls on
+ * a loaded run).
  */
 async function sippMediaPort(): Promise<number> {
   for (;;) {
@@ -200,16 +201,16 @@ export function inviteToOkMs(sipp: SippRun, scratch: string): number | null {
 }
 
 /**
- * The caller hangs up now: a NOTIFY in its call makes uac.xml send BYE (sipp has no other way to be told
- * mid-call). Killed if it has not finished within 5 s (e.g. told before the call was answered).
+ * Tells a call's sipp to hang up now: a NOTIFY in its call (Call-ID `callId`) makes uac.xml and uas.xml send BYE
+ * (sipp has no other way to be told mid-call). Killed if it has not finished within 5 s (e.g. told before the call
+ * was answered).
  */
-export async function hangUpCaller(sipp: SippRun, localPort: number): Promise<void> {
-  const callId = `1-${sipp.pid}@127.0.0.1`;
+async function hangUpSipp(sipp: SippRun, localPort: number, callId: string): Promise<void> {
   const socket = createSocket('udp4');
   const notify = [
-    `NOTIFY sip:caller@127.0.0.1:${localPort} SIP/2.0`,
+    `NOTIFY sip:driver@127.0.0.1:${localPort} SIP/2.0`,
     `Via: SIP/2.0/UDP 127.0.0.1;branch=z9hG4bK-${Math.random().toString(36).slice(2)}`,
-    'From: <sip:driver@127.0.0.1>;tag=driver', 'To: <sip:caller@127.0.0.1>', `Call-ID: ${callId}`, 'CSeq: 1 NOTIFY',
+    'From: <sip:driver@127.0.0.1>;tag=driver', 'To: <sip:party@127.0.0.1>', `Call-ID: ${callId}`, 'CSeq: 1 NOTIFY',
     'Event: hangup', 'Max-Forwards: 70', 'Content-Length: 0', '', '',
   ].join('\r\n');
   await new Promise<void>((resolve) => socket.send(notify, localPort, '127.0.0.1', () => resolve()));
@@ -218,6 +219,9 @@ export async function hangUpCaller(sipp: SippRun, localPort: number): Promise<vo
   await sipp.exited;
   clearTimeout(timer);
 }
+
+/** The caller (runCaller) hangs up now; its Call-ID is sipp's own for its first call. */
+export const hangUpCaller = (sipp: SippRun, localPort: number): Promise<void> => hangUpSipp(sipp, localPort, `1-${sipp.pid}@127.0.0.1`);
 
 const PARTY_SCENARIOS: Record<PartyPlan['behavior'], [string, Record<string, string>]> = {
   answer: ['uas.xml', { ring_ms: '500' }],
@@ -243,14 +247,27 @@ export async function runParty(localPort: number, plan: PartyPlan, scratch: stri
  * test sends it a tone and measures what it hears. It rings `ringMs`, answers with `codec`, and waits for the BYE
  * (or hangs up itself after `hangupAfterMs`).
  */
-export async function runRtpParty(localPort: number, rtpPort: number, scratch: string, o: { ringMs?: number; codec?: G711; hangupAfterMs?: number } = {}): Promise<SippRun> {
+export interface PartyRun extends SippRun {
+  /** The party hangs up now (its call answered), or is killed within 5 s. */
+  hangup(): Promise<void>;
+}
+
+export async function runRtpParty(localPort: number, rtpPort: number, scratch: string, o: { ringMs?: number; codec?: G711; hangupAfterMs?: number } = {}): Promise<PartyRun> {
   const pt = o.codec === 'PCMU' ? '0' : '8';
   const file = scenario('uas.xml', scratch, { ring_ms: String(o.ringMs ?? 500), hangup_ms: String(o.hangupAfterMs ?? WAIT_FOR_BYE_MS) }, (xml) => xml
     .replace('m=audio [media_port] RTP/AVP 8 101', `m=audio ${rtpPort} RTP/AVP ${pt} 101`)
     .replace('a=rtpmap:8 PCMA/8000', `a=rtpmap:${pt} ${o.codec ?? 'PCMA'}/8000`)
     .replace(/<nop>\s*<action><exec play_pcap_audio="[^"]*"\/><\/action>\s*<\/nop>/, ''));
-  return run(['-sf', file, '-m', '1', '-i', '127.0.0.1', '-p', String(localPort), '-mi', '127.0.0.1', '-mp', String(await sippMediaPort()),
-    '-nostdin', '-timeout', '200s'], 210_000);
+  // The platform's Call-ID, for hangup(), is read from the messages sipp logs (it writes each one through at once).
+  const messages = path.join(scratch, `party-${localPort}-${Date.now()}.msg`);
+  const sipp = run(['-sf', file, '-m', '1', '-i', '127.0.0.1', '-p', String(localPort), '-mi', '127.0.0.1', '-mp', String(await sippMediaPort()),
+    '-nostdin', '-timeout', '200s', '-trace_msg', '-message_file', messages], 210_000);
+  const hangup = async () => {
+    const callId = existsSync(messages) ? /^Call-ID:\s*(\S+)/mi.exec(readFileSync(messages, 'utf8'))?.[1] : undefined;
+    if (callId) await hangUpSipp(sipp, localPort, callId);
+    else { sipp.kill(); await sipp.exited; }
+  };
+  return { ...sipp, hangup };
 }
 
 /** One REGISTER with digest credentials; exit code 0 means the registrar accepted them. */

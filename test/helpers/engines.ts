@@ -155,10 +155,24 @@ async function selfSignedCert(dir: string): Promise<{ certFile: string; keyFile:
   return { certFile, keyFile, cert: pems.cert };
 }
 
-/** A random 2,000-port RTP window so concurrent runs on one machine do not fight over media ports. */
+const RTP_WINDOW = 2000;
+/** The kernel's ephemeral ports start here: bind(0) (test phones, sipp, freePort) never returns a port below it. */
+const EPHEMERAL_LOW = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(/\s+/)[0]);
+const RTP_LOW = 10000;
+/** RTP windows below the ephemeral range, RTP_WINDOW ports each: the first at random, then the next ones in turn. */
+const rtpSlots = Math.floor((EPHEMERAL_LOW - RTP_LOW) / RTP_WINDOW);
+let rtpSlot = Math.floor(Math.random() * rtpSlots);
+
+/**
+ * An RTP window for the next FreeSWITCH, below the kernel's ephemeral range. Inside it, a port a test phone or sipp
+ * had just been given by bind(0) could be the one FreeSWITCH was about to bind (seen: a supervisor's sipp refused
+ * its SIP port, a dialled leg left without media). Media servers of one test process get windows of their own, and
+ * concurrent runs on one machine start at random ones.
+ */
 function rtpWindow(): [number, number] {
-  const start = 30000 + 2 * Math.floor(Math.random() * 14000);
-  return [start, start + 1999];
+  if (rtpSlots < 1) throw new Error(`no room for an RTP window below the ephemeral ports (from ${EPHEMERAL_LOW})`);
+  const start = RTP_LOW + RTP_WINDOW * (rtpSlot++ % rtpSlots);
+  return [start, start + RTP_WINDOW - 1];
 }
 
 /** A FreeSWITCH with the project's config under `dir`, on free loopback ports (started by `start()`, any number of times). */

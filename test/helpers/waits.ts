@@ -1,11 +1,11 @@
 // Bounded waits for tests that watch real processes: poll a condition, or race a promise against a deadline,
 // failing with what was awaited rather than hanging until tap's timeout.
 
-/** Resolves once `cond` holds (checked every `everyMs`), rejects after `ms`. */
-export async function until(what: string | (() => string), ms: number, cond: () => boolean | Promise<boolean>, everyMs = 5): Promise<void> {
+/** Resolves once `cond` holds (checked every `everyMs`), rejects after `ms` saying `what` (read then, if a function). */
+export async function until(what: string | (() => string | Promise<string>), ms: number, cond: () => boolean | Promise<boolean>, everyMs = 5): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${typeof what === 'string' ? what : what()}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${typeof what === 'string' ? what : await what()}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -61,32 +61,35 @@ if (bins) {
       const codec: G711 = i % 2 ? 'PCMA' : 'PCMU';
       const seatRtp = await seat.answerNext(agentHz, codec);
       const call = await toneCaller(t, d, CALLER, DID, CALLER_HZ);
-      await heardOnset(call.phone, 0, [agentHz]);
-      for (const [n, mode] of modes.entries()) {
-        // Each supervisor hangs up once measured, making room for the next mode's.
-        const number = `+1555444${String(i * modes.length + n).padStart(4, '0')}`;
-        const supervisor = await toneParty(t, d, number, SUPERVISOR_HZ, codec, 5_000);
-        const asked = await v1(d, 'POST', `/v1/agents/${agent}/monitor`, { to: number, mode });
-        if (asked.status !== 201) t.fail(`monitor refused: ${JSON.stringify(asked.body)}`);
-        // The supervisor's leg is measured from its first packets; the others once it is in the room (a member
-        // joining can cost the others a frame or two while the room takes it in).
-        await heardOnset(supervisor.phone, 0, [CALLER_HZ, agentHz]);
-        const marks = { caller: call.phone.samples().length, agent: seatRtp.samples().length };
-        const agentHearsSupervisor = mode !== 'monitor';
-        const callerHearsSupervisor = mode === 'barge';
-        const [supervisorHeard, agentHeard, callerHeard] = await Promise.all([
-          listenFor(supervisor.phone, 0, [CALLER_HZ, agentHz]),
-          listenFor(seatRtp, marks.agent, agentHearsSupervisor ? [CALLER_HZ, SUPERVISOR_HZ] : [CALLER_HZ], agentHearsSupervisor ? [] : [SUPERVISOR_HZ]),
-          listenFor(call.phone, marks.caller, callerHearsSupervisor ? [agentHz, SUPERVISOR_HZ] : [agentHz], callerHearsSupervisor ? [] : [SUPERVISOR_HZ]),
-        ]);
-        if (supervisorHeard.packets === 0) {
-          t.comment(`supervisor's call: ${JSON.stringify(await d.h.store.calls.get(asked.body.call_sid))}; sipp: ${supervisor.sipp.output().slice(-800)}`);
-          t.comment(`caller's phone: ${await call.phone.sources()}; agent's phone: ${await seatRtp.sources()}`);
+      if (!(await heardOnset(call.phone, 0, [agentHz]))) {
+        // Nothing to call a supervisor into: each mode counts the call as failed, with what the caller heard.
+        const heard = await listenFor(call.phone, 0, [agentHz], [], 0);
+        for (const mode of modes) calls[mode]!.record(`call ${i + 1}, ${mode} (phones answer ${codec}): before the supervisor`, [['caller hears agent', heard]]);
+      } else {
+        for (const [n, mode] of modes.entries()) {
+          const number = `+1555444${String(i * modes.length + n).padStart(4, '0')}`;
+          const supervisor = await toneParty(t, d, number, SUPERVISOR_HZ, codec);
+          const asked = await v1(d, 'POST', `/v1/agents/${agent}/monitor`, { to: number, mode });
+          if (asked.status !== 201) t.fail(`monitor refused: ${JSON.stringify(asked.body)}`);
+          // The supervisor's leg is measured from its first packets; the others once it is in the room (a member
+          // joining can cost the others a frame or two while the room takes it in).
+          await heardOnset(supervisor.phone, 0, [CALLER_HZ, agentHz]);
+          const marks = { caller: call.phone.samples().length, agent: seatRtp.samples().length };
+          const agentHearsSupervisor = mode !== 'monitor';
+          const callerHearsSupervisor = mode === 'barge';
+          const [supervisorHeard, agentHeard, callerHeard] = await Promise.all([
+            listenFor(supervisor.phone, 0, [CALLER_HZ, agentHz]),
+            listenFor(seatRtp, marks.agent, agentHearsSupervisor ? [CALLER_HZ, SUPERVISOR_HZ] : [CALLER_HZ], agentHearsSupervisor ? [] : [SUPERVISOR_HZ]),
+            listenFor(call.phone, marks.caller, callerHearsSupervisor ? [agentHz, SUPERVISOR_HZ] : [agentHz], callerHearsSupervisor ? [] : [SUPERVISOR_HZ]),
+          ]);
+          const why = supervisorHeard.packets === 0
+            ? `supervisor's call: ${JSON.stringify(await d.h.store.calls.get(asked.body.call_sid))}; sipp: ${supervisor.sipp.output().slice(-800)}` : undefined;
+          calls[mode]!.record(`call ${i + 1}, ${mode} (phones answer ${codec})`,
+            [['supervisor hears both', supervisorHeard], ['agent', agentHeard], ['caller', callerHeard]], why);
+          // Each supervisor hangs up once measured, making room for the next mode's.
+          await supervisor.sipp.hangup();
+          await until('the supervisor call is over', WAIT_MS, async () => (await d.h.store.calls.get(asked.body.call_sid))?.endedAt != null, 20);
         }
-        calls[mode]!.record(`call ${i + 1}, ${mode} (phones answer ${codec})`,
-          [['supervisor hears both', supervisorHeard], ['agent', agentHeard], ['caller', callerHeard]]);
-        await supervisor.sipp.exited;
-        await until('the supervisor call is over', WAIT_MS, async () => (await d.h.store.calls.get(asked.body.call_sid))?.endedAt != null, 20);
       }
       await call.hangup();
       await idle();

@@ -67,7 +67,8 @@ async function place(t: Test, d: RealDriver, origin: MediaOrigin, extra: Record<
   t.equal(res.status, 201, JSON.stringify(res.body));
   const sid = res.body.sid as string;
   // As a client polling the call: the first instant it reads in-progress.
-  await until('the call in progress', 15_000, async () => (await d.h.store.calls.get(sid))?.status === 'in-progress', 1);
+  await until(async () => `the call in progress (it is ${JSON.stringify(await d.h.store.calls.get(sid))}; far end's sipp: ${sipp.output().slice(-600)})`,
+    15_000, async () => (await d.h.store.calls.get(sid))?.status === 'in-progress', 1);
   const answeredAt = Date.now();
   // The carrier route is per call: the next call's far end takes the number.
   await d.h.store.carriers.remove(`far-end-${port}`);

@@ -8,7 +8,7 @@ import { freePort } from '../../../helpers/server-process.js';
 import { udpPortTaken, type RealDriver } from '../../../engine-suite/real-driver.js';
 import type { G711 } from '../../../engine-suite/real-rtp.js';
 import { tonePhone, type TonePhone } from '../../../engine-suite/rtp-phone.js';
-import { hangUpCaller, runCaller, runRegister, runRtpParty, type SippRun } from '../../../engine-suite/real-sipp.js';
+import { hangUpCaller, runCaller, runRegister, runRtpParty, type PartyRun } from '../../../engine-suite/real-sipp.js';
 
 /** Calls per path (`LEG_AUDIO_CALLS` overrides): the defect showed in some calls and not others. */
 export const CALLS = Number(process.env.LEG_AUDIO_CALLS ?? 20);
@@ -149,12 +149,13 @@ export function tally(t: Test) {
   const bad: string[] = [];
   let calls = 0;
   return {
-    record(label: string, listeners: Array<[string, PacketTones]>): void {
+    /** `why`: what else the test knows of the call, said with it when it failed. */
+    record(label: string, listeners: Array<[string, PacketTones]>, why?: string): void {
       calls++;
       const lines = listeners.map(([who, m]) => describe(who, m));
       const good = listeners.every(([, m]) => m.packets === MEASURED_PACKETS && m.sixfold === 0
         && Object.values(m.heard).every((s) => s >= 0.95) && Object.values(m.leaked).every((s) => s <= LEAK));
-      if (!good) bad.push(`${label}: ${lines.join('; ')}`);
+      if (!good) bad.push(`${label}: ${lines.join('; ')}${why ? `; ${why}` : ''}`);
       t.comment(`${label}: ${lines.join('; ')}`);
     },
     check(path: string): void {
@@ -163,10 +164,10 @@ export function tally(t: Test) {
   };
 }
 
-/** A phone on `port` that answers one call with `codec`, saying `hz` from its first packet, and hangs up after `hangupAfterMs` if given. */
-async function answerOnce(t: Test, d: RealDriver, port: number, hz: number, codec: G711, hangupAfterMs?: number): Promise<{ phone: TonePhone; sipp: SippRun }> {
+/** A phone on `port` that answers one call with `codec`, saying `hz` from its first packet; `sipp.hangup()` ends its call. */
+async function answerOnce(t: Test, d: RealDriver, port: number, hz: number, codec: G711): Promise<{ phone: TonePhone; sipp: PartyRun }> {
   const phone = await tonePhone(hz, codec);
-  const sipp = await runRtpParty(port, phone.port, d.scratch, { codec, ringMs: 200, ...(hangupAfterMs ? { hangupAfterMs } : {}) });
+  const sipp = await runRtpParty(port, phone.port, d.scratch, { codec, ringMs: 200 });
   t.teardown(() => { sipp.kill(); phone.close(); });
   await udpPortTaken(port);
   return { phone, sipp };
@@ -183,7 +184,7 @@ export async function sipSeat(t: Test, d: RealDriver, trunk: { username: string;
     const reg = await runRegister(d.sipTarget, port, trunk, d.scratch);
     if ((await reg.exited) !== 0) throw new Error(`seat REGISTER refused: ${reg.output().slice(-500)}`);
   };
-  let current: { sipp: SippRun; phone: TonePhone } | null = null;
+  let current: { sipp: PartyRun; phone: TonePhone } | null = null;
   return {
     /** Answers the next call; what it hears is the returned phone's. */
     async answerNext(hz: number, codec: G711): Promise<TonePhone> {
@@ -201,25 +202,26 @@ export async function sipSeat(t: Test, d: RealDriver, trunk: { username: string;
 
 /**
  * A phone behind a carrier route of its own for `number` (a customer, a supervisor, a participant) that answers one
- * call with a tone, and hangs up after `hangupAfterMs` when given.
+ * call with a tone; `sipp.hangup()` ends its call (once measured, not after a fixed time a loaded machine may need
+ * for the joining).
  */
-export async function toneParty(t: Test, d: RealDriver, number: string, hz: number, codec: G711, hangupAfterMs?: number): Promise<{ phone: TonePhone; sipp: SippRun }> {
+export async function toneParty(t: Test, d: RealDriver, number: string, hz: number, codec: G711): Promise<{ phone: TonePhone; sipp: PartyRun }> {
   const port = await freePort();
   // Named after the number, not the port: a port freed by an earlier party of the same test is often handed out
   // again, and a second carrier of that name was refused ('a carrier named "party-37995" already exists').
   await d.h.store.carriers.add({ name: `party-${number.slice(1)}`, host: '127.0.0.1', port, prefix: number });
-  return answerOnce(t, d, port, hz, codec, hangupAfterMs);
+  return answerOnce(t, d, port, hz, codec);
 }
 
-/**
- * A caller through a carrier to `to`, saying `hz` (A-law) all call long; `hangup`
- * ends its call and resolves once sipp is done.
- */
 /** Whether the ACD agent `sid` is idle again (its call over, wrap-up done): read from the store, whichever backend. */
 export async function agentIdle(d: RealDriver, sid: string): Promise<boolean> {
   return (await d.h.store.sql.one<{ activity: string }>('SELECT activity FROM acd_agents WHERE sid = ?', [sid]))?.activity === 'idle';
 }
 
+/**
+ * A caller through a carrier to `to`, saying `hz` (A-law) all call long; `hangup` ends its call and resolves once
+ * sipp is done.
+ */
 export async function toneCaller(t: Test, d: RealDriver, from: string, to: string, hz: number) {
   // Calls come in from any port of 127.0.0.1 (a carrier whose prefix routes none of the tests' numbers out).
   if (!(await d.h.store.carriers.byName('tone-callers'))) await d.h.store.carriers.add({ name: 'tone-callers', host: '127.0.0.1', port: null, prefix: '+1999' });
