@@ -122,7 +122,19 @@ async function runStoreLane(jobs: string[], write: (chunk: Buffer) => void): Pro
   }
 }
 
+/**
+ * tap builds its test class for the configured plugins the first time it runs after an install, deleting and
+ * writing it again: two taps starting together on a fresh clone did it at once, and every file of one failed
+ * ("Cannot find module .../test-built/dist/esm/index.js"). So it is built once, before the lanes start.
+ */
+async function buildTap(): Promise<void> {
+  const build = spawn(path.join(ROOT, 'node_modules', '.bin', 'tap'), ['build'], { stdio: ['ignore', 'ignore', 'inherit'], env });
+  const code = await new Promise<number | null>((resolve, reject) => { build.once('exit', resolve); build.once('error', reject); });
+  if (code !== 0) throw new Error(`tap build failed (exit ${code})`);
+}
+
 if (engineLane.length) {
+  if (storeLane.length + onPostgres.length) await buildTap();
   const held: Buffer[] = [];
   await Promise.all([
     runTap([...options, '--jobs=1', ...engineLane], {}, toStdout).then((run) => { runs.push(run); }),
