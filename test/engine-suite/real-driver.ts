@@ -10,7 +10,7 @@ import type { CallerPlan, EngineDriver, PartyPlan, PlacedCall } from './driver.j
 import { startRealHarness } from './real-harness.js';
 import { dtmfTone, pcapPayload, pcapRtp, rtpRecorder, type RtpRecorder } from './real-rtp.js';
 import { hangUpCaller, keyPcap, keySchedule, PCAP_DIR, runCaller, runParty, runRegister, type SippRun } from './real-sipp.js';
-import { startEngines, type EngineBinaries, type RunningEngines } from '../helpers/engines.js';
+import { startEngines, PARTY_PORTS, type EngineBinaries, type RunningEngines } from '../helpers/engines.js';
 import { freePort } from '../helpers/server-process.js';
 import type { SimulatedCall } from '../../src/engine/sandbox/index.js';
 import type { DrachtioEngine } from '../../src/engine/drachtio/index.js';
@@ -171,7 +171,7 @@ export function realDrivers(root: Test, bins: EngineBinaries): (t: Test, env?: (
       },
       async party(address: string, plan: PartyPlan) {
         // The route exists when this resolves; sipp starts right after (inbound calls wait until it listens).
-        const port = partyPorts.get(address) ?? 20000 + Math.floor(Math.random() * 9000);
+        const port = partyPorts.get(address) ?? PARTY_PORTS.from + Math.floor(Math.random() * PARTY_PORTS.count);
         partyPorts.set(address, port);
         if (!(await h.store.carriers.byName(`party-${port}`))) await h.store.carriers.add({ name: `party-${port}`, host: '127.0.0.1', port, prefix: address });
         void answerOn(port, plan);

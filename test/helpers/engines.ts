@@ -158,19 +158,22 @@ async function selfSignedCert(dir: string): Promise<{ certFile: string; keyFile:
 const RTP_WINDOW = 2000;
 /** The kernel's ephemeral ports start here: bind(0) (test phones, sipp, freePort) never returns a port below it. */
 const EPHEMERAL_LOW = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(/\s+/)[0]);
+/** Ports of the engine suite's dialled parties, chosen at random (engine-suite/real-driver.ts): no RTP window overlaps them. */
+export const PARTY_PORTS = { from: 20000, count: 9000 };
+/** FreeSWITCH's RTP windows: below the parties' ports (and so below the ephemeral range), RTP_WINDOW ports each. */
 const RTP_LOW = 10000;
-/** RTP windows below the ephemeral range, RTP_WINDOW ports each: the first at random, then the next ones in turn. */
-const rtpSlots = Math.floor((EPHEMERAL_LOW - RTP_LOW) / RTP_WINDOW);
+const rtpSlots = Math.floor((Math.min(PARTY_PORTS.from, EPHEMERAL_LOW) - RTP_LOW) / RTP_WINDOW);
+/** The first window at random, then the next ones in turn. */
 let rtpSlot = Math.floor(Math.random() * rtpSlots);
 
 /**
- * An RTP window for the next FreeSWITCH, below the kernel's ephemeral range. Inside it, a port a test phone or sipp
- * had just been given by bind(0) could be the one FreeSWITCH was about to bind (seen: a supervisor's sipp refused
- * its SIP port, a dialled leg left without media). Media servers of one test process get windows of their own, and
- * concurrent runs on one machine start at random ones.
+ * An RTP window for the next FreeSWITCH, outside the ports tests take. Inside the ephemeral range, a port a test
+ * phone or sipp had just been given by bind(0) could be the one FreeSWITCH was about to bind (seen: a supervisor's
+ * sipp refused its SIP port, a dialled leg left without media); inside the parties' range, a party's port. Media
+ * servers of one test process get windows of their own, and concurrent runs on one machine start at random ones.
  */
 function rtpWindow(): [number, number] {
-  if (rtpSlots < 1) throw new Error(`no room for an RTP window below the ephemeral ports (from ${EPHEMERAL_LOW})`);
+  if (rtpSlots < 1) throw new Error(`no room for an RTP window below port ${Math.min(PARTY_PORTS.from, EPHEMERAL_LOW)}`);
   const start = RTP_LOW + RTP_WINDOW * (rtpSlot++ % rtpSlots);
   return [start, start + RTP_WINDOW - 1];
 }
