@@ -82,6 +82,9 @@ t.test(`${PROCESSES} router processes on one database never double-book an agent
     // The next script starts from an empty queue and free agents.
     await freeQueueAndAgents(db);
   }
-  t.ok(totals.offers > 100 && totals.answers > 20 && totals.withdrawn > 5 && snapshots > 20,
+  // A floor against a vacuous run (agents never free, nobody hanging up), not a figure to reach: how many offers a
+  // script makes depends on how the OS interleaves the three processes' steps (76 to 144 offers, 9 to 30 withdrawn
+  // seen on a quiet and a loaded 2-core machine), while the checks above hold for any interleaving.
+  t.ok(totals.offers > 30 && totals.answers > 10 && totals.withdrawn > 2 && snapshots > 20,
     `${PROCESSES} processes × ${SCRIPTS_PER_PROCESS} scripts of ${STEPS} steps, ${snapshots} snapshots checked (${JSON.stringify(totals)})`);
 });
