@@ -57,11 +57,13 @@ if (!env[URL_VAR]) {
   }
 }
 
+const TAP = path.join(ROOT, 'node_modules', '.bin', 'tap');
+
 interface TapRun { code: number; summary: Record<string, number> }
 
 /** Runs tap with `args`, its output given to `write`; resolves with its exit status and its closing summary. */
 async function runTap(args: string[], extraEnv: Record<string, string>, write: (chunk: Buffer) => void): Promise<TapRun> {
-  const tap = spawn(path.join(ROOT, 'node_modules', '.bin', 'tap'), args, { stdio: ['inherit', 'pipe', 'inherit'], env: { ...env, ...extraEnv } });
+  const tap = spawn(TAP, args, { stdio: ['inherit', 'pipe', 'inherit'], env: { ...env, ...extraEnv } });
   // Told to stop, tap passes the signal on to its test processes and exits once they have; this script then exits
   // as tap did. killOnExit, which guards the server, kills it at once on these signals. Passed on once only: tap
   // takes a second signal as the default action (it dies at once, leaving its test processes running).
@@ -110,6 +112,7 @@ if (template) env[TEMPLATE_VAR] = template.name;
 
 const engineLane = files.filter((f) => !alone.includes(f) && ENGINE_LANE.some((rule) => rule.test(f)));
 const storeLane = files.filter((f) => !alone.includes(f) && !engineLane.includes(f));
+const storeLaneRuns = storeLane.length + onPostgres.length > 0;
 const toStdout = (chunk: Buffer) => process.stdout.write(chunk);
 const runs: TapRun[] = [];
 
@@ -128,19 +131,19 @@ async function runStoreLane(jobs: string[], write: (chunk: Buffer) => void): Pro
  * ("Cannot find module .../test-built/dist/esm/index.js"). So it is built once, before the lanes start.
  */
 async function buildTap(): Promise<void> {
-  const build = spawn(path.join(ROOT, 'node_modules', '.bin', 'tap'), ['build'], { stdio: ['ignore', 'ignore', 'inherit'], env });
+  const build = spawn(TAP, ['build'], { stdio: ['ignore', 'ignore', 'inherit'], env });
   const code = await new Promise<number | null>((resolve, reject) => { build.once('exit', resolve); build.once('error', reject); });
   if (code !== 0) throw new Error(`tap build failed (exit ${code})`);
 }
 
 if (engineLane.length) {
-  if (storeLane.length + onPostgres.length) await buildTap();
+  if (storeLaneRuns) await buildTap();
   const held: Buffer[] = [];
   await Promise.all([
     runTap([...options, '--jobs=1', ...engineLane], {}, toStdout).then((run) => { runs.push(run); }),
     runStoreLane(['--jobs=1'], (chunk) => { held.push(chunk); }),
   ]);
-  if (storeLane.length + onPostgres.length) process.stdout.write(`# the store lane, run beside the engine lane:\n${Buffer.concat(held).toString()}`);
+  if (storeLaneRuns) process.stdout.write(`# the store lane, run beside the engine lane:\n${Buffer.concat(held).toString()}`);
 } else {
   await runStoreLane([], toStdout);
 }

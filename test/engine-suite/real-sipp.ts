@@ -242,19 +242,19 @@ export async function runParty(localPort: number, plan: PartyPlan, scratch: stri
     '-nostdin', '-timeout', '200s'], 210_000);
 }
 
-/**
- * An answering party whose audio is a test's RTP socket (`rtpPort`, e.g. an RtpRecorder) instead of sipp's pcap: the
- * test sends it a tone and measures what it hears. It rings `ringMs`, answers with `codec`, and waits for the BYE
- * (or hangs up itself after `hangupAfterMs`).
- */
 export interface PartyRun extends SippRun {
   /** The party hangs up now (its call answered), or is killed within 5 s. */
   hangup(): Promise<void>;
 }
 
-export async function runRtpParty(localPort: number, rtpPort: number, scratch: string, o: { ringMs?: number; codec?: G711; hangupAfterMs?: number } = {}): Promise<PartyRun> {
+/**
+ * An answering party whose audio is a test's RTP socket (`rtpPort`, e.g. an RtpRecorder) instead of sipp's pcap: the
+ * test sends it a tone and measures what it hears. It rings `ringMs`, answers with `codec`, and talks until the
+ * platform's BYE or its hangup().
+ */
+export async function runRtpParty(localPort: number, rtpPort: number, scratch: string, o: { ringMs?: number; codec?: G711 } = {}): Promise<PartyRun> {
   const pt = o.codec === 'PCMU' ? '0' : '8';
-  const file = scenario('uas.xml', scratch, { ring_ms: String(o.ringMs ?? 500), hangup_ms: String(o.hangupAfterMs ?? WAIT_FOR_BYE_MS) }, (xml) => xml
+  const file = scenario('uas.xml', scratch, { ring_ms: String(o.ringMs ?? 500), hangup_ms: String(WAIT_FOR_BYE_MS) }, (xml) => xml
     .replace('m=audio [media_port] RTP/AVP 8 101', `m=audio ${rtpPort} RTP/AVP ${pt} 101`)
     .replace('a=rtpmap:8 PCMA/8000', `a=rtpmap:${pt} ${o.codec ?? 'PCMA'}/8000`)
     .replace(/<nop>\s*<action><exec play_pcap_audio="[^"]*"\/><\/action>\s*<\/nop>/, ''));

@@ -63,12 +63,12 @@ if (bins) {
       const codec: G711 = i % 2 ? 'PCMA' : 'PCMU';
       const number = `+1555222${String(i).padStart(4, '0')}`;
       const seatPhone = await seat.answerNext(AGENT_HZ, codec);
-      // The customer hangs up once measured.
       const customer = await toneParty(t, d, number, hz, codec === 'PCMA' ? 'PCMU' : 'PCMA');
       const made = await v1(d, 'POST', '/v1/callbacks', { queue: 'callbacks', to: number, from: DID, due_at: new Date(d.h.clock.now()).toISOString() });
       if (made.status !== 201) t.fail(`callback refused: ${JSON.stringify(made.body)}`);
       const [agentHeard, customerHeard] = await Promise.all([listenFor(seatPhone, 0, [hz]), listenFor(customer.phone, 0, [AGENT_HZ])]);
       calls.record(`callback ${i + 1} (seat answers ${codec})`, [['agent hears customer', agentHeard], ['customer hears agent', customerHeard]]);
+      // The customer hangs up once measured.
       await customer.sipp.hangup();
       await until('the callback is over and the agent free', WAIT_MS, async () => (await v1(d, 'GET', `/v1/callbacks/${made.body.sid}`)).body.status === 'completed'
         && await agentIdle(d, agent), 50);
