@@ -20,8 +20,11 @@ const IDLE_TICKS = 10;
 type Item = { frame: Buffer } | { mark: string };
 
 export interface TapEngineSide {
-  /** One paced 20 ms µ-law frame for the caller. */
-  play(frame: Buffer): void;
+  /**
+   * One paced 20 ms µ-law frame for the caller, and its place on the playout grid (clock ms): consecutive frames
+   * are exactly 20 ms apart however late the timer that plays them fires, and empty ticks show as wider steps.
+   */
+  play(frame: Buffer, at: number): void;
   /** Queued frames were dropped unheard (clear). */
   cleared?(frames: number): void;
   /** Frees the engine's media; called once. */
@@ -141,11 +144,12 @@ export class PacedAudioTap implements AudioTap {
     this.#timer = null;
     this.#prebuffering = false;
     if (this.isClosed) return;
+    const at = this.#nextAt ?? this.clock.now();
     const item = this.#queue.shift();
     if (item && 'frame' in item) {
       this.#frames--;
       this.#idleTicks = 0;
-      this.engine.play(item.frame);
+      this.engine.play(item.frame, at);
     }
     // Marks right behind the frame just played are reached now.
     while (this.#queue[0] && 'mark' in this.#queue[0]) this.#events.emit('mark', (this.#queue.shift() as { mark: string }).mark);
@@ -154,7 +158,7 @@ export class PacedAudioTap implements AudioTap {
     // exactly the rate it plays). Only after IDLE_TICKS empty ticks does playout stop.
     if (this.#queue.length === 0 && ++this.#idleTicks > IDLE_TICKS) { this.#nextAt = null; this.#idleTicks = 0; return; }
     // Scheduled against absolute times, so timer lateness does not accumulate into drift.
-    this.#nextAt = (this.#nextAt ?? this.clock.now()) + AUDIO_FRAME_MS;
+    this.#nextAt = at + AUDIO_FRAME_MS;
     this.#timer = this.clock.setTimeout(() => this.#tick(), Math.max(0, this.#nextAt - this.clock.now()));
   }
 

@@ -136,16 +136,20 @@ function listen(socket: Socket, codec: G711): RtpRecorder {
   let closed = false;
   const heard: Float32Array[] = [];
   let kept = 0;
-  // What we send is one RTP stream: a random SSRC, a sequence number, and a timestamp that follows the wall clock.
+  // What we send is one RTP stream: a random SSRC, a sequence number, and a timestamp that never repeats one
+  // already used. Audio frames are stamped like a phone's, by the 20 ms tick they belong to (its sample clock):
+  // a busy test process sends them late and back to back, but the audio is no less contiguous, and stamping it
+  // with the wall clock instead told FreeSWITCH of gaps that were not there (it then dropped audio).
   const ssrc = Math.floor(Math.random() * 2 ** 32);
   const clockStart = Date.now();
   let seq = 0;
   let lastTs = -160;
-  /** The next frame's timestamp: the wall clock in 20 ms steps, never repeating one already used. */
-  const clockTs = () => {
-    lastTs = Math.max(lastTs + 160, Math.floor((Date.now() - clockStart) / 20) * 160);
+  const nextTs = (atMs: number) => {
+    lastTs = Math.max(lastTs + 160, Math.floor((atMs - clockStart) / 20) * 160);
     return lastTs >>> 0;
   };
+  /** A key's timestamp: the wall clock in 20 ms steps. */
+  const clockTs = () => nextTs(Date.now());
   const send = (pt: number, marker: boolean, ts: number, payload: Buffer) => {
     if (!peer || closed) return;
     const header = Buffer.alloc(12);
@@ -178,7 +182,7 @@ function listen(socket: Socket, codec: G711): RtpRecorder {
           const at = (speech.frame++ * 160) % (speech.payload.length - 160);
           frame = speech.payload.subarray(at, at + 160);
         }
-        send(codec === 'PCMU' ? 0 : 8, false, clockTs(), encodeAs(codec, frame));
+        send(codec === 'PCMU' ? 0 : 8, false, nextTs(started + (i - 1) * 20), encodeAs(codec, frame));
       }
       await new Promise((r) => setTimeout(r, Math.max(0, started + i * 20 - Date.now())));
     }

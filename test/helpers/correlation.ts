@@ -41,3 +41,13 @@ export function bestCorrelation(reference: Float32Array, recording: Float32Array
   }
   return best;
 }
+
+/**
+ * `reference` cut into `pieces` equal parts, each found on its own in `recording`: its best correlation and lag.
+ * Where one whole-signal correlation only says "something differs", this says which part differs, or that every
+ * part arrived intact but later than the one before it (a gap inserted) or earlier (audio dropped).
+ */
+export function piecewiseCorrelation(reference: Float32Array, recording: Float32Array, pieces: number): Array<{ r: number; lag: number }> {
+  const size = Math.floor(reference.length / pieces);
+  return Array.from({ length: pieces }, (_, k) => bestCorrelation(reference.subarray(k * size, (k + 1) * size), recording));
+}

@@ -103,7 +103,8 @@ t.test('the tap closes when the call ends, and an ended leg refuses a new one', 
 t.test('a frame that arrives late waits for the next tick of the playout grid, without a new pre-buffer', async (t) => {
   const clock = new FakeClock(0);
   const played: number[] = [];
-  const tap = new PacedAudioTap('bidirectional', clock, { play: () => played.push(clock.now()), release: async () => undefined });
+  const grid: number[] = [];
+  const tap = new PacedAudioTap('bidirectional', clock, { play: (_frame, at) => { played.push(clock.now()); grid.push(at); }, release: async () => undefined });
   const frame = tone(300, 1);
   tap.send(frame);
   tap.send(frame); // a pre-buffer's worth: playout starts at once
@@ -115,6 +116,7 @@ t.test('a frame that arrives late waits for the next tick of the playout grid, w
   tap.send(frame); // long after playout stopped (10 empty ticks): a fresh start, one frame time later
   await clock.advance(100);
   t.same(played, [0, 20, 40, 80, 595]);
+  t.same(grid, played, 'each frame is handed its place on the grid (the RTP timestamps follow it)');
   t.equal(clock.pendingTimers, 1, 'the grid is still kept for a late frame');
   await clock.advance(300);
   t.equal(clock.pendingTimers, 0, 'then playout stops');

@@ -49,7 +49,7 @@ export async function openDrachtioAudio(leg: Leg, gateway: AudioGatewayConfig, o
   }
   const streamEp = ep;
   tap = new PacedAudioTap(opts.mode, systemClock(), {
-    play: (frame) => rtp.send(frame),
+    play: (frame, at) => rtp.send(frame, at),
     async release() {
       leg.log.debug({ rtp: rtp.stats }, 'media stream closed');
       rtp.close();

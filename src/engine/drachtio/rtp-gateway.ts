@@ -1,6 +1,6 @@
 // The control plane's end of a media stream on the real engine: one UDP socket speaking PCMU RTP with a
 // FreeSWITCH endpoint. Inbound packets pass a small reorder buffer and are re-cut into 20 ms frames; outbound
-// frames (already paced by the tap) get consecutive sequence numbers and timestamps under one random SSRC.
+// frames (already paced by the tap) get consecutive sequence numbers, timestamps from the playout grid, one SSRC.
 import { randomInt } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { decodeRtp, encodeRtp, PT_PCMU, seqDelta } from '../../media/rtp.js';
@@ -16,8 +16,8 @@ export class RtpGateway {
   readonly #ssrc = randomInt(0, 2 ** 32);
   #seq = randomInt(0, 0x10000);
   #timestamp = randomInt(0, 2 ** 32);
-  /** performance.now() of the last frame sent; null before the first. */
-  #lastSentAt: number | null = null;
+  /** The playout grid time of the last frame sent; null before the first. */
+  #lastAt: number | null = null;
   #remote: RtpAddress | null = null;
   /** Inbound: the next sequence number expected (null before the first packet) and the early ones held. */
   #expected: number | null = null;
@@ -49,17 +49,22 @@ export class RtpGateway {
   /** Where FreeSWITCH listens for this stream's RTP (its SDP answer). */
   connect(remote: RtpAddress): void { this.#remote = remote; }
 
-  /** One 20 ms frame towards FreeSWITCH. */
-  send(frame: Buffer): void {
+  /**
+   * One 20 ms frame towards FreeSWITCH, `at` its time on the tap's playout grid (ms). After a pause (the peer had
+   * nothing queued) the timestamp jumps by the silence, so a jitter buffer does not squeeze the pause out. The
+   * pause is read from the grid, not from when this process got round to sending: a late timer is no pause.
+   * Only the first packet carries the marker bit: FreeSWITCH (switch_rtp.c, rtp_common_read) takes a marked
+   * packet as a new talkspurt whose older audio is stale and empties its socket, dropping the marked packet too
+   * when the timestamp moved less than 3 frames. Our frames are paced and never stale: marking pauses lost
+   * audio whenever a timer ran late or the peer's frame came a tick late.
+   */
+  send(frame: Buffer, at: number): void {
     if (this.#closed || !this.#remote) return;
-    // After a pause (the peer had nothing queued) the timestamp jumps by the silence and the marker bit starts
-    // a new talkspurt (RFC 3551), so the far end's jitter buffer does not squeeze the pause out.
-    const now = performance.now();
-    const gapFrames = this.#lastSentAt === null ? 0 : Math.round((now - this.#lastSentAt) / AUDIO_FRAME_MS) - 1;
-    const talkspurt = this.#lastSentAt === null || gapFrames > 0;
+    const first = this.#lastAt === null;
+    const gapFrames = first ? 0 : Math.round((at - this.#lastAt!) / AUDIO_FRAME_MS) - 1;
     if (gapFrames > 0) this.#timestamp = (this.#timestamp + gapFrames * AUDIO_FRAME_BYTES) >>> 0;
-    this.#lastSentAt = now;
-    const packet = encodeRtp({ payloadType: PT_PCMU, marker: talkspurt, sequence: this.#seq, timestamp: this.#timestamp, ssrc: this.#ssrc, payload: frame });
+    this.#lastAt = at;
+    const packet = encodeRtp({ payloadType: PT_PCMU, marker: first, sequence: this.#seq, timestamp: this.#timestamp, ssrc: this.#ssrc, payload: frame });
     this.#seq = (this.#seq + 1) & 0xffff;
     this.#timestamp = (this.#timestamp + frame.length) >>> 0;
     this.stats.sent++;
