@@ -80,6 +80,8 @@ export interface RtpRecorder {
   sendKey(event: PcapRtp[]): Promise<void>;
   /** Sends audio (A-law, e.g. `dtmfTone(key)`) in place of silence or speech; resolves once it has all been sent. */
   sendAudio(audio: Buffer): Promise<void>;
+  /** Network jitter: the next frame leaves `ms` late, the ones behind it back to back until on time again. */
+  delayNext(ms: number): void;
   close(): void;
 }
 
@@ -164,12 +166,18 @@ function listen(socket: Socket, codec: G711): RtpRecorder {
   // it talks. FreeSWITCH's recordings of both tracks advance with the caller's packets, so a caller that sent
   // nothing would leave them nearly empty.
   let speech: { payload: Buffer; frame: number } | null = null;
+  let delayMs = 0;
   let inKey = 0;
   const queued: Array<{ audio: Buffer; at: number; sent: () => void }> = [];
   const SILENCE = Buffer.alloc(160, 0xd5);
   const talk = async () => {
     const started = Date.now();
     for (let i = 1; !closed; i++) {
+      if (delayMs > 0) {
+        const ms = delayMs;
+        delayMs = 0;
+        await new Promise((r) => setTimeout(r, ms));
+      }
       if (!inKey) {
         let frame: Buffer = SILENCE;
         const next = queued[0];
@@ -241,6 +249,7 @@ function listen(socket: Socket, codec: G711): RtpRecorder {
       inKey--;
     },
     sendAudio: (audio) => new Promise((sent) => { queued.push({ audio, at: 0, sent }); }),
+    delayNext: (ms) => { delayMs = ms; },
     close: () => {
       closed = true;
       for (const { sent } of queued.splice(0)) sent();

@@ -22,6 +22,9 @@ export interface AudioGatewayConfig {
   media: (near?: OnServer) => MediaServer | null;
 }
 
+/** FreeSWITCH's channel variable that makes a bridged channel read packets as they arrive (no media timer). */
+const NO_TIMER = 'rtp_notimer_during_bridge';
+
 /** The longest a closing stream waits for FreeSWITCH to confirm its channel ended. */
 const RELEASE_MS = 3_000;
 
@@ -39,7 +42,17 @@ export async function openDrachtioAudio(leg: Leg, gateway: AudioGatewayConfig, o
     const remote = answerAddress(ep.local.sdp);
     if (!remote) throw new EngineError('FreeSWITCH answered the stream offer without an audio address');
     rtp.connect(remote);
-    if (opts.mode === 'bidirectional') await leg.ep.bridge(ep);
+    if (opts.mode === 'bidirectional') {
+      // Both channels read packets as they come for the bridge, not on FreeSWITCH's 20 ms timer: a timer tick
+      // that finds no packet yet sends nothing, and the packet that comes a moment later is then discarded as
+      // replaced by that silence (switch_rtp.c read_rtp_packet, last_cng_ts): a phone 30 ms late, or this process
+      // sending late under load, lost 20-60 ms of audio each time. The peer wants every frame, not a steady
+      // clock (the tap paces what the caller hears). Read at the bridge only; the caller's channel gets its
+      // timer back when the stream's channel goes (unbridge), and the variable is cleared when the stream closes.
+      await ep.api('uuid_setvar', `${ep.uuid} ${NO_TIMER} true`);
+      await leg.ep.api('uuid_setvar', `${leg.ep.uuid} ${NO_TIMER} true`);
+      await leg.ep.bridge(ep);
+    }
     // eavesdrop runs until either channel ends; its completion needs no handling.
     else void quietly(leg, 'eavesdrop', () => ep!.execute('eavesdrop', leg.ep.uuid));
   } catch (err) {
@@ -53,6 +66,8 @@ export async function openDrachtioAudio(leg: Leg, gateway: AudioGatewayConfig, o
     async release() {
       leg.log.debug({ rtp: rtp.stats }, 'media stream closed');
       rtp.close();
+      // Through the API, not an app on the channel: the caller's channel is still in the bridge.
+      if (opts.mode === 'bidirectional') await quietly(leg, 'stream timer variable', () => leg.ep.api('uuid_setvar', `${leg.ep.uuid} ${NO_TIMER}`));
       // A channel busy in eavesdrop does not take fsmrf's hangup on its own event socket: it is killed through
       // the caller's. Destroying the stream's endpoint ends a bridge too; the caller's channel stays up (parked).
       if (opts.mode === 'fork') await quietly(leg, 'stream channel kill', () => leg.ep.api('uuid_kill', streamEp.uuid));
