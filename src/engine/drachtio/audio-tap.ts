@@ -43,14 +43,13 @@ export async function openDrachtioAudio(leg: Leg, gateway: AudioGatewayConfig, o
     if (!remote) throw new EngineError('FreeSWITCH answered the stream offer without an audio address');
     rtp.connect(remote);
     if (opts.mode === 'bidirectional') {
-      // Both channels read packets as they come for the bridge, not on FreeSWITCH's 20 ms timer: a timer tick
+      // The caller's channel reads packets as they come for the bridge, not on FreeSWITCH's 20 ms timer: a tick
       // that finds no packet yet sends nothing, and the packet that comes a moment later is then discarded as
-      // replaced by that silence (switch_rtp.c read_rtp_packet, last_cng_ts): a phone 30 ms late, or this process
-      // sending late under load, lost 20-60 ms of audio each time. The peer wants every frame, not a steady
-      // clock (the tap paces what the caller hears). Read at the bridge only; the caller's channel gets its
-      // timer back when the stream's channel goes (unbridge), and the variable is cleared when the stream closes.
-      await ep.api('uuid_setvar', `${ep.uuid} ${NO_TIMER} true`);
-      await leg.ep.api('uuid_setvar', `${leg.ep.uuid} ${NO_TIMER} true`);
+      // replaced by that silence (switch_rtp.c read_rtp_packet, last_cng_ts), so a phone 30 ms late lost 20 ms
+      // of audio each time. Read at the bridge only (the channel gets its timer back at unbridge), and cleared
+      // when the stream closes. Not the stream's own channel: without a timer, its read waits for a packet from
+      // a socket already closed, and its hangup waited with it (the SIP dialog stayed up).
+      await ms.api(`uuid_setvar ${leg.ep.uuid} ${NO_TIMER} true`);
       await leg.ep.bridge(ep);
     }
     // eavesdrop runs until either channel ends; its completion needs no handling.
@@ -66,12 +65,14 @@ export async function openDrachtioAudio(leg: Leg, gateway: AudioGatewayConfig, o
     async release() {
       leg.log.debug({ rtp: rtp.stats }, 'media stream closed');
       rtp.close();
-      // Through the API, not an app on the channel: the caller's channel is still in the bridge.
-      if (opts.mode === 'bidirectional') await quietly(leg, 'stream timer variable', () => leg.ep.api('uuid_setvar', `${leg.ep.uuid} ${NO_TIMER}`));
       // A channel busy in eavesdrop does not take fsmrf's hangup on its own event socket: it is killed through
-      // the caller's. Destroying the stream's endpoint ends a bridge too; the caller's channel stays up (parked).
-      if (opts.mode === 'fork') await quietly(leg, 'stream channel kill', () => leg.ep.api('uuid_kill', streamEp.uuid));
+      // the media server's connection (the caller's may be gone with the call, and a command written to a closed
+      // one never answers). Destroying the stream's endpoint ends a bridge too; the caller's channel stays up (parked).
+      if (opts.mode === 'fork') await quietly(leg, 'stream channel kill', () => ms.api(`uuid_kill ${streamEp.uuid}`));
       await Promise.race([streamEp.destroy().catch(() => undefined), new Promise((r) => setTimeout(r, RELEASE_MS).unref())]);
+      // Through the media server's connection too (a command to the caller's channel's closed socket held the
+      // stream's channel up); nothing to clear once the call is over.
+      if (opts.mode === 'bidirectional' && !leg.isEnded) await quietly(leg, 'stream timer variable', () => ms.api(`uuid_setvar ${leg.ep.uuid} ${NO_TIMER}`));
     },
   }, opts.mode === 'fork');
   const opened = tap;
