@@ -1,4 +1,5 @@
-// <Connect><Stream> on the real engines: a sipp caller sends a 700 Hz tone and then a known noise signal, three frames of it 35 ms late; the RTP
+// <Connect><Stream> on the real engines: a sipp caller sends a 700 Hz tone and then a known noise signal (three
+// frames of it 35 ms late, as network jitter would have them); the RTP
 // gateway frames them for the WebSocket peer (examples/echo-agent.mjs), which echoes them; the caller must hear its
 // own audio back. Measured: media frames per second at the peer, consecutive chunks / sequence numbers / 20 ms
 // timestamps, the tone share and the correlation with the known signal of the audio the peer got and of what the
@@ -48,7 +49,7 @@ if (bins) {
     void rtp.sendAudio(Buffer.concat([tone, samplesAlaw(noise)]));
     // Network jitter during the known signal: three frames 35 ms late, each followed by the next back to back.
     // FreeSWITCH's timer used to send nothing for the tick it missed, then discard the late frame (20 ms lost).
-    for (const at of [3_300, 3_700, 4_100]) setTimeout(() => rtp.delayNext(35), at - (Date.now() - toneFrom));
+    for (const at of [3_300, 3_700, 4_100]) setTimeout(() => rtp.delayNext(35), at);
     await new Promise((r) => setTimeout(r, 5_500));
 
     const start = received.find((r) => r.msg.event === 'start')!.msg;
