@@ -1,7 +1,7 @@
 // <Connect><Stream> on the real engines: a sipp caller sends a 700 Hz tone and then a known noise signal (three
-// frames of it 35 ms late, as network jitter would have them); the RTP
-// gateway frames them for the WebSocket peer (examples/echo-agent.mjs), which echoes them; the caller must hear its
-// own audio back. Measured: media frames per second at the peer, consecutive chunks / sequence numbers / 20 ms
+// frames of it 35 ms late, as network jitter would have them, and the control plane stalled 35 ms three times); the
+// RTP gateway frames them for the WebSocket peer (examples/echo-agent.mjs), which echoes them; the caller must hear
+// its own audio back. Measured: media frames per second at the peer, consecutive chunks / sequence numbers / 20 ms
 // timestamps, the tone share and the correlation with the known signal of the audio the peer got and of what the
 // caller heard, marks answered in order.
 import t from 'tap';
@@ -21,6 +21,12 @@ import { mediaOf, startPeer } from '../../streams/support/peer.js';
 import { startEchoAgent } from '../../../examples/echo-agent.mjs';
 
 const TONE_HZ = 700;
+
+/** Holds this process's event loop for `ms`. */
+function stall(ms: number): void {
+  const until = Date.now() + ms;
+  while (Date.now() < until);
+}
 
 const bins = enginesOrSkip(t);
 if (bins) {
@@ -50,6 +56,9 @@ if (bins) {
     // Network jitter during the known signal: three frames 35 ms late, each followed by the next back to back.
     // FreeSWITCH's timer used to send nothing for the tick it missed, then discard the late frame (20 ms lost).
     for (const at of [3_300, 3_700, 4_100]) setTimeout(() => rtp.delayNext(35), at);
+    // And this process (the control plane, the gateway in it) stalled 35 ms, as a busy machine or a GC pause has it:
+    // the echoed frames reach FreeSWITCH late too.
+    for (const at of [3_500, 3_900, 4_300]) setTimeout(() => stall(35), at);
     await new Promise((r) => setTimeout(r, 5_500));
 
     const start = received.find((r) => r.msg.event === 'start')!.msg;
