@@ -22,8 +22,13 @@ const measureTones = (samples, rate) => {
   for (const f of carried) tones.heard[f]++;
 };
 
-/** Measures a remote stream into `agent.peak` / `agent.audibleAt` until `agent.ended` is set. */
-const listen = (stream, agent) => {
+/**
+ * Measures a remote stream into `agent.peak` / `agent.audibleAt` (and the tones) until `over()` says its call ended.
+ * Each listener watches its own call: `agent.ended` is reset by the test for the next call, and a listener that
+ * missed that moment would go on feeding the dead stream's silence into the tone count, so the next call's tones
+ * never ran three windows in a row (a CI run: "agent hears caller: 0 packets").
+ */
+const listen = (stream, agent, over) => {
   // Chromium only pulls a remote WebRTC stream through WebAudio while a media element also plays it.
   const sink = new Audio();
   sink.srcObject = stream;
@@ -35,7 +40,12 @@ const listen = (stream, agent) => {
   ctx.createMediaStreamSource(stream).connect(analyser);
   const samples = new Float32Array(analyser.fftSize);
   const timer = setInterval(() => {
-    if (agent.ended) { clearInterval(timer); return; }
+    if (over()) {
+      clearInterval(timer);
+      sink.srcObject = null;
+      void ctx.close();
+      return;
+    }
     analyser.getFloatTimeDomainData(samples);
     let peak = 0;
     for (const s of samples) peak = Math.max(peak, Math.abs(s));
@@ -54,7 +64,7 @@ window.hearElement = (element) => {
   const poll = setInterval(() => {
     if (!element.srcObject) return;
     clearInterval(poll);
-    listen(element.srcObject, agent);
+    listen(element.srcObject, agent, () => agent.ended !== null);
   }, 20);
 };
 
@@ -71,13 +81,14 @@ window.startAgent = (opts) => {
   ua.on('registrationFailed', (e) => { agent.registrationFailed = e.cause; });
   const follow = (s) => {
     session = s;
-    const hear = (pc) => pc.addEventListener('track', (ev) => listen(ev.streams[0] ?? new MediaStream([ev.track]), agent));
+    let over = false;
+    const hear = (pc) => pc.addEventListener('track', (ev) => listen(ev.streams[0] ?? new MediaStream([ev.track]), agent, () => over));
     // A call the agent places has its peer connection already (ua.call() made it); an incoming one gets it on answer.
     if (s.connection) hear(s.connection);
     else s.on('peerconnection', ({ peerconnection }) => hear(peerconnection));
     s.on('confirmed', () => { agent.confirmed = true; });
-    s.on('ended', (x) => { agent.ended = x.cause; });
-    s.on('failed', (x) => { agent.ended = x.cause; });
+    s.on('ended', (x) => { over = true; agent.ended = x.cause; });
+    s.on('failed', (x) => { over = true; agent.ended = x.cause; });
   };
   ua.on('newRTCSession', (e) => {
     if (e.originator !== 'remote') return;
