@@ -53,7 +53,12 @@ interface LiveMember {
   callSid: string; session: CallSession; leg: CallLeg; member: ConferenceMember; waiting: boolean; holdLease: MediaLease | null;
   /** Whom the engine was last told this member coaches (null: heard by everyone). */
   coaching: string | null;
+  /** Resolves once the member's leave is stored (its participant row completed). */
+  stored: Promise<void>;
 }
+
+/** How long ending a conference waits for its members' leaves to be stored. */
+const LEAVES_STORED_MS = 5_000;
 interface RoomRecording { sid: string; file: string; startedAt: number }
 interface LiveRoom { members: Map<string, LiveMember>; ringing: Map<string, AbortController>; recording: RoomRecording | null }
 
@@ -158,7 +163,9 @@ export class ConferenceService {
       await this.placementSettled(conferenceSid, session.sid);
       return out('failed');
     }
-    const live: LiveMember = { callSid: session.sid, session, leg, member, waiting: false, holdLease: null, coaching: null };
+    let leaveStored!: () => void;
+    const stored = new Promise<void>((resolve) => { leaveStored = resolve; });
+    const live: LiveMember = { callSid: session.sid, session, leg, member, waiting: false, holdLease: null, coaching: null, stored };
     this.#room(conferenceSid).members.set(session.sid, live);
     await this.#change(conferenceSid, 'participant-join', (tx) => repo.setParticipantStatus(conferenceSid, session.sid, 'in-progress', tx), session.sid);
     session.timeline('conference-joined', { conference_sid: conferenceSid, muted: p.muted });
@@ -182,8 +189,12 @@ export class ConferenceService {
     session.timeline('conference-left', { conference_sid: conferenceSid });
     const remaining = [...(this.#rooms.get(conferenceSid)?.members.values() ?? [])][0];
     if (remaining && (beep === 'true' || beep === 'onExit')) void remaining.member.announce(this.beep).catch(() => undefined);
-    if (await this.#change(conferenceSid, 'participant-leave', (tx) => repo.setParticipantStatus(conferenceSid, session.sid, 'completed', tx), session.sid)) {
-      await this.#afterLeave(conferenceSid, session.sid);
+    try {
+      if (await this.#change(conferenceSid, 'participant-leave', (tx) => repo.setParticipantStatus(conferenceSid, session.sid, 'completed', tx), session.sid)) {
+        await this.#afterLeave(conferenceSid, session.sid);
+      }
+    } finally {
+      leaveStored();
     }
     return out('completed');
   }
@@ -234,6 +245,10 @@ export class ConferenceService {
       await this.#stopRecording(room);
       const members = [...room.members.values()];
       await Promise.all(members.map((live) => live.session.hangup('conference-ended')));
+      // Answered once every participant reads completed: a list asked right after the end shows no one still in it.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(members.map((live) => live.stored)), new Promise((resolve) => { timer = setTimeout(resolve, LEAVES_STORED_MS); })]);
+      clearTimeout(timer);
     }
     return ended;
   }
