@@ -9,6 +9,7 @@ import { PacedAudioTap } from '../paced-tap.js';
 import { EngineError, type AudioTap, type AudioTapOptions } from '../port.js';
 import type { Endpoint, MediaServer } from './fsmrf.js';
 import { quietly, type MediaContext } from './media-context.js';
+import { readThroughJitterBuffer } from './jitter-buffer.js';
 import { answerAddress, gatewayOffer, RtpGateway } from './rtp-gateway.js';
 import type { OnServer } from './media-pool.js';
 
@@ -24,14 +25,6 @@ export interface AudioGatewayConfig {
 
 /** FreeSWITCH's channel variable that makes a bridged channel read packets as they arrive (no media timer). */
 const NO_TIMER = 'rtp_notimer_during_bridge';
-
-/**
- * The stream's own channel reads the gateway's frames through a jitter buffer of 60 ms (at most 200 ms): its read
- * keeps FreeSWITCH's timer (see below), and a frame this process sent late (a busy machine, a GC pause) would
- * otherwise be discarded as replaced by the silence of the tick it missed (the same last_cng_ts rule). It must be
- * kept during the bridge (rtp_jitter_buffer_during_bridge), which FreeSWITCH otherwise pauses it for.
- */
-const STREAM_JITTER_BUFFER = '60:200';
 
 /** The longest a closing stream waits for FreeSWITCH to confirm its channel ended. */
 const RELEASE_MS = 3_000;
@@ -58,8 +51,8 @@ export async function openDrachtioAudio(leg: Leg, gateway: AudioGatewayConfig, o
       // when the stream closes. Not the stream's own channel: without a timer, its read waits for a packet from
       // a socket already closed, and its hangup waited with it (the SIP dialog stayed up).
       await ms.api(`uuid_setvar ${leg.ep.uuid} ${NO_TIMER} true`);
-      await ms.api(`uuid_setvar ${ep.uuid} rtp_jitter_buffer_during_bridge true`);
-      await ms.api(`uuid_jitterbuffer ${ep.uuid} ${STREAM_JITTER_BUFFER}`);
+      // The stream's own channel keeps its timer and reads the gateway's frames through the jitter buffer instead.
+      await readThroughJitterBuffer(ms, ep);
       await leg.ep.bridge(ep);
     }
     // eavesdrop runs until either channel ends; its completion needs no handling.

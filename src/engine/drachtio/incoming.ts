@@ -9,6 +9,7 @@ import {
 import { REJECT_STATUS } from './causes.js';
 import type { Endpoint, MediaServer } from './fsmrf.js';
 import { DrachtioLeg, endMediaDialog } from './leg.js';
+import { readThroughJitterBuffer } from './jitter-buffer.js';
 import { startCallRecording } from './recording.js';
 
 /** WebRTC offers need the DTLS handshake that only connectCaller performs. */
@@ -137,6 +138,7 @@ export class DrachtioIncomingCall implements IncomingCall {
     try {
       if (isDtls(this.req.body)) {
         ({ endpoint: ep, dialog } = await ms!.connectCaller(this.req, this.res));
+        await readThroughJitterBuffer(ms!, ep);
       } else {
         ep = await this.#prepareEndpoint(ms);
         dialog = await this.srf.createUAS(this.req, this.res, { localSdp: ep.local.sdp });

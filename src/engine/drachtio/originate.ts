@@ -11,6 +11,7 @@ import { gatewayUri, routeFor, type CarrierDirectory } from './carriers.js';
 import { bye } from './dialogs.js';
 import { connectOffer, type Endpoint, type MediaServer } from './fsmrf.js';
 import { DrachtioLeg } from './leg.js';
+import { readThroughJitterBuffer } from './jitter-buffer.js';
 import type { Registrar } from './registrar.js';
 import type { OnServer } from './media-pool.js';
 
@@ -193,6 +194,7 @@ async function answerLateOffer(srf: Srf, ms: MediaServer, answer: UnackedAnswer)
   let dialog: Srf.Dialog | null = null;
   try {
     const ep = await connectOffer(srf, ms, answer.sdp, async (sdp) => { dialog = await answer.ack(sdp); });
+    await readThroughJitterBuffer(ms, ep);
     return { ep, dialog: dialog! };
   } catch (err) {
     await abandon(dialog ?? answer);
