@@ -10,6 +10,7 @@ import { REJECT_STATUS } from './causes.js';
 import type { Endpoint, MediaServer } from './fsmrf.js';
 import { DrachtioLeg, endMediaDialog } from './leg.js';
 import { readThroughJitterBuffer } from './jitter-buffer.js';
+import { quietly } from './media-context.js';
 import { startCallRecording } from './recording.js';
 
 /** WebRTC offers need the DTLS handshake that only connectCaller performs. */
@@ -138,7 +139,8 @@ export class DrachtioIncomingCall implements IncomingCall {
     try {
       if (isDtls(this.req.body)) {
         ({ endpoint: ep, dialog } = await ms!.connectCaller(this.req, this.res));
-        await readThroughJitterBuffer(ms!, ep);
+        // Best effort: a failure must not fail a call that is up (its endpoint and dialog would be left open).
+        await quietly({ isEnded: false, log: this.log }, 'jitter buffer', () => readThroughJitterBuffer(ms!, ep));
       } else {
         ep = await this.#prepareEndpoint(ms);
         dialog = await this.srf.createUAS(this.req, this.res, { localSdp: ep.local.sdp });

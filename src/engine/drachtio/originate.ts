@@ -12,6 +12,7 @@ import { bye } from './dialogs.js';
 import { connectOffer, type Endpoint, type MediaServer } from './fsmrf.js';
 import { DrachtioLeg } from './leg.js';
 import { readThroughJitterBuffer } from './jitter-buffer.js';
+import { quietly } from './media-context.js';
 import type { Registrar } from './registrar.js';
 import type { OnServer } from './media-pool.js';
 
@@ -157,7 +158,7 @@ export async function originate(req: OriginateRequest, deps: OriginateDeps): Pro
       await ep?.destroy().catch(() => undefined);
       return failed(withdrawn === 'abort' ? 'canceled' : 'no-answer');
     }
-    const media = ep ? await answerEarlyOffer(ep, answer as Srf.Dialog, deps.log) : await answerLateOffer(deps.srf, ms, answer as unknown as UnackedAnswer);
+    const media = ep ? await answerEarlyOffer(ep, answer as Srf.Dialog, deps.log) : await answerLateOffer(deps.srf, ms, answer as unknown as UnackedAnswer, deps.log);
     const leg = new DrachtioLeg(deps.newId(), req.callerId, route.to, media.ep, media.dialog, deps.log);
     deps.track(leg);
     return { answered: true, leg };
@@ -189,12 +190,15 @@ async function answerEarlyOffer(ep: Endpoint, dialog: Srf.Dialog, log: Logger): 
   return { ep, dialog };
 }
 
-/** FreeSWITCH answers the seat's offer; a seat whose media cannot be set up is hung up, not left dangling. */
-async function answerLateOffer(srf: Srf, ms: MediaServer, answer: UnackedAnswer): Promise<{ ep: Endpoint; dialog: Srf.Dialog }> {
+/**
+ * FreeSWITCH answers the seat's offer; a seat whose media cannot be set up is hung up, not left dangling. The
+ * jitter buffer is best effort: without it the call still works, as before it existed, and nothing is left open.
+ */
+async function answerLateOffer(srf: Srf, ms: MediaServer, answer: UnackedAnswer, log: Logger): Promise<{ ep: Endpoint; dialog: Srf.Dialog }> {
   let dialog: Srf.Dialog | null = null;
   try {
     const ep = await connectOffer(srf, ms, answer.sdp, async (sdp) => { dialog = await answer.ack(sdp); });
-    await readThroughJitterBuffer(ms, ep);
+    await quietly({ isEnded: false, log }, 'jitter buffer', () => readThroughJitterBuffer(ms, ep));
     return { ep, dialog: dialog! };
   } catch (err) {
     await abandon(dialog ?? answer);
