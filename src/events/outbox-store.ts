@@ -81,17 +81,28 @@ const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 const CLAIMABLE = `d.status = 'pending' AND d.next_attempt_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)
   AND EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.id = d.subscription_id AND s.status = 'active')`;
 
+/**
+ * When the worker may first take a sync delivery: after its emitter has had the whole wait (timeout_ms, then the
+ * lease margin) to deliver it itself. Due at once, a worker woken by another emit claimed it first now and then,
+ * and emitAndWait answered "not delivered" without waiting for the receiver. Should the emitter die, the worker
+ * still delivers it then: at least once.
+ */
+function heldForEmitterUntil(now: number, timeoutMs: number): number {
+  return now + timeoutMs + LEASE_MARGIN_MS;
+}
+
 export class OutboxStore {
   constructor(private readonly sql: SqlDb, private readonly clock: Clock) {}
 
   /**
    * Records the event and queues it for every active subscription to its type, in `tx` when the caller holds a
    * transaction (committed or rolled back with its state change), else in a transaction of its own. Nothing is
-   * stored when nobody listens.
+   * stored when nobody listens. `emitterTakesSync`: the caller attempts the sync deliveries itself (emitAndWait),
+   * so they are held for it (see heldForEmitterUntil).
    */
-  async enqueue(event: LifecycleEvent, tx?: SqlQueries): Promise<{ eventSid: string; deliveries: QueuedDelivery[] } | null> {
-    if (this.sql.dialect === 'postgres') return this.#enqueueInOneStatement(event, tx ?? this.sql);
-    if (!tx) return this.sql.transaction((own) => this.enqueue(event, own));
+  async enqueue(event: LifecycleEvent, tx?: SqlQueries, emitterTakesSync = false): Promise<{ eventSid: string; deliveries: QueuedDelivery[] } | null> {
+    if (this.sql.dialect === 'postgres') return this.#enqueueInOneStatement(event, tx ?? this.sql, emitterTakesSync);
+    if (!tx) return this.sql.transaction((own) => this.enqueue(event, own, emitterTakesSync));
     // Kept from being deleted until the caller commits: a subscription deleted between this read and the delivery
     // insert would fail the insert's foreign key, and with it the caller's state change.
     const subs = await tx.all<{ id: number; delivery_mode: DeliveryMode; timeout_ms: number }>(
@@ -105,7 +116,8 @@ export class OutboxStore {
       [eventSid, event.accountId, event.type, event.callSid, iso, JSON.stringify(event.data)]))!;
     const deliveries: QueuedDelivery[] = [];
     for (const s of subs) {
-      deliveries.push({ id: (await this.#queue(tx, eventId, s.id, now, iso)).id, mode: s.delivery_mode, timeoutMs: s.timeout_ms });
+      const dueAt = emitterTakesSync && s.delivery_mode === 'sync' ? heldForEmitterUntil(now, s.timeout_ms) : now;
+      deliveries.push({ id: (await this.#queue(tx, eventId, s.id, dueAt, iso)).id, mode: s.delivery_mode, timeoutMs: s.timeout_ms });
     }
     return { eventSid, deliveries };
   }
@@ -115,7 +127,7 @@ export class OutboxStore {
    * its own transaction, as separate statements: an emit's cost there was mostly waiting on them), atomic on its
    * own. The delivery sids come from the server's strong random UUIDs, 122 random bits in the same 32 hex digits.
    */
-  async #enqueueInOneStatement(event: LifecycleEvent, q: SqlQueries): Promise<{ eventSid: string; deliveries: QueuedDelivery[] } | null> {
+  async #enqueueInOneStatement(event: LifecycleEvent, q: SqlQueries, emitterTakesSync: boolean): Promise<{ eventSid: string; deliveries: QueuedDelivery[] } | null> {
     const now = this.clock.now();
     const iso = new Date(now).toISOString();
     const eventSid = newSid('EV');
@@ -128,12 +140,13 @@ export class OutboxStore {
         RETURNING id
       ), queued AS (
         INSERT INTO webhook_deliveries (sid, event_id, subscription_id, status, next_attempt_at, created_at)
-        SELECT 'DL' || replace(gen_random_uuid()::text, '-', ''), event.id, subs.id, 'pending', CAST(? AS BIGINT), CAST(? AS TEXT)
+        SELECT 'DL' || replace(gen_random_uuid()::text, '-', ''), event.id, subs.id, 'pending',
+          CASE WHEN CAST(? AS INTEGER) = 1 AND subs.delivery_mode = 'sync' THEN CAST(? AS BIGINT) + subs.timeout_ms + ${LEASE_MARGIN_MS} ELSE CAST(? AS BIGINT) END, CAST(? AS TEXT)
         FROM event CROSS JOIN subs ORDER BY subs.id
         RETURNING id, subscription_id
       )
       SELECT queued.id, subs.delivery_mode, subs.timeout_ms FROM queued JOIN subs ON subs.id = queued.subscription_id ORDER BY subs.id`,
-    [event.accountId, event.type, eventSid, event.accountId, event.type, event.callSid, iso, JSON.stringify(event.data), now, iso]);
+    [event.accountId, event.type, eventSid, event.accountId, event.type, event.callSid, iso, JSON.stringify(event.data), emitterTakesSync ? 1 : 0, now, now, iso]);
     if (queued.length === 0) return null;
     return { eventSid, deliveries: queued.map((r) => ({ id: r.id, mode: r.delivery_mode, timeoutMs: r.timeout_ms })) };
   }
@@ -167,10 +180,10 @@ export class OutboxStore {
     });
   }
 
-  async #queue(tx: SqlQueries, eventId: number, subscriptionId: number, now: number, iso: string): Promise<{ id: number; sid: string }> {
+  async #queue(tx: SqlQueries, eventId: number, subscriptionId: number, dueAt: number, iso: string): Promise<{ id: number; sid: string }> {
     const sid = newSid('DL');
     const { id } = (await tx.one<{ id: number }>(`INSERT INTO webhook_deliveries (sid, event_id, subscription_id, status, next_attempt_at, created_at)
-      VALUES (?, ?, ?, 'pending', ?, ?) RETURNING id`, [sid, eventId, subscriptionId, now, iso]))!;
+      VALUES (?, ?, ?, 'pending', ?, ?) RETURNING id`, [sid, eventId, subscriptionId, dueAt, iso]))!;
     return { id, sid };
   }
 
@@ -216,11 +229,14 @@ export class OutboxStore {
     });
   }
 
-  /** Leases one delivery if nobody holds it (a sync emit delivers its own row at once). */
+  /**
+   * Leases one delivery if no worker holds it, due or not: a sync emit delivers its own row at once, a row that
+   * enqueue() made due only after the emitter's wait (see heldForEmitterUntil).
+   */
   async claim(id: number): Promise<ClaimedDelivery | null> {
     return this.sql.transaction(async (tx) => {
       const now = this.clock.now();
-      const free = await tx.one(`SELECT d.id FROM webhook_deliveries d WHERE d.id = ? AND ${CLAIMABLE}${rowLock(tx, { skipLocked: true })}`, [id, now, now]);
+      const free = await tx.one(`SELECT d.id FROM webhook_deliveries d WHERE d.id = ? AND ${CLAIMABLE}${rowLock(tx, { skipLocked: true })}`, [id, Number.MAX_SAFE_INTEGER, now]);
       return free ? (await this.#lease(tx, [id], now))[0] ?? null : null;
     });
   }

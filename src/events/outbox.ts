@@ -32,7 +32,7 @@ export class DurableEvents implements EventOutbox {
 
   /** Not inside a transaction: it waits for the receiver. */
   async emitAndWait(event: LifecycleEvent): Promise<SyncResult> {
-    const queued = await this.#write(event);
+    const queued = await this.#write(event, undefined, true);
     const sync = queued?.deliveries.find((d) => d.mode === 'sync');
     if (!sync) return { waited: false, delivered: false, statusCode: null };
     let timer: ReturnType<Clock['setTimeout']> | undefined;
@@ -44,8 +44,8 @@ export class DurableEvents implements EventOutbox {
   }
 
   /** The worker looks for the rows once they are committed: before that, a claim in another transaction cannot see them. */
-  async #write(event: LifecycleEvent, tx?: SqlQueries): ReturnType<OutboxStore['enqueue']> {
-    const queued = await this.outbox.enqueue(event, tx);
+  async #write(event: LifecycleEvent, tx?: SqlQueries, emitterTakesSync = false): ReturnType<OutboxStore['enqueue']> {
+    const queued = await this.outbox.enqueue(event, tx, emitterTakesSync);
     if (!queued) return null;
     if (tx) tx.afterCommit(() => this.worker.wake());
     else this.worker.wake();

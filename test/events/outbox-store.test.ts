@@ -74,6 +74,28 @@ onEachBackend(t, 'claims: oldest due first, leased until the attempt\'s timeout 
     [[1, 200], [1, 503]], 'two attempts logged so far');
 });
 
+onEachBackend(t, 'a sync delivery queued for emitAndWait is its emitter\'s: no worker claims it before timeout_ms and the lease margin have passed', async (t, db) => {
+  const w = await outboxWorld(t, db);
+  const clock = w.clock as FakeClock;
+  await w.subscribe('call-start', undefined, { timeoutMs: 1000, deliveryMode: 'sync' });
+  const plain = (await w.outbox.enqueue(callStart(w.account.id, 'CA0')))!.deliveries[0]!;
+  t.same((await w.outbox.claimDue(10)).map((c) => c.id), [plain.id], 'emitted without waiting, a sync delivery is the worker\'s at once');
+  await w.outbox.finishAttempt(plain.id, ok(1, new Date(clock.now()).toISOString()), { status: 'delivered', nextAttemptAt: null });
+
+  const held = (await w.outbox.enqueue(callStart(w.account.id, 'CA1'), undefined, true))!.deliveries[0]!;
+  t.same(await w.outbox.claimDue(10), [], 'a worker woken by the emit does not take it');
+  t.equal(await w.outbox.nextDueAt(), clock.now() + 1000 + 2000, 'the worker looks again once the emitter\'s wait is over');
+  t.equal((await w.outbox.claim(held.id))?.id, held.id, 'the emitter takes it at once');
+  t.equal(await w.outbox.claim(held.id), null, 'once');
+  await w.outbox.finishAttempt(held.id, ok(1, new Date(clock.now()).toISOString()), { status: 'delivered', nextAttemptAt: null });
+
+  const orphan = (await w.outbox.enqueue(callStart(w.account.id, 'CA2'), undefined, true))!.deliveries[0]!;
+  await clock.advance(2999);
+  t.same(await w.outbox.claimDue(10), [], 'still held');
+  await clock.advance(1);
+  t.same((await w.outbox.claimDue(10)).map((c) => c.id), [orphan.id], 'an emitter that never took it (it died) leaves it to the worker: at least once');
+});
+
 onEachBackend(t, 'an idle outbox costs the worker\'s poll one read, no transaction; logging an attempt still opens one', async (t, db) => {
   const w = await outboxWorld(t, db);
   const clock = w.clock as FakeClock;
