@@ -11,7 +11,7 @@ import { ROOT } from '../helpers/spawn.js';
 import { DEFAULT_NUMBER_SETTINGS } from '../../src/numbers/settings.js';
 import { newSid } from '../../src/crypto/tokens.js';
 import { accountWithUser } from '../dashboard/client.js';
-import { SCREENSHOTS, SKIP, launch, screenshot, signIn } from './chromium.js';
+import { SCREENSHOTS, SKIP, horizontalOverflow, launch, screenshot, signIn } from './chromium.js';
 import type { Page } from 'playwright-core';
 
 const NUMBER = '+15550001000';
@@ -23,7 +23,6 @@ async function shot(page: Page, name: string, doc: boolean): Promise<void> {
   if (doc && process.env.UPDATE_DOC_IMAGES) copyFileSync(path.join(SCREENSHOTS, `${name}.png`), path.join(ROOT, 'docs', 'images', `${name}.png`));
 }
 
-const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 t.test('test call, home charts and waterfall in Chromium', { skip: SKIP }, async (t) => {
   const h = await startHarness(t, { env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' }, clock: scaledClock(10) });
@@ -66,7 +65,7 @@ t.test('test call, home charts and waterfall in Chromium', { skip: SKIP }, async
       t.ok(lines.some((l) => /Webhook answered with HTTP 200 in \d+ ms/.test(l)), 'the webhook answer with its time');
       t.ok(lines.some((l) => l.includes('Call ended at the <Hangup> instruction')), 'the cause in words');
       t.ok(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed === true), 'the transcript grew in place: no page load');
-      t.equal(await overflow(page), 0, 'test call page: no horizontal overflow');
+      t.equal(await horizontalOverflow(page), 0, 'test call page: no horizontal overflow');
       if (width === 1280) await shot(page, 'dashboard-test-call', true);
 
       await page.click('#test-call-live a[href^="/dashboard/calls/CA"]');
@@ -76,7 +75,7 @@ t.test('test call, home charts and waterfall in Chromium', { skip: SKIP }, async
       const svg = (await page.locator('#waterfall').boundingBox())!;
       const bars = await page.locator('#waterfall rect').evaluateAll((rs) => rs.map((r) => { const b = r.getBoundingClientRect(); return [b.left, b.right]; }));
       t.ok(bars.every(([l, r]) => l! >= svg.x - 0.5 && r! <= svg.x + svg.width + 0.5), 'every bar inside the picture');
-      t.equal(await overflow(page), 0, 'call page: no horizontal overflow');
+      t.equal(await horizontalOverflow(page), 0, 'call page: no horizontal overflow');
       await shot(page, width === 1280 ? 'dashboard-waterfall' : 'dashboard-waterfall-phone', width === 1280);
 
       await page.click('a.brand');
@@ -86,11 +85,11 @@ t.test('test call, home charts and waterfall in Chromium', { skip: SKIP }, async
       const chart = (await page.locator('#chart-calls').boundingBox())!;
       t.ok(chart.width <= width && chart.height > 100, `the chart fits (${Math.round(chart.width)} px wide)`);
       t.ok(await page.locator('#calls tbody tr').count() >= 2, 'the last calls');
-      t.equal(await overflow(page), 0, 'home: no horizontal overflow');
+      t.equal(await horizontalOverflow(page), 0, 'home: no horizontal overflow');
       await shot(page, width === 1280 ? 'dashboard-home' : 'dashboard-home-phone', width === 1280);
 
       await page.goto(`${h.url}/dashboard/calls`);
-      t.equal(await overflow(page), 0, 'call list: no horizontal overflow');
+      t.equal(await horizontalOverflow(page), 0, 'call list: no horizontal overflow');
       if (width === 390) {
         const cell = (await page.locator('#calls tbody tr').first().boundingBox())!;
         t.ok(cell.x + cell.width <= 390, 'a call is one block inside the screen');

@@ -64,6 +64,16 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
+/**
+ * How far the page is wider than the screen, in px, once its stylesheet is in force. A click that submits a form
+ * returns when the next page is committed, before its stylesheet has loaded: measured then (a loaded CI run), a
+ * new secret in a plain <pre> overflowed a 390 px screen by 53 px that the stylesheet wraps.
+ */
+export async function horizontalOverflow(page: Page): Promise<number> {
+  await page.waitForLoadState('load');
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
 /** Signs in with the keyboard only: type, Tab, type, Enter. */
 export async function signIn(page: Page, h: Harness, email: string): Promise<void> {
   await page.goto(`${h.url}/dashboard/login`);

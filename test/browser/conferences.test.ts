@@ -6,7 +6,7 @@ import { startHarness } from '../helpers/harness.js';
 import { until } from '../helpers/waits.js';
 import { DEFAULT_NUMBER_SETTINGS } from '../../src/numbers/settings.js';
 import { accountWithUser } from '../dashboard/client.js';
-import { SKIP, launch, screenshot, signIn } from './chromium.js';
+import { SKIP, horizontalOverflow, launch, screenshot, signIn } from './chromium.js';
 
 const FROM = '+15550001000';
 
@@ -30,7 +30,7 @@ t.test('conferences in Chromium at 1280 and 390 px', { skip: SKIP }, async (t) =
     await page.goto(`${h.url}/dashboard/conferences`);
     await page.click('a:has-text("Standup")');
     await page.waitForSelector(`#p-${x.callSid}`);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await horizontalOverflow(page);
     t.equal(overflow, 0, `${width} px: no horizontal overflow`);
     if (width === 390) {
       const mute = page.locator(`#p-${y.callSid} button:has-text("Mute")`);

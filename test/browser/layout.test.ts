@@ -5,7 +5,7 @@ import { startHarness } from '../helpers/harness.js';
 import { accountWithUser } from '../dashboard/client.js';
 import { NumberService } from '../../src/numbers/service.js';
 import { DEFAULT_QUEUE_SETTINGS } from '../../src/acd/queues.js';
-import { SKIP, launch, signIn } from './chromium.js';
+import { SKIP, horizontalOverflow, launch, signIn } from './chromium.js';
 
 const NUMBER = '+14155550100';
 
@@ -35,7 +35,7 @@ t.test('every page fits 1280 and 390 px and keeps the navigation; the 404 page t
       for (const p of pages) {
         const res = await page.goto(h.url + p);
         t.equal(res?.status(), 200, `${p} answers`);
-        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        const overflow = await horizontalOverflow(page);
         t.ok(overflow <= 1, `${p} fits ${width} px (overflow ${overflow} px)`);
         t.equal(await page.locator('nav a[href="/dashboard/numbers"]').count(), 1, `${p} has the navigation`);
       }
@@ -43,7 +43,7 @@ t.test('every page fits 1280 and 390 px and keeps the navigation; the 404 page t
       t.equal(missing?.status(), 404);
       t.equal(await page.locator('nav a[href="/dashboard/numbers"]').count(), 1, 'the 404 page keeps the navigation');
       t.match(await page.locator('main').textContent(), /not found|does not exist/i, 'and says what happened');
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await horizontalOverflow(page);
       t.ok(overflow <= 1, `the 404 page fits ${width} px`);
     });
   }

@@ -6,7 +6,7 @@ import { scaledClock } from '../helpers/scaled-clock.js';
 import { startWebhookApp, xml } from '../helpers/webhook-app.js';
 import { DEFAULT_NUMBER_SETTINGS } from '../../src/numbers/settings.js';
 import { accountWithUser } from '../dashboard/client.js';
-import { SKIP, fieldError, launch, screenshot, signIn } from './chromium.js';
+import { SKIP, fieldError, horizontalOverflow, launch, screenshot, signIn } from './chromium.js';
 import type { Page } from 'playwright-core';
 
 const NUMBER = '+15550001000';
@@ -211,7 +211,7 @@ t.test('numbers, settings and test calls in Chromium', { skip: SKIP }, async (t)
     await signIn(phone, h, 'owner@example.com');
     for (const p of ['/dashboard/numbers', `/dashboard/numbers/${encodeURIComponent(NUMBER)}`, '/dashboard/calls']) {
       await phone.goto(h.url + p);
-      const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await horizontalOverflow(phone);
       t.ok(overflow <= 1, `${p} fits the width (overflow ${overflow}px)`);
     }
     await phone.goto(`${h.url}/dashboard/numbers/${encodeURIComponent(NUMBER)}`);

@@ -8,7 +8,7 @@ import { startWebhookApp } from '../helpers/webhook-app.js';
 import { accountWithUser } from '../dashboard/client.js';
 import { ROOT } from '../helpers/spawn.js';
 import { until } from '../helpers/waits.js';
-import { SCREENSHOTS, SKIP, fieldError, launch, screenshot, signIn } from './chromium.js';
+import { SCREENSHOTS, SKIP, fieldError, horizontalOverflow, launch, screenshot, signIn } from './chromium.js';
 
 for (const width of [1280, 390]) {
   t.test(`subscriptions CRUD with redeliver at ${width} px`, { skip: SKIP }, async (t) => {
@@ -26,7 +26,7 @@ for (const width of [1280, 390]) {
       await page.reload();
       return what.test((await page.locator('#deliveries').textContent().catch(() => '')) ?? '');
     }, 50);
-    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = () => horizontalOverflow(page);
 
     await page.click('nav a:has-text("Webhooks")');
     await page.selectOption('#f-event_type', 'hangup');
