@@ -7,11 +7,19 @@ import { PLATFORM_VOICE } from './platform-voice.js';
 /** What a verb decides: go on with the next verb, run a new document, or stop. */
 export type Outcome = { kind: 'next' } | { kind: 'goto'; verbs: Verb[]; url: string } | { kind: 'end' };
 
+/** Where the platform asks for a document: a number's or trunk's webhook, a fallback. */
+export interface WebhookTarget { url: string; method: 'POST' | 'GET' }
+
 /** The state a document runs in: its call and the URL relative action URLs resolve against. */
 export interface Flow {
   session: CallSession;
   docUrl: string | null;
   format: MarkupFormat;
+  /**
+   * The number's or trunk's fallback URL: asked once, with the same parameters and what went wrong, whenever a
+   * document request of this call finds its URL unavailable (the first webhook and every action URL alike).
+   */
+  fallback?: WebhookTarget | null;
 }
 
 export const APPLICATION_ERROR_MESSAGE = 'Sorry, an application error occurred. Goodbye.';
@@ -24,12 +32,24 @@ export function resolveUrl(flow: Flow, ref: string): string | null {
   }
 }
 
-/** Requests the next document from the account's URL on behalf of a verb (Gather/Record/Dial action, Redirect). */
-export function requestDocument(flow: Flow, url: string, method: 'POST' | 'GET', body: Record<string, unknown>): Promise<MarkupFetchResult> {
+/**
+ * Requests the next document from the account's URL (the first webhook; a Gather/Record/Dial action, a Redirect).
+ * When that URL is unavailable and the flow has a fallback URL, the fallback is asked once, with `error_url` and
+ * `error_reason` added (Twilio's FallbackUrl gets ErrorUrl and ErrorCode); the timeline says which answered.
+ */
+export async function requestDocument(flow: Flow, url: string, method: 'POST' | 'GET', body: Record<string, unknown>): Promise<MarkupFetchResult> {
+  const first = await fetchDocument(flow, { url, method }, body);
+  if (first.ok || !first.unavailable || !flow.fallback) return first;
+  flow.session.timeline('webhook-fallback', { url: flow.fallback.url, error_url: url, error_reason: first.reason });
+  const second = await fetchDocument(flow, flow.fallback, { ...body, error_url: url, error_reason: first.reason });
+  return second.ok ? second : { ...second, reason: `${first.reason}; fallback: ${second.reason}` };
+}
+
+function fetchDocument(flow: Flow, target: WebhookTarget, body: Record<string, unknown>): Promise<MarkupFetchResult> {
   const { session } = flow;
   const payload: CustomerPayload = { kind: 'json', body };
   return fetchMarkup(session.services.http, {
-    accountId: session.accountId, callSid: session.sid, url, method, payload, format: flow.format,
+    accountId: session.accountId, callSid: session.sid, url: target.url, method: target.method, payload, format: flow.format,
   }, (kind, detail) => session.timeline(kind, detail));
 }
 

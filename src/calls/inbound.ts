@@ -45,7 +45,8 @@ async function route(session: CallSession, incoming: IncomingCall, number: Phone
   }
   await incoming.ring();
   await applyRecordingPolicy(session, number);
-  const flow: Flow = { session, docUrl: null, format: settings.response_format };
+  const fallback = settings.fallback_url ? { url: settings.fallback_url, method: 'POST' as const } : null;
+  const flow: Flow = { session, docUrl: null, format: settings.response_format, fallback };
   const recordingCallback = settings.recording.callback_url;
   if (!isOpen(settings.schedule, session.services.clock.now())) {
     const action = settings.after_hours;

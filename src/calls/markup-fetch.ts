@@ -7,7 +7,8 @@ export const CALL_SID_HEADER = 'X-CPaaS-Call-Sid';
 
 export type MarkupFetchResult =
   | { ok: true; verbs: Verb[]; url: string }
-  | { ok: false; reason: string };
+  /** `unavailable`: the URL did not answer (connection error, timeout) or answered 5xx, the cases a fallback URL is for. */
+  | { ok: false; reason: string; unavailable: boolean };
 
 export interface MarkupFetchRequest {
   accountId: number;
@@ -39,15 +40,15 @@ export async function fetchMarkup(http: CustomerHttp, req: MarkupFetchRequest, t
   } catch (err) {
     const reason = err instanceof OutboundError ? `${err.code}: ${err.message}` : `request failed: ${(err as Error).message}`;
     timeline('webhook-reply', { url: req.url, error: reason });
-    return { ok: false, reason };
+    return { ok: false, reason, unavailable: true };
   }
-  if (status < 200 || status >= 300) return { ok: false, reason: `webhook answered HTTP ${status}` };
+  if (status < 200 || status >= 300) return { ok: false, reason: `webhook answered HTTP ${status}`, unavailable: status >= 500 };
   try {
     return { ok: true, verbs: parseMarkup(body, req.format), url: req.url };
   } catch (err) {
     if (err instanceof MarkupError) {
       timeline('markup-error', { url: req.url, issues: err.issues });
-      return { ok: false, reason: `invalid markup: ${err.message}` };
+      return { ok: false, reason: `invalid markup: ${err.message}`, unavailable: false };
     }
     throw err;
   }

@@ -51,7 +51,8 @@ export async function handleTrunkCall(services: CallServices, incoming: Incoming
 }
 
 async function route(session: CallSession, trunk: Trunk): Promise<void> {
-  const flow: Flow = { session, docUrl: null, format: 'xml' };
+  const fallback = trunk.voice_fallback_url ? { url: trunk.voice_fallback_url, method: trunk.voice_fallback_method } : null;
+  const flow: Flow = { session, docUrl: null, format: 'xml', fallback };
   const { call } = session;
   const payload = { from: call.from, to: call.to, direction: 'trunk', call_sid: call.sid, trunk_id: trunk.id, endpoint_name: trunk.endpoint_name };
 

@@ -4,7 +4,7 @@ import { CliError, parseId, type CliContext, type Runner } from './context.js';
 import { NumberError, NumberService } from '../numbers/service.js';
 import type { PhoneNumber } from '../store/numbers.js';
 
-interface SetFlags { webhookUrl?: string; format?: string; hangupUrl?: string; clientRef?: string; active?: boolean; settings?: string }
+interface SetFlags { webhookUrl?: string; fallbackUrl?: string; format?: string; hangupUrl?: string; clientRef?: string; active?: boolean; settings?: string }
 
 const view = (n: PhoneNumber) => ({ number: n.e164, account: n.accountId, claimed_at: n.claimedAt, settings: n.settings });
 
@@ -20,6 +20,7 @@ function patchFrom(flags: SetFlags): Record<string, unknown> {
     }
   }
   if (flags.webhookUrl !== undefined) patch.webhook_url = flags.webhookUrl;
+  if (flags.fallbackUrl !== undefined) patch.fallback_url = flags.fallbackUrl;
   if (flags.format !== undefined) patch.response_format = flags.format;
   if (flags.hangupUrl !== undefined) patch.hangup_url = flags.hangupUrl;
   if (flags.clientRef !== undefined) patch.client_ref = flags.clientRef;
@@ -44,6 +45,7 @@ function withNumbers<A extends unknown[]>(run: Runner, fn: (ctx: CliContext, num
 function settingFlags(cmd: Command): Command {
   return cmd
     .option('--webhook-url <url>', 'webhook receiving inbound calls')
+    .option('--fallback-url <url>', 'asked when the webhook (or an action URL) is unavailable')
     .option('--format <xml|json>', 'markup format the webhook answers in')
     .option('--hangup-url <url>', 'status callback target (final status of every call)')
     .option('--client-ref <ref>', 'returned as ClientRef in status callbacks (64 chars)')

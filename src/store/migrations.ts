@@ -373,4 +373,9 @@ export const migrations: string[] = [
   // keys known there (src/http/shared-auth-throttle.ts), and dashboard sign-in failures per (email, source)
   // (src/users/shared-sign-in-delays.ts). On SQLite, one process's memory holds them and these tables stay empty.
   SHARED_LIMITS_SCHEMA,
+  // A trunk's fallback URL: asked when its voice webhook (or an action URL of its call) is unavailable.
+  `
+  ALTER TABLE trunks ADD COLUMN voice_fallback_url TEXT;
+  ALTER TABLE trunks ADD COLUMN voice_fallback_method TEXT NOT NULL DEFAULT 'POST';
+  `,
 ];

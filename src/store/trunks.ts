@@ -13,6 +13,8 @@ export interface TrunkSettings {
   sip_domain: string | null;
   voice_webhook_url: string | null;
   voice_webhook_method: HttpMethod;
+  voice_fallback_url: string | null;
+  voice_fallback_method: HttpMethod;
   cli_lookup_url: string | null;
   cli_lookup_method: HttpMethod;
   default_caller_id: string | null;
@@ -36,7 +38,7 @@ export interface Trunk extends TrunkSettings {
 }
 
 export const SETTING_COLUMNS = [
-  'label', 'client_ref', 'sip_domain', 'voice_webhook_url', 'voice_webhook_method', 'cli_lookup_url',
+  'label', 'client_ref', 'sip_domain', 'voice_webhook_url', 'voice_webhook_method', 'voice_fallback_url', 'voice_fallback_method', 'cli_lookup_url',
   'cli_lookup_method', 'default_caller_id', 'status_callback_url', 'status_callback_events', 'hangup_url',
   'dual_channel_recording', 'allowed_caller_ids',
 ] as const satisfies readonly (keyof TrunkSettings)[];
@@ -51,6 +53,7 @@ function toTrunk(r: Row): Trunk {
     id: r.id, accountId: r.account_id, status: r.status, endpoint_name: r.endpoint_name, transport: r.transport,
     sipPasswordSealed: r.sip_password_enc, label: r.label, client_ref: r.client_ref, sip_domain: r.sip_domain,
     voice_webhook_url: r.voice_webhook_url, voice_webhook_method: r.voice_webhook_method,
+    voice_fallback_url: r.voice_fallback_url, voice_fallback_method: r.voice_fallback_method,
     cli_lookup_url: r.cli_lookup_url, cli_lookup_method: r.cli_lookup_method, default_caller_id: r.default_caller_id,
     status_callback_url: r.status_callback_url, status_callback_events: r.status_callback_events,
     status_callback_format: r.status_callback_format, hangup_url: r.hangup_url,

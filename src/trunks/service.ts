@@ -14,6 +14,8 @@ export const TRUNK_SETTING_DEFAULTS: TrunkSettings = {
   sip_domain: null,
   voice_webhook_url: null,
   voice_webhook_method: 'POST',
+  voice_fallback_url: null,
+  voice_fallback_method: 'POST',
   cli_lookup_url: null,
   cli_lookup_method: 'POST',
   default_caller_id: null,

@@ -17,6 +17,12 @@ let peer = null;
 let closed = false;
 /** Packets per source address and payload type: what a phone that heard nothing was sent instead, for a failure message. */
 const sources = new Map();
+/**
+ * How late this sender was: its longest wait past a frame's due time, and the frames sent over 40 ms late (a far
+ * end that reads on a 20 ms timer drops those as too late). Said in a failure message, to tell a thread starved by
+ * a loaded machine from audio the platform lost.
+ */
+const lateness = { maxMs: 0, framesOver40: 0 };
 
 function talk() {
   const started = performance.now();
@@ -25,6 +31,9 @@ function talk() {
     if (closed) return;
     // Every frame due by now goes out, in order and with consecutive timestamps, as a phone's sender does.
     while (frame <= (performance.now() - started) / 20) {
+      const lateMs = performance.now() - (started + frame * 20);
+      lateness.maxMs = Math.max(lateness.maxMs, lateMs);
+      if (lateMs > 40) lateness.framesOver40++;
       const at = (frame * FRAME) % frames.length;
       const header = Buffer.alloc(12);
       header[0] = 0x80;
@@ -60,8 +69,8 @@ socket.on('message', (msg, rinfo) => {
 });
 
 parentPort.on('message', (message) => {
-  if (message === 'sources') {
-    parentPort.postMessage({ sources: Object.fromEntries(sources), peer: peer && `${peer.address}:${peer.port}` });
+  if (message === 'report') {
+    parentPort.postMessage({ sources: Object.fromEntries(sources), peer: peer && `${peer.address}:${peer.port}`, lateness });
     return;
   }
   closed = true;

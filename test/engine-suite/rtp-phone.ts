@@ -12,6 +12,11 @@ export interface TonePhone {
   samples(): Float32Array;
   /** Where its packets came from (address, port and payload type: count) and where it sends: for failure messages. */
   sources(): Promise<string>;
+  /**
+   * How late its own frames went out: a far end reading on a 20 ms timer drops frames that come over about 40 ms
+   * late, so a listener's gap is the platform's only if its senders were on time.
+   */
+  lateness(): Promise<string>;
   close(): void;
 }
 
@@ -24,6 +29,14 @@ const HEARD_BYTES = 8000 * 120;
 const HEARD_MAX_BYTES = 8000 * 3600;
 /** ES2024's growable SharedArrayBuffer, which Node 20 has (V8 11) and this TypeScript lib does not declare yet. */
 const GrowableSharedArrayBuffer = SharedArrayBuffer as unknown as new (bytes: number, opts: { maxByteLength: number }) => SharedArrayBuffer;
+
+/** What the phone's thread says of itself when asked. */
+interface WorkerReport {
+  /** Packets per source address and payload type. */
+  sources: Record<string, number>;
+  peer: string | null;
+  lateness: { maxMs: number; framesOver40: number };
+}
 
 /** A phone answering with `codec` that says `hz` for `seconds` (then starts over). */
 export async function tonePhone(hz: number, codec: G711, seconds = 60): Promise<TonePhone> {
@@ -43,6 +56,19 @@ export async function tonePhone(hz: number, codec: G711, seconds = 60): Promise<
   // Decoded as it is read, in a buffer that grows: a test holds many phones until its teardown.
   let decoded = new Float32Array(8000 * 4);
   let done = 0;
+  const report = (): Promise<WorkerReport | null> => {
+    if (!bytes) return Promise.resolve(null);
+    const answer = new Promise<WorkerReport>((resolve) => {
+      const onMessage = (m: WorkerReport | 'ready') => {
+        if (m === 'ready') return;
+        worker.off('message', onMessage);
+        resolve(m);
+      };
+      worker.on('message', onMessage);
+    });
+    worker.postMessage('report');
+    return answer;
+  };
   return {
     port,
     samples: () => {
@@ -56,19 +82,15 @@ export async function tonePhone(hz: number, codec: G711, seconds = 60): Promise<
       done = upTo;
       return decoded.subarray(0, done);
     },
-    sources: () => {
-      if (!bytes) return Promise.resolve('(closed)');
-      const answer = new Promise<string>((resolve) => {
-        const onMessage = (m: { sources?: Record<string, number>; peer?: string | null }) => {
-          if (!m.sources) return;
-          worker.off('message', onMessage);
-          const from = Object.entries(m.sources).map(([source, n]) => `${source}: ${n}`).join(', ') || 'nothing';
-          resolve(`heard from ${from}; talks to ${m.peer ?? 'nobody yet'}`);
-        };
-        worker.on('message', onMessage);
-      });
-      worker.postMessage('sources');
-      return answer;
+    sources: async () => {
+      const r = await report();
+      if (!r) return '(closed)';
+      const from = Object.entries(r.sources).map(([source, n]) => `${source}: ${n}`).join(', ') || 'nothing';
+      return `heard from ${from}; talks to ${r.peer ?? 'nobody yet'}`;
+    },
+    lateness: async () => {
+      const r = await report();
+      return r ? `frames sent at most ${r.lateness.maxMs.toFixed(0)} ms late, ${r.lateness.framesOver40} over 40 ms` : '(closed)';
     },
     close: () => {
       if (!bytes) return;

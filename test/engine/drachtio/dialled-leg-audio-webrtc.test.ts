@@ -6,7 +6,7 @@ import { loopbackNetnsUnavailable } from '../../helpers/loopback-netns.js';
 import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { agentIdle, listenFor, tally, toneCaller, v1 as preview, CALLS, CALLER_HZ, MEASURED_PACKETS, WAIT_MS, type PacketTones } from './support/leg-audio.js';
+import { agentIdle, listenFor, sendersReport, tally, toneCaller, v1 as preview, CALLS, CALLER_HZ, MEASURED_PACKETS, WAIT_MS, type PacketTones } from './support/leg-audio.js';
 import { enginesOrSkip } from '../../helpers/engines.js';
 import { tempDir } from '../../helpers/harness.js';
 import { toneWav } from '../../helpers/media-origin.js';
@@ -55,7 +55,8 @@ if (bins && !unavailable) {
       ]);
       const page = await agent.toneWindows();
       const agentHeard: PacketTones = { packets: Math.min(page.windows, MEASURED_PACKETS), heard: page.heard, sixfold: 0, leaked: {} };
-      calls.record(`call ${i + 1}`, [['caller hears agent', callerHeard], ['agent hears caller (20 ms windows in the page)', agentHeard]]);
+      calls.record(`call ${i + 1}`, [['caller hears agent', callerHeard], ['agent hears caller (20 ms windows in the page)', agentHeard]],
+        await sendersReport({ caller: caller.phone }));
       await caller.hangup();
       await agent.until('agent.ended !== null', WAIT_MS);
       await until('the agent is free again', WAIT_MS, () => agentIdle(d, sid), 20);

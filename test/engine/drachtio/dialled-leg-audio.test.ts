@@ -3,7 +3,7 @@
 // a SIP seat, and a supervisor called in while they talk, in each mode. Every party sends its own tone; each
 // listener's packets are measured (support/leg-audio.ts). Rooms of participants and callbacks: dialled-room-audio.
 import t from 'tap';
-import { agentIdle, heardOnset, listenFor, sipSeat, tally, toneCaller, toneParty, v1, CALLS, CALLER_HZ, WAIT_MS } from './support/leg-audio.js';
+import { agentIdle, heardOnset, listenFor, sendersReport, sipSeat, tally, toneCaller, toneParty, v1, CALLS, CALLER_HZ, WAIT_MS } from './support/leg-audio.js';
 import { enginesOrSkip } from '../../helpers/engines.js';
 import { until } from '../../helpers/waits.js';
 import { xml } from '../../helpers/webhook-app.js';
@@ -44,7 +44,8 @@ if (bins) {
       const seatRtp = await seat.answerNext(agentHz, codec);
       const call = await toneCaller(t, d, CALLER, DID, CALLER_HZ);
       const [callerHeard, agentHeard] = await Promise.all([listenFor(call.phone, 0, [agentHz]), listenFor(seatRtp, 0, [CALLER_HZ])]);
-      calls.record(`call ${i + 1} (seat answers ${codec})`, [['caller hears agent', callerHeard], ['agent hears caller', agentHeard]]);
+      calls.record(`call ${i + 1} (seat answers ${codec})`, [['caller hears agent', callerHeard], ['agent hears caller', agentHeard]],
+        await sendersReport({ caller: call.phone, agent: seatRtp }));
       await call.hangup();
       await idle();
     }
@@ -82,8 +83,9 @@ if (bins) {
             listenFor(seatRtp, marks.agent, agentHearsSupervisor ? [CALLER_HZ, SUPERVISOR_HZ] : [CALLER_HZ], agentHearsSupervisor ? [] : [SUPERVISOR_HZ]),
             listenFor(call.phone, marks.caller, callerHearsSupervisor ? [agentHz, SUPERVISOR_HZ] : [agentHz], callerHearsSupervisor ? [] : [SUPERVISOR_HZ]),
           ]);
+          const senders = await sendersReport({ caller: call.phone, agent: seatRtp, supervisor: supervisor.phone });
           const why = supervisorHeard.packets === 0
-            ? `supervisor's call: ${JSON.stringify(await d.h.store.calls.get(asked.body.call_sid))}; sipp: ${supervisor.sipp.output().slice(-800)}` : undefined;
+            ? `${senders}; supervisor's call: ${JSON.stringify(await d.h.store.calls.get(asked.body.call_sid))}; sipp: ${supervisor.sipp.output().slice(-800)}` : senders;
           calls[mode]!.record(`call ${i + 1}, ${mode} (phones answer ${codec})`,
             [['supervisor hears both', supervisorHeard], ['agent', agentHeard], ['caller', callerHeard]], why);
           // Each supervisor hangs up once measured, making room for the next mode's.

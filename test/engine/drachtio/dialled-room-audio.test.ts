@@ -4,7 +4,7 @@
 // sends its own tone; each listener's packets are measured (support/leg-audio.ts). ACD agents and supervisors:
 // dialled-leg-audio.test.ts.
 import t from 'tap';
-import { agentIdle, listenFor, sipSeat, tally, toneCaller, toneParty, v1, CALLS, CALLER_HZ, WAIT_MS } from './support/leg-audio.js';
+import { agentIdle, listenFor, sendersReport, sipSeat, tally, toneCaller, toneParty, v1, CALLS, CALLER_HZ, WAIT_MS } from './support/leg-audio.js';
 import { enginesOrSkip } from '../../helpers/engines.js';
 import { until } from '../../helpers/waits.js';
 import { xml } from '../../helpers/webhook-app.js';
@@ -39,7 +39,8 @@ if (bins) {
       const added = await v1(d, 'POST', '/v1/conferences/Standup/participants', { from: DID, to: number });
       if (added.status !== 201) t.fail(`participant add refused: ${JSON.stringify(added.body)}`);
       const [callerHeard, partyHeard] = await Promise.all([listenFor(caller.phone, mark, [hz]), listenFor(party.phone, 0, [CALLER_HZ])]);
-      calls.record(`participant ${i + 1} (answers ${codec})`, [['caller hears participant', callerHeard], ['participant hears caller', partyHeard]]);
+      calls.record(`participant ${i + 1} (answers ${codec})`, [['caller hears participant', callerHeard], ['participant hears caller', partyHeard]],
+        await sendersReport({ caller: caller.phone, participant: party.phone }));
       const sid = added.body.call_sid as string;
       await v1(d, 'DELETE', `/v1/conferences/Standup/participants/${sid}`);
       await ended(d, sid);
@@ -67,7 +68,8 @@ if (bins) {
       const made = await v1(d, 'POST', '/v1/callbacks', { queue: 'callbacks', to: number, from: DID, due_at: new Date(d.h.clock.now()).toISOString() });
       if (made.status !== 201) t.fail(`callback refused: ${JSON.stringify(made.body)}`);
       const [agentHeard, customerHeard] = await Promise.all([listenFor(seatPhone, 0, [hz]), listenFor(customer.phone, 0, [AGENT_HZ])]);
-      calls.record(`callback ${i + 1} (seat answers ${codec})`, [['agent hears customer', agentHeard], ['customer hears agent', customerHeard]]);
+      calls.record(`callback ${i + 1} (seat answers ${codec})`, [['agent hears customer', agentHeard], ['customer hears agent', customerHeard]],
+        await sendersReport({ agent: seatPhone, customer: customer.phone }));
       // The customer hangs up once measured.
       await customer.sipp.hangup();
       await until('the callback is over and the agent free', WAIT_MS, async () => (await v1(d, 'GET', `/v1/callbacks/${made.body.sid}`)).body.status === 'completed'

@@ -21,6 +21,7 @@ const IVR_ACTIONS = [['', '— no action —'], ['forward', 'Forward to a number
 function basics(f: FormRender): Html {
   return html`<fieldset><legend>Webhook</legend>
     ${f.text('webhook_url', 'Webhook URL', { type: 'url', placeholder: 'https://app.example.com/voice', hint: 'Receives each inbound call (POST, JSON body with from, to, direction).' })}
+    ${f.text('fallback_url', 'Fallback URL', { type: 'url', hint: 'Asked (POST, with error_url and error_reason) when the webhook or an action URL does not answer, times out or answers 5xx.' })}
     ${f.select('response_format', 'Response format', [['xml', 'XML (full verb set)'], ['json', 'JSON (subset, no Gather)']])}
     ${f.text('hangup_url', 'Hangup URL', { type: 'url', hint: 'Receives the final status of every call on this number.' })}
     ${f.text('client_ref', 'Client reference', { hint: 'Up to 64 characters; sent as ClientRef in status callbacks.' })}

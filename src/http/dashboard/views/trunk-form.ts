@@ -16,6 +16,8 @@ function fields(f: FormRender, create: boolean): Html {
   <fieldset><legend>Calls</legend>
     ${f.text('voice_webhook_url', 'Voice webhook URL', { type: 'url', hint: 'Each call arriving over the trunk is sent here; the XML returned is run.' })}
     ${f.select('voice_webhook_method', 'Voice webhook method', METHODS)}
+    ${f.text('voice_fallback_url', 'Fallback URL', { type: 'url', hint: 'Asked when the voice webhook or an action URL does not answer, times out or answers 5xx.' })}
+    ${f.select('voice_fallback_method', 'Fallback method', METHODS)}
     ${f.text('cli_lookup_url', 'Caller ID lookup URL', { type: 'url' })}
     ${f.select('cli_lookup_method', 'Caller ID lookup method', METHODS)}
     ${f.text('default_caller_id', 'Default caller ID', { hint: 'E.164, such as +14155550100.' })}

@@ -138,6 +138,15 @@ export function describe(who: string, m: PacketTones): string {
   return `${who}: ${m.packets} packets, ${shares}${lost}${leaks}, ${m.sixfold} at 6× pitch${m.sources ? ` (${m.sources})` : ''}`;
 }
 
+/**
+ * How late each sender's frames went out, said with a failing call: a listener's gap is the platform's only if the
+ * phone whose tone is missing sent on time (a loaded machine can starve a phone's thread).
+ */
+export async function sendersReport(senders: Record<string, Pick<TonePhone, 'lateness'>>): Promise<string> {
+  const lines = await Promise.all(Object.entries(senders).map(async ([who, phone]) => `${who}: ${await phone.lateness()}`));
+  return `senders: ${lines.join('; ')}`;
+}
+
 /** Of the measured packets, at most this share may carry a tone the listener must not hear (none is mixed for it). */
 const LEAK = 0.02;
 
