@@ -9,6 +9,8 @@ export interface DialRequest {
   callerId: string;
   timeoutMs: number;
   record: 'do-not-record' | 'record-from-answer' | 'record-from-ringing';
+  /** How long the bridge may last (ms); the dialled party is then hung up. */
+  timeLimitMs?: number;
 }
 
 export interface DialOutcome {
@@ -72,7 +74,13 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
   await store.calls.markAnswered(winner.sid);
   const answerRecording = req.record === 'record-from-answer' ? await startDialRecording(parent) : recording;
   parent.timeline('dial-answered', { call_sid: winner.sid });
+  const answered = winner;
+  const limit = req.timeLimitMs === undefined ? undefined : parent.services.clock.setTimeout(() => {
+    parent.timeline('dial-time-limit', { call_sid: answered.sid, seconds: req.timeLimitMs! / 1000 });
+    answered.leg.hangup().catch((err: unknown) => parent.log.warn({ err }, 'dialled leg not hung up at its time limit'));
+  }, req.timeLimitMs);
   await caller.bridge(winner.leg);
+  if (limit) parent.services.clock.clearTimeout(limit);
   if (answerRecording) await parent.stopRecording(answerRecording);
   if (!winner.leg.isEnded) await winner.leg.hangup();
   const final = await child.finish(await winner.leg.ended);

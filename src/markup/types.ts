@@ -133,6 +133,8 @@ export interface DialVerb {
   action?: string;
   method: HttpMethod;
   record: DialRecord;
+  /** Seconds the bridged call may last: then the dialled party is hung up and the caller's document goes on. */
+  timeLimit?: number;
   targets: DialTarget[];
 }
 

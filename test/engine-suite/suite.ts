@@ -232,6 +232,25 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
     });
   }
 
+  t.test('Dial timeLimit hangs up the dialled party at the limit; the caller goes on to the action', async (t) => {
+    const d = await make(t);
+    await d.party('+15550003333', { behavior: 'answer', hangupAfterMs: 60_000 });
+    const s = await scene(t, d);
+    s.app.on('/voice', xml('<Dial action="/dialed" timeLimit="2" callerId="+15550001000"><Number>+15550003333</Number></Dial>'));
+    s.app.on('/dialed', xml('<Say>Time is up.</Say><Hangup/>'));
+    const call = await d.inbound(CALLER, DID);
+    const result = await s.app.waitFor('/dialed');
+    await call.ended;
+    t.equal(result.json.dial_call_status, 'completed');
+    const child = (await d.h.store.calls.get(result.json.dial_call_sid))!;
+    const bridgedMs = Date.parse(child.endedAt!) - Date.parse(child.answeredAt!);
+    t.ok(bridgedMs >= 2000 && bridgedMs <= 3000, `the dialled party was hung up within 1 s of the 2 s limit (${bridgedMs} ms)`);
+    const final = await s.finalCall();
+    t.ok((await d.h.store.calls.timeline(final.sid)).some((e) => e.kind === 'dial-time-limit'), 'the timeline says why the bridge ended');
+    const heard = call.heard();
+    if (heard) t.same(heard, ['Time is up.'], 'the caller goes on');
+  });
+
   t.test('Hangup URL receives the final status with ClientRef, signed', async (t) => {
     const d = await make(t);
     const s = await scene(t, d, { client_ref: 'crm-42' });

@@ -118,6 +118,14 @@ t.test('Enqueue: the queue by name, the rest optional, maxWait bounded', async (
   t.match(refused(() => xml(`<Enqueue>${'q'.repeat(65)}</Enqueue>`)), [{ code: 'invalid_text' }]);
 });
 
+t.test('Dial timeLimit: seconds from 1 to 4 hours, in XML and JSON; refused with a conference', async (t) => {
+  t.match(xml('<Dial timeLimit="90">+15551234567</Dial>'), [{ verb: 'dial', timeLimit: 90 }]);
+  t.match(json([{ verb: 'dial', number: '+15551234567', timeLimit: 14400 }]), [{ verb: 'dial', timeLimit: 14400 }]);
+  t.notOk('timeLimit' in xml('<Dial>+15551234567</Dial>')[0]!, 'absent: no limit');
+  for (const bad of ['0', '14401', 'soon']) t.match(refused(() => xml(`<Dial timeLimit="${bad}">+15551234567</Dial>`)), [{ code: 'invalid_attribute' }], bad);
+  t.match(refused(() => xml('<Dial timeLimit="60"><Conference>room</Conference></Dial>')), [{ code: 'invalid_attribute', message: /not to a conference/ }]);
+});
+
 t.test('JSON values keep their JSON types', async (t) => {
   t.match(refused(() => json([{ verb: 'say', text: 'x', loop: '1' }])), [{ code: 'invalid_attribute', path: '$[0].loop' }]);
   t.match(refused(() => json([{ verb: 'say', text: ' ' }])), [{ code: 'invalid_attribute' }], 'blank text');

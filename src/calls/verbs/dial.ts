@@ -23,6 +23,7 @@ export async function dialVerb(flow: Flow, verb: DialVerb): Promise<Outcome> {
     callerId: verb.callerId ?? session.call.from,
     timeoutMs: verb.timeout * 1000,
     record: verb.record,
+    ...(verb.timeLimit === undefined ? {} : { timeLimitMs: verb.timeLimit * 1000 }),
   });
   session.timeline('dial-result', { ...outcome });
   if (!verb.action || session.ended) return { kind: 'next' };

@@ -6,20 +6,28 @@ import { EXPECT, isE164, isUrlReference } from '../values.js';
 import { compact, readXmlLeaf, refuseChild, type VerbDef } from './define.js';
 import { MAX_TARGETS, TARGET_KINDS } from './targets.js';
 
+/** Twilio's longest (and default) timeLimit: four hours. */
+const MAX_TIME_LIMIT_SECONDS = 14_400;
 const BY_XML = new Map(TARGET_KINDS.map((kind) => [kind.xmlName, kind]));
 const BY_TYPE = new Map<unknown, (typeof TARGET_KINDS)[number]>(TARGET_KINDS.map((kind) => [kind.type, kind]));
 const TYPE_NAMES = TARGET_KINDS.map((kind) => `"${kind.type}"`).join(', ');
 
-function withAttributes(f: Fields, targets: DialTarget[]): DialVerb {
-  return compact({
+function withAttributes(f: Fields, targets: DialTarget[], where: IssueLocation): DialVerb {
+  const verb = compact({
     verb: 'dial' as const,
     callerId: f.string('callerId', { check: isE164, expect: EXPECT.e164 }),
     timeout: f.int('timeout', 5, 600, 30),
     action: f.string('action', { check: isUrlReference, expect: EXPECT.urlRef }),
     method: f.method(),
     record: f.oneOf('record', ['do-not-record', 'record-from-answer', 'record-from-ringing'] as const, 'do-not-record'),
+    timeLimit: f.optionalInt('timeLimit', 1, MAX_TIME_LIMIT_SECONDS),
     targets,
   });
+  // A conference member stays until it leaves or the conference ends: there is no bridge for a limit to end.
+  if (verb.timeLimit !== undefined && targets.some((t) => t.type === 'conference')) {
+    f.issues.add('invalid_attribute', 'timeLimit applies to a dialled party, not to a conference', where);
+  }
+  return verb;
 }
 
 function checkTargetCount(count: number, issues: IssueList, where: IssueLocation): void {
@@ -99,12 +107,12 @@ export const dial: VerbDef = {
   jsonName: 'dial',
   fromXml(el, cx) {
     const f = xmlFields(el, cx.issues);
-    const verb = withAttributes(f, targetsFromXml(el, f, cx.issues));
+    const verb = withAttributes(f, targetsFromXml(el, f, cx.issues), el.pos ?? {});
     f.finish();
     return verb;
   },
   fromJson(f, _cx, path) {
-    const verb = withAttributes(f, targetsFromJson(f, path));
+    const verb = withAttributes(f, targetsFromJson(f, path), { path });
     f.finish();
     return verb;
   },
