@@ -65,8 +65,9 @@ async function run(session: CallSession, req: PlaceCall, progress: (e: 'ringing'
     await session.finish({ cause: 'failed', by: 'remote' });
     return;
   }
+  const signal = req.signal ? AbortSignal.any([req.signal, session.withdrawn]) : session.withdrawn;
   const result = await engine.originate({
-    target: vetted.target, callerId: req.from, timeoutMs: req.timeoutMs, ...(req.signal ? { signal: req.signal } : {}), ...(req.bridgeWith ? { bridgeWith: req.bridgeWith } : {}),
+    target: vetted.target, callerId: req.from, timeoutMs: req.timeoutMs, signal, ...(req.bridgeWith ? { bridgeWith: req.bridgeWith } : {}),
     onRinging: () => {
       store.calls.setStatus(session.sid, 'ringing').catch((err: unknown) => session.log.warn({ err }, 'ringing status not stored'));
       progress('ringing');
@@ -78,6 +79,8 @@ async function run(session: CallSession, req: PlaceCall, progress: (e: 'ringing'
     return;
   }
   await session.adopt(result.leg);
+  // Withdrawn as it was answered: the answer won the race, so the answered call is hung up instead.
+  if (session.withdrawn.aborted) return session.hangup();
   progress('in-progress');
   if (req.record) await session.startRecording({ source: 'call', ...req.record });
   if (req.markup.kind === 'task') return req.markup.run(session);

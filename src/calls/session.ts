@@ -31,6 +31,11 @@ export class CallSession {
   /** Each recording is finalized once (an API stop and the call's end can race): recording sid → its outcome. */
   readonly #stops = new Map<string, Promise<RecordingRecord>>();
   #timelineWrites: Promise<void> = Promise.resolve();
+  /** Aborted when a REST client ends the call before it was answered: an outbound call being placed is withdrawn. */
+  readonly #withdrawal = new AbortController();
+  #settle!: (call: CallRecord) => void;
+  /** The call's final state, once stored. */
+  readonly finalState = new Promise<CallRecord>((resolve) => { this.#settle = resolve; });
 
   constructor(
     readonly services: CallServices,
@@ -96,6 +101,23 @@ export class CallSession {
     if (this.#leg) await this.#leg.hangup();
     else await this.incoming?.reject(reason);
     await this.finish({ cause: reason === 'busy' ? 'busy' : 'rejected', by: 'local' });
+  }
+
+  /** Aborted once a REST client withdraws the call while it is being placed (endByRequest). */
+  get withdrawn(): AbortSignal { return this.#withdrawal.signal; }
+
+  /**
+   * Ends the call at a REST client's request (POST /api/calls/{sid}): an answered call is hung up (BYE), an
+   * inbound call still ringing is refused, an outbound call still being placed is withdrawn (CANCEL). The call's
+   * running markup stops with its leg, as when the caller hangs up. finalState says how it ended.
+   */
+  async endByRequest(cause: 'api-hangup' | 'api-cancel'): Promise<void> {
+    this.#finalCause ??= cause;
+    void this.timeline('ended-by-request', { cause });
+    if (!this.#leg && this.#answering) await this.#answering.catch(() => undefined);
+    if (this.#leg) await this.#leg.hangup();
+    else if (this.incoming) await this.reject('unavailable', 'canceled', cause);
+    else this.#withdrawal.abort();
   }
 
   async hangup(cause = 'hangup'): Promise<void> {
@@ -190,6 +212,7 @@ export class CallSession {
     for (const hook of this.#finalHooks) {
       await Promise.resolve(hook(this.call)).catch((err: unknown) => this.log.warn({ err }, 'final hook failed'));
     }
+    this.#settle(this.call);
     return this.call;
   }
 

@@ -75,6 +75,12 @@ export const errors = {
     new ApiError(429, 'calls_per_second_exceeded', `This account may place at most ${cap} calls per second; retry after ${retryAfterSeconds} s.`,
       { liveCode: true, headers: refusedHeaders({ limit: cap, remaining: 0, resetAt }, retryAfterSeconds) }),
   callNotPlaced: (reason: string) => new ApiError(500, 'call_not_placed', `The call could not be placed: ${reason}.`),
+  callEnded: (status: string) =>
+    new ApiError(409, 'call_ended', `The call has already ended (${status}); it cannot be changed.`, { liveCode: true }),
+  callAnswered: () =>
+    new ApiError(409, 'call_in_progress', 'The call has been answered: "canceled" is for a call still queued or ringing; set status "completed" to hang it up.', { liveCode: true }),
+  callNotCarriedHere: () =>
+    new ApiError(409, 'call_not_carried_here', 'The call is not running on this control plane (it may be left over from a restart and about to be reconciled); it cannot be changed here.', { liveCode: true }),
   callNotInProgress: (status: string) =>
     new ApiError(409, 'call_not_in_progress', `The call is ${status}; recording can only be controlled while it is in progress.`, { liveCode: true }),
   recordingImmutable: () =>

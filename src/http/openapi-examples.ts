@@ -98,6 +98,7 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
   'POST /api/calls': { 201: queuedCall },
   'GET /api/calls': { 200: { data: [call], next_page_token: 'eyJjIjoiMjAyNi0xMS0yNFQxMDoxNTowMi4xMThaIn0' } },
   'GET /api/calls/{callSid}': { 200: call },
+  'POST /api/calls/{callSid}': { 200: { ...call, duration: 41, ended_at: '2026-11-24T10:15:46.502Z', hangup_cause: 'api-hangup', recordings: [] } },
   'GET /api/calls/{callSid}/recordings': { 200: { data: [recording] } },
   'POST /api/calls/{callSid}/recordings': { 201: { ...recording, status: 'in-progress', duration: null, completed_at: null } },
   'POST /api/calls/{callSid}/recordings/{recordingSid}': { 200: { ...recording, status: 'paused', duration: null, completed_at: null } },

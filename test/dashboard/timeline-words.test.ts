@@ -27,6 +27,11 @@ t.test('every kind is a sentence', async (t) => {
     ['ended', { status: 'failed', cause: 'something-new', by: 'local' }, /^Call ended \(something-new\), by the platform$/],
     ['dial', { targets: [{ call_sid: 'CA1', to: '+15550002000' }, { call_sid: 'CA2', to: 'sip:bob@example.com' }] }, /^Dialling \+15550002000, sip:bob@example.com$/],
     ['dial-answered', { call_sid: 'CA1' }, /^The dialled party answered; the calls are connected$/],
+    ['dial-time-limit', { call_sid: 'CA1', seconds: 90 }, /^The dialled call reached its time limit \(90 s\) and was hung up$/],
+    ['webhook-fallback', { url: 'https://b.example/fb', error_url: 'https://a.example/voice', error_reason: 'webhook answered HTTP 500' },
+      /^The webhook was unavailable \(webhook answered HTTP 500\): asked the fallback URL https:\/\/b\.example\/fb$/],
+    ['ended-by-request', { cause: 'api-hangup' }, /^A request hung up the call$/],
+    ['ended', { status: 'completed', cause: 'api-hangup', by: 'local' }, /^Call ended by a request to hang it up, by the platform$/],
     ['recording-completed', { recording_sid: 'RE1', duration_ms: 4200 }, /^Recording completed \(4\.2 s\)$/],
     ['media-ready', { url: 'x', via: 'cache', latency_ms: 3 }, /^Media ready$/],
   ];

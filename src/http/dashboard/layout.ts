@@ -27,6 +27,7 @@ const NOTICES: Record<string, string> = {
   rotated: 'Signing secret rotated. Update your webhook verification with the new secret.',
   'signed-out': 'You are signed out.',
   'conference-ended': 'Conference ended: every participant was disconnected.',
+  'call-ended': 'Call ended.',
   'participant-updated': 'Participant updated.',
   'participant-removed': 'Participant removed: its call was disconnected.',
   'queue-created': 'Queue created.',

@@ -3,14 +3,15 @@ import { Type } from '@sinclair/typebox';
 import type { CallServices } from '../../calls/services.js';
 import type { CallsPerSecondCap } from '../../calls/cps-limiter.js';
 import { placeCall } from '../../calls/outbound.js';
+import { endByRequest, type EndRefusal } from '../../calls/end-by-request.js';
 import type { CallDispatcher } from '../../calls/dispatcher.js';
 import { toPlacement } from '../../calls/place-request.js';
 import { checkCustomerUrl, checkStreamUrl } from '../../net/index.js';
 import type { PlaceCall } from '../../calls/outbound.js';
 import { sipUrisOf } from '../../markup/index.js';
 import type { CallRecord } from '../../store/calls.js';
-import { errors, type FieldErrors } from '../errors.js';
-import { CallCreateBody, CallList, CallListQuery, CallResource, type CallCreateInput, type CallListInput } from '../schemas/call.js';
+import { errors, type ApiError, type FieldErrors } from '../errors.js';
+import { CallCreateBody, CallList, CallListQuery, CallResource, CallUpdateBody, type CallCreateInput, type CallListInput, type CallUpdateInput } from '../schemas/call.js';
 import { callView } from './call-views.js';
 import { authErrors, notFoundError, validationError } from './error-responses.js';
 
@@ -39,6 +40,13 @@ async function refusedSipNames(services: CallServices, placement: PlaceCall): Pr
   }
   return Object.keys(errors).length > 0 ? errors : null;
 }
+
+/** The API's words for what endByRequest refuses. */
+const END_REFUSALS: Record<EndRefusal, (call: CallRecord) => ApiError> = {
+  call_ended: (call) => errors.callEnded(call.status),
+  call_in_progress: () => errors.callAnswered(),
+  call_not_carried_here: () => errors.callNotCarriedHere(),
+};
 
 export async function callRoutes(app: FastifyInstance, deps: { services: CallServices; cps: CallsPerSecondCap; dispatcher: CallDispatcher }): Promise<void> {
   const { services, cps, dispatcher } = deps;
@@ -73,6 +81,18 @@ export async function callRoutes(app: FastifyInstance, deps: { services: CallSer
   app.get<{ Params: { callSid: string } }>('/api/calls/:callSid', {
     schema: { tags, security, summary: 'Fetch a call', params: SidParams, response: { 200: CallResource, ...notFoundError, ...authErrors } },
   }, async (req) => view(await loadCall(services, req)));
+
+  app.post<{ Params: { callSid: string }; Body: CallUpdateInput }>('/api/calls/:callSid', {
+    schema: {
+      tags, security, summary: 'End a call: hang it up, or cancel it while it rings', params: SidParams, body: CallUpdateBody,
+      response: { 200: CallResource, 409: { $ref: 'LiveError#' }, ...notFoundError, ...validationError, ...authErrors },
+    },
+  }, async (req) => {
+    const call = await loadCall(services, req);
+    const ended = await endByRequest(services, call, req.body.status);
+    if (!ended.ok) throw END_REFUSALS[ended.refusal](call);
+    return view(ended.call);
+  });
 
   app.get<{ Querystring: CallListInput }>('/api/calls', {
     schema: { tags, security, summary: 'List calls, newest first, with filters', querystring: CallListQuery, response: { 200: CallList, ...validationError, ...authErrors } },

@@ -18,6 +18,13 @@ export const CallCreateBody = Type.Object({
 }, { $id: 'CallCreate' });
 export type CallCreateInput = Static<typeof CallCreateBody>;
 
+export const CallUpdateBody = Type.Object({
+  status: StringEnum(['completed', 'canceled'] as const, {
+    description: '"completed" ends the call whatever its state (an answered call is hung up, a ringing one withdrawn or refused); "canceled" ends a call only while it is queued or ringing (409 call_in_progress once answered).',
+  }),
+}, { $id: 'CallUpdate', additionalProperties: false });
+export type CallUpdateInput = Static<typeof CallUpdateBody>;
+
 export const RecordingSummary = Type.Object({
   sid: Type.String(),
   call_sid: Type.String(),

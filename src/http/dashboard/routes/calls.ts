@@ -1,15 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { queryOf, sendPage, viewerOf, type Dashboard } from '../context.js';
+import { queryOf, sendPage, viewerOf, type Dashboard, type Viewer } from '../context.js';
+import { endByRequest, type EndRefusal } from '../../../calls/end-by-request.js';
 import { FormRender, type FieldErrors } from '../forms.js';
-import type { CallDirection, CallFilter, CallStatus } from '../../../store/calls.js';
+import type { CallDirection, CallFilter, CallRecord, CallStatus } from '../../../store/calls.js';
 import { CALL_DIRECTIONS, CALL_STATUSES, callsView } from '../views/calls.js';
 import { callView } from '../views/call.js';
 import { readFullDate } from '../../../rfc3339.js';
 import { errorView } from '../views/auth.js';
 
 const PAGE_SIZE = 25;
+/** Why Hang up did nothing, in words (endByRequest's refusals; "canceled" is never asked here). */
+const HANGUP_REFUSALS: Record<EndRefusal, string> = {
+  call_ended: 'This call has already ended.',
+  call_in_progress: 'This call is in progress.',
+  call_not_carried_here: 'This call is not running on this server (it may be left over from a restart): it cannot be hung up here.',
+};
 const SID = /^CA[0-9a-f]{32}$/;
 const DAY_MS = 86_400_000;
 
@@ -65,12 +72,27 @@ export function callRoutes(app: FastifyInstance, d: Dashboard): void {
   const conferencesOf = async (callSid: string) => Promise.all((await d.store.conferences.participationsOfCall(callSid))
     .map(async (p) => ({ p, conference: (await d.store.conferences.get(p.conferenceSid))! })));
 
+  const callPage = async (v: Viewer, call: CallRecord, opts: { problem?: string; notice?: string } = {}) => {
+    const children = (await d.store.calls.list(v.account.id, { parentSid: call.sid, limit: 100 })).calls;
+    return callView(v, call, await d.store.calls.timeline(call.sid), await d.store.recordings.listForCall(call.sid), children, await conferencesOf(call.sid), opts);
+  };
+
   app.get<{ Params: { sid: string } }>('/calls/:sid', async (req, reply) => {
     const v = viewerOf(req);
     const call = await d.store.calls.getForAccount(v.account.id, req.params.sid);
     if (!call) return sendPage(reply, errorView(404, 'There is no such call on this account.', viewerOf(req)), 404);
-    const children = (await d.store.calls.list(v.account.id, { parentSid: call.sid, limit: 100 })).calls;
-    return sendPage(reply, callView(v, call, await d.store.calls.timeline(call.sid), await d.store.recordings.listForCall(call.sid), children, await conferencesOf(call.sid)));
+    const done = queryOf(req).done;
+    return sendPage(reply, await callPage(v, call, done ? { notice: done } : {}));
+  });
+
+  // The API's rules (POST /api/calls/{sid} with status "completed"); a refusal shows the page with the reason.
+  app.post<{ Params: { sid: string } }>('/calls/:sid/hangup', async (req, reply) => {
+    const v = viewerOf(req);
+    const call = await d.store.calls.getForAccount(v.account.id, req.params.sid);
+    if (!call) return sendPage(reply, errorView(404, 'There is no such call on this account.', v), 404);
+    const ended = await endByRequest(d.callServices, call, 'completed');
+    if (!ended.ok) return sendPage(reply, await callPage(v, call, { problem: HANGUP_REFUSALS[ended.refusal] }), 409);
+    return reply.redirect(`/dashboard/calls/${call.sid}?done=call-ended`, 303);
   });
 
   // Session-authenticated media for the page's <audio>; a foreign or unknown SID is the same 404.

@@ -1,5 +1,5 @@
 import { html, type Html } from '../html.js';
-import { page } from '../layout.js';
+import { actionButton, page } from '../layout.js';
 import type { Viewer } from '../context.js';
 import type { CallRecord, TimelineEntry } from '../../../store/calls.js';
 import type { RecordingRecord } from '../../../store/recordings.js';
@@ -8,8 +8,12 @@ import type { Conference, Participant } from '../../../conferences/repo.js';
 import { causeInWords, timelineTable } from './timeline.js';
 import { waterfall } from './waterfall.js';
 
-export function callView(v: Viewer, c: CallRecord, timeline: TimelineEntry[], recordings: RecordingRecord[], children: CallRecord[], conferences: Array<{ p: Participant; conference: Conference }> = []): Html {
-  return page({ title: `Call ${c.sid}`, viewer: v, section: 'calls' }, html`
+/** `problem`: why a Hang up was refused; `notice`: the key of the confirmation after one. */
+export function callView(v: Viewer, c: CallRecord, timeline: TimelineEntry[], recordings: RecordingRecord[], children: CallRecord[],
+  conferences: Array<{ p: Participant; conference: Conference }> = [], opts: { problem?: string; notice?: string } = {}): Html {
+  return page({ title: `Call ${c.sid}`, viewer: v, section: 'calls', notice: opts.notice }, html`
+    ${opts.problem ? html`<p class="field-error" role="alert">${opts.problem}</p>` : ''}
+    ${c.endedAt ? '' : html`<div class="actions">${actionButton(`/dashboard/calls/${c.sid}/hangup`, 'Hang up', v.csrf, { danger: true, confirm: 'Hang up this call? Whoever is on it is disconnected.' })}</div>`}
     <dl class="facts">
       <dt>Direction</dt><dd>${c.direction}</dd>
       <dt>From</dt><dd>${c.from}</dd><dt>To</dt><dd>${c.to}</dd>

@@ -14,6 +14,7 @@ const CAUSES: Record<string, string> = {
   'ivr-hangup': 'by the menu', 'forward-done': 'after the forwarded call', 'dial-done': 'after the dialled call',
   'conference-participant-removed': 'when removed from the conference', 'conference-left': 'after leaving the conference',
   'conference-ended': 'when the conference ended', 'number-inactive': 'because the number is inactive', 'after-hours': 'because it was after hours',
+  'api-hangup': 'by a request to hang it up', 'api-cancel': 'by a request to cancel it',
 };
 export const causeInWords = (cause: unknown) => CAUSES[str(cause)] ?? `(${str(cause)})`;
 
@@ -58,6 +59,9 @@ export function describeEvent(kind: string, d: Detail): string {
     case 'application-error': return `Application error: ${str(d.reason)}`;
     case 'dial': return `Dialling ${Array.isArray(d.targets) ? d.targets.map((x) => str((x as Detail).to)).join(', ') : ''}`;
     case 'dial-answered': return 'The dialled party answered; the calls are connected';
+    case 'dial-time-limit': return `The dialled call reached its time limit (${str(d.seconds)} s) and was hung up`;
+    case 'webhook-fallback': return `The webhook was unavailable (${str(d.error_reason)}): asked the fallback URL ${str(d.url)}`;
+    case 'ended-by-request': return d.cause === 'api-cancel' ? 'A request canceled the call' : 'A request hung up the call';
     case 'dial-result': return `Dial finished: ${str(d.status ?? d.kind)}`;
     case 'conference-joined': return `Joined a conference${d.muted ? ' (muted)' : ''}`;
     case 'conference-left': return 'Left the conference';
