@@ -28,8 +28,11 @@ export interface RealPlacedCall extends PlacedCall {
   sipp: SippRun;
 }
 
-/** `inband`: the caller's SDP has no telephone-event, so its keys are DTMF tones in its audio. */
-export type RealCallerPlan = CallerPlan & { inband?: boolean };
+/**
+ * `inband`: the caller's SDP has no telephone-event, so its keys are DTMF tones in its audio. `referTo`: once
+ * answered, the caller sends REFER there, expects 603 Decline and hangs up (its exit code says whether it got it).
+ */
+export type RealCallerPlan = CallerPlan & { inband?: boolean; referTo?: string };
 
 export type RealDriver = Omit<EngineDriver, 'inbound' | 'fromTrunk'> & {
   engines: RunningEngines;
@@ -109,7 +112,7 @@ export function realDrivers(root: Test, bins: EngineBinaries): (t: Test, env?: (
       await Promise.all([...partiesReady]);
       const rtp = await rtpRecorder();
       const localPort = auth ? await freePort() : callerPort;
-      const sipp = await runCaller({ target, localPort, rtpPort: rtp.port, from, to, plan, scratch, inband: plan.inband, ...(auth ? { auth } : {}) });
+      const sipp = await runCaller({ target, localPort, rtpPort: rtp.port, from, to, plan, scratch, inband: plan.inband, ...(auth ? { auth } : {}), ...(plan.referTo ? { referTo: plan.referTo } : {}) });
       running.add(sipp);
       const ended = sipp.exited.then((code) => { running.delete(sipp); rtp.close(); return code; });
       // Answered once any RTP arrives; "up" once the caller hears something (the platform is talking to it).

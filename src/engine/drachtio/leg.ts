@@ -66,6 +66,12 @@ export class DrachtioLeg implements CallLeg, MediaContext {
       this.digits.push(dtmf);
     });
     dialog.on('destroy', () => this.#end({ cause: 'normal', by: 'remote' }));
+    // No transfer is carried out for the far end: its REFER is declined. Unheard, drachtio-srf answers 200, which
+    // tells a PBX or phone its transfer is under way when nothing will happen.
+    dialog.on('refer', (_req: unknown, res: { send(status: number): void }) => {
+      log.info('REFER declined (603): transfers asked by the far end are not offered');
+      res.send(603);
+    });
     // FreeSWITCH dropping the channel (shutdown, media timeout) ends the call for the far end too. fsmrf reports
     // no reason only when the channel's own event socket closed: FreeSWITCH is gone.
     ep.on('destroy', (e?: { reason?: string }) => {

@@ -3,7 +3,7 @@
 // a SIP seat, and a supervisor called in while they talk, in each mode. Every party sends its own tone; each
 // listener's packets are measured (support/leg-audio.ts). Rooms of participants and callbacks: dialled-room-audio.
 import t from 'tap';
-import { agentIdle, heardOnset, listenFor, sendersReport, sipSeat, tally, toneCaller, toneParty, v1, CALLS, CALLER_HZ, WAIT_MS } from './support/leg-audio.js';
+import { agentIdle, heardOnset, listenFor, sendersReport, sipSeat, tally, toneCaller, toneParty, v1, whyNoAgent, CALLS, CALLER_HZ, WAIT_MS } from './support/leg-audio.js';
 import { enginesOrSkip } from '../../helpers/engines.js';
 import { until } from '../../helpers/waits.js';
 import { xml } from '../../helpers/webhook-app.js';
@@ -65,7 +65,8 @@ if (bins) {
       if (!(await heardOnset(call.phone, 0, [agentHz]))) {
         // Nothing to call a supervisor into: each mode counts the call as failed, with what the caller heard.
         const heard = await listenFor(call.phone, 0, [agentHz], [], 0);
-        for (const mode of modes) calls[mode]!.record(`call ${i + 1}, ${mode} (phones answer ${codec}): before the supervisor`, [['caller hears agent', heard]]);
+        const why = await whyNoAgent(d, agent, seat);
+        for (const mode of modes) calls[mode]!.record(`call ${i + 1}, ${mode} (phones answer ${codec}): before the supervisor`, [['caller hears agent', heard]], why);
       } else {
         for (const [n, mode] of modes.entries()) {
           const number = `+1555444${String(i * modes.length + n).padStart(4, '0')}`;

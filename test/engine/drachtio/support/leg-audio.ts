@@ -206,6 +206,8 @@ export async function sipSeat(t: Test, d: RealDriver, trunk: { username: string;
       current = await answerOnce(t, d, port, hz, codec);
       return current.phone;
     },
+    /** What the seat's sipp printed for its current call, for a failure message. */
+    output: () => current?.sipp.output().slice(-600) ?? '(no call yet)',
   };
 }
 
@@ -220,6 +222,18 @@ export async function toneParty(t: Test, d: RealDriver, number: string, hz: numb
   // again, and a second carrier of that name was refused ('a carrier named "party-37995" already exists').
   await d.h.store.carriers.add({ name: `party-${number.slice(1)}`, host: '127.0.0.1', port, prefix: number });
   return answerOnce(t, d, port, hz, codec);
+}
+
+/**
+ * Why a caller heard no agent, for the failure message: the agent's state, the newest inbound call's last timeline
+ * entries, and what the seat's sipp printed. A loaded run once lost every agent from the 11th call on; alone,
+ * 14 calls were whole.
+ */
+export async function whyNoAgent(d: RealDriver, agentSid: string, seat: { output(): string }): Promise<string> {
+  const agent = await d.h.store.sql.one<{ status: string; activity: string }>('SELECT status, activity FROM acd_agents WHERE sid = ?', [agentSid]);
+  const call = await d.h.store.sql.one<{ sid: string }>("SELECT sid FROM calls WHERE direction = 'inbound' ORDER BY created_at DESC, sid DESC LIMIT 1");
+  const timeline = call ? (await d.h.store.calls.timeline(call.sid)).slice(-8).map((e) => `${e.kind} ${JSON.stringify(e.detail)}`) : [];
+  return `agent ${JSON.stringify(agent)}; caller's timeline: ${timeline.join(' | ')}; seat sipp: ${seat.output()}`;
 }
 
 /** Whether the ACD agent `sid` is idle again (its call over, wrap-up done): read from the store, whichever backend. */
