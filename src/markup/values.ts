@@ -4,6 +4,7 @@
  */
 
 import { isName, NAME_LIMITS } from '../names/index.js';
+import { splitSipUriHeaders } from '../net/sip-uri-headers.js';
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -44,8 +45,9 @@ export function isUrlReference(value: string): boolean {
 const SIP_URI =
   /^sips?:(?:[^@\s<>"]{1,256}@)?(?:\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(?::\d{1,5})?(?:[;?][^\s<>"]*)?$/;
 
+/** A sip:/sips: URI; anything after `?` must be X- headers (sip-uri-headers.ts). */
 export function isSipUri(value: string): boolean {
-  return value.length <= 512 && SIP_URI.test(value);
+  return value.length <= 512 && SIP_URI.test(value) && splitSipUriHeaders(value).ok;
 }
 
 export function isCallSid(value: string): boolean {
@@ -100,7 +102,7 @@ export const EXPECT = {
   httpUrl: 'an absolute http(s) URL',
   urlRef: 'an http(s) URL or a path relative to the document',
   e164: 'an E.164 number such as +15551234567',
-  sipUri: 'a sip: or sips: URI',
+  sipUri: 'a sip: or sips: URI (after ?, only X- headers: ?X-Name=value&X-Other=value)',
   client: 'a client identity (1-128 letters, digits, "_", ".", "@" or "-")',
   sendDigits: 'up to 32 of 0-9, *, #, w and W',
   conferenceName: `a conference name (${NAME_RULE(NAME_LIMITS.conference)})`,

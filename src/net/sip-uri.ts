@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { normalizeHost } from './url-policy.js';
+import { splitSipUriHeaders } from './sip-uri-headers.js';
 
 export type SipTransport = 'udp' | 'tcp' | 'tls' | 'ws' | 'wss';
 
@@ -22,14 +23,16 @@ const TRANSPORTS = new Set<string>(['udp', 'tcp', 'tls', 'ws', 'wss']);
 const HOSTPORT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._~%-]+)(?::(\d{1,5}))?$/;
 
 /**
- * Parses a destination URI strictly. Parameters that re-route the request (maddr) and embedded headers
- * (a Route header in `?...`) are refused: they would send the INVITE somewhere other than the host judged.
+ * Parses a destination URI strictly. Parameters that re-route the request (maddr) and embedded headers other
+ * than X- ones (a Route header in `?...`) are refused: they would send the INVITE somewhere other than the host
+ * judged. X- headers (sip-uri-headers.ts) go with the INVITE and do not change where it goes.
  */
 export function parseSipUri(raw: string): SipUriParse {
   const scheme = /^(sips?):/i.exec(raw)?.[1]?.toLowerCase() as 'sip' | 'sips' | undefined;
   if (!scheme) return { ok: false, reason: 'not a sip: or sips: URI' };
-  const rest = raw.slice(scheme.length + 1);
-  if (rest.includes('?')) return { ok: false, reason: 'headers in the URI (?...) are not allowed' };
+  const split = splitSipUriHeaders(raw);
+  if (!split.ok) return split;
+  const rest = split.uri.slice(scheme.length + 1);
   const [address = '', ...params] = rest.split(';');
   const at = address.lastIndexOf('@');
   const user = at === -1 ? null : address.slice(0, at);

@@ -126,6 +126,11 @@ t.test('Dial timeLimit: seconds from 1 to 4 hours, in XML and JSON; refused with
   t.match(refused(() => xml('<Dial timeLimit="60"><Conference>room</Conference></Dial>')), [{ code: 'invalid_attribute', message: /not to a conference/ }]);
 });
 
+t.test('a <Sip> URI may carry X- headers after ?, nothing else', async (t) => {
+  t.match(xml('<Dial><Sip>sip:bob@pbx.example.com?X-Tenant=acme&amp;X-Case=42</Sip></Dial>'), [{ targets: [{ type: 'sip', uri: 'sip:bob@pbx.example.com?X-Tenant=acme&X-Case=42' }] }]);
+  t.match(refused(() => xml('<Dial><Sip>sip:bob@pbx.example.com?Route=%3Csip:evil.example.com%3E</Sip></Dial>')), [{ code: 'invalid_text', message: /only X- headers/ }]);
+});
+
 t.test('JSON values keep their JSON types', async (t) => {
   t.match(refused(() => json([{ verb: 'say', text: 'x', loop: '1' }])), [{ code: 'invalid_attribute', path: '$[0].loop' }]);
   t.match(refused(() => json([{ verb: 'say', text: ' ' }])), [{ code: 'invalid_attribute' }], 'blank text');

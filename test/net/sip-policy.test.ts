@@ -1,5 +1,6 @@
 import t from 'tap';
 import { SipTargetPolicy, parseSipUri } from '../../src/net/index.js';
+import { splitSipUriHeaders } from '../../src/net/sip-uri-headers.js';
 import { HOSTILE_SIP_URIS, RESOLVER_HOSTILE } from './support/hostile-sip-uris.js';
 
 const resolve = async (name: string) => {
@@ -72,5 +73,25 @@ t.test('parsing canonicalises what the resolver would accept', async (t) => {
   t.equal(host('sip:example.com'), 'example.com');
   for (const bad of ['tel:+15550100', 'sip:', 'sip:@example.com', 'sip:a@exa mple.com', 'sip:a@example.com;transport=sctp', 'sip:a@example.com:99999', 'http://example.com']) {
     t.notOk(parseSipUri(bad).ok, `${bad} refused`);
+  }
+});
+
+t.test('X- headers after ? go with the INVITE; any other header, a control character or a repeat is refused', async (t) => {
+  t.same(splitSipUriHeaders('sip:bob@sip.example.com?X-Tenant=acme&X-Case=a%20b'), { ok: true, uri: 'sip:bob@sip.example.com', headers: { 'X-Tenant': 'acme', 'X-Case': 'a b' } });
+  t.same(splitSipUriHeaders('sip:bob@sip.example.com'), { ok: true, uri: 'sip:bob@sip.example.com', headers: {} });
+  t.ok(parseSipUri('sip:bob@sip.example.com:5070?X-Tenant=acme').ok, 'the policy takes a URI with X- headers');
+  const refusals: Array<[string, RegExp]> = [
+    ['sip:bob@sip.example.com?Route=%3Csip:10.0.0.1%3E', /only X- headers/],
+    ['sip:bob@sip.example.com?X-A=1%0D%0AVia:%20x', /printable ASCII/],
+    ['sip:bob@sip.example.com?X-A=%E2%80%AE', /printable ASCII/],
+    ['sip:bob@sip.example.com?X-A=%zz', /percent-encoding/],
+    ['sip:bob@sip.example.com?X-A=1&x-a=2', /twice/],
+    [`sip:bob@sip.example.com?${Array.from({ length: 9 }, (_, i) => `X-H${i}=v`).join('&')}`, /at most 8/],
+    [`sip:bob@sip.example.com?X-A=${'v'.repeat(257)}`, /at most 256/],
+  ];
+  for (const [uri, reason] of refusals) {
+    const split = splitSipUriHeaders(uri);
+    t.match(split, { ok: false, reason }, uri.slice(0, 80));
+    t.match(parseSipUri(uri), { ok: false }, 'and the policy refuses it');
   }
 });

@@ -1,6 +1,7 @@
 // The hostile SIP destination corpus on every surface that takes a SIP URI: the API's `to` and inline
 // <Dial><Sip> are refused with 422 before anything is dialled; a fetched document's hostile <Sip> targets each
-// fail visibly (timeline) and are never handed to the engine. The dashboard takes no SIP URI (its test call
+// fail visibly (timeline) and are never handed to the engine, and one the linter refuses (a header other than X-
+// after ?) refuses the whole document before anything is dialled. The dashboard takes no SIP URI (its test call
 // dials the account's own numbers).
 import t from 'tap';
 import { NumberService } from '../../src/numbers/service.js';
@@ -8,6 +9,7 @@ import { startHarness, type Harness } from '../helpers/harness.js';
 import { scaledClock } from '../helpers/scaled-clock.js';
 import { startWebhookApp, xml } from '../helpers/webhook-app.js';
 import { HOSTILE_SIP_URIS } from '../net/support/hostile-sip-uris.js';
+import { isSipUri } from '../../src/markup/values.js';
 
 const DID = '+15550001000';
 const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
@@ -33,14 +35,38 @@ t.test('API: a hostile `to` or inline <Dial><Sip> is a 422 that says why; nothin
   }
 });
 
-t.test('fetched markup: each hostile <Sip> fails visibly and is never dialled; the call goes on', async (t) => {
+/** The corpus entries that pass the markup linter's syntax check: the target policy refuses them at dial time. */
+const LINTED = HOSTILE_SIP_URIS.filter(isSipUri);
+
+async function numberWithWebhook(t: Parameters<typeof startHarness>[0]) {
   const h = await startHarness(t, { clock: scaledClock(50), env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
   const { id } = await h.account();
   const app = await startWebhookApp(t);
   await new NumberService(h.store.numbers, { allowLocalTargets: true }).add(DID, id, { webhook_url: `${app.url}/voice` });
+  return { h, app };
+}
+
+t.test('fetched markup: a <Sip> whose URI carries a header other than X- refuses the document; nothing is dialled', async (t) => {
+  const refusedAtLint = HOSTILE_SIP_URIS.filter((u) => !isSipUri(u));
+  t.ok(refusedAtLint.length >= 1, `${refusedAtLint.length} refused by the linter`);
+  for (const uri of refusedAtLint) {
+    const { h, app } = await numberWithWebhook(t);
+    app.on('/voice', xml(`<Dial timeout="5"><Sip>${escape(uri)}</Sip></Dial><Say>Still here.</Say>`));
+    const call = h.engine.simulateInbound({ from: '+15557770001', to: DID });
+    await call.ended;
+    await h.app.calls.settled();
+    const parent = (await h.store.sql.one<{ sid: string; hangup_cause: string }>('SELECT sid, hangup_cause FROM calls WHERE parent_sid IS NULL ORDER BY created_at DESC, sid DESC LIMIT 1'))!;
+    t.equal(parent.hangup_cause, 'application-error', `${uri}: the document is refused`);
+    t.ok((await h.store.calls.timeline(parent.sid)).some((e) => e.kind === 'markup-error'), 'the timeline says why');
+    t.same(h.engine.originated(), [], 'nothing dialled');
+  }
+});
+
+t.test('fetched markup: each hostile <Sip> fails visibly and is never dialled; the call goes on', async (t) => {
+  const { h, app } = await numberWithWebhook(t);
   // Up to 10 targets per <Dial>: the corpus in chunks, each a Dial whose every target must be refused.
   const chunks: string[][] = [];
-  for (let i = 0; i < HOSTILE_SIP_URIS.length; i += 10) chunks.push(HOSTILE_SIP_URIS.slice(i, i + 10));
+  for (let i = 0; i < LINTED.length; i += 10) chunks.push(LINTED.slice(i, i + 10));
   const dials = chunks.map((c) => `<Dial timeout="5">${c.map((u) => `<Sip>${escape(u)}</Sip>`).join('')}</Dial>`).join('');
   app.on('/voice', xml(`${dials}<Say>Still here.</Say>`));
 
@@ -49,9 +75,9 @@ t.test('fetched markup: each hostile <Sip> fails visibly and is never dialled; t
   await h.app.calls.settled();
   const parent = (await h.store.sql.one<{ sid: string }>('SELECT sid FROM calls WHERE parent_sid IS NULL ORDER BY created_at DESC, sid DESC LIMIT 1'))!;
   const refused = (await h.store.calls.timeline(parent.sid)).filter((e) => e.kind === 'dial-target-refused');
-  t.equal(refused.length, HOSTILE_SIP_URIS.length, 'one timeline entry per hostile target');
+  t.equal(refused.length, LINTED.length, 'one timeline entry per hostile target');
   const children = await h.store.sql.all<{ status: string }>('SELECT status FROM calls WHERE parent_sid = ?', [parent.sid]);
-  t.equal(children.length, HOSTILE_SIP_URIS.length, 'each attempt is in the call log');
+  t.equal(children.length, LINTED.length, 'each attempt is in the call log');
   t.ok(children.every((c) => c.status === 'failed'), 'each attempt failed');
   t.same(h.engine.originated(), [], 'the engine was asked to dial none of them');
   t.ok(call.transcript.some((e) => e.type === 'heard-say' && e.text === 'Still here.'), 'the call went on with the next verb');

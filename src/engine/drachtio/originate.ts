@@ -14,9 +14,11 @@ import { DrachtioLeg } from './leg.js';
 import { readThroughJitterBuffer } from './jitter-buffer.js';
 import { quietly } from './media-context.js';
 import type { Registrar } from './registrar.js';
+import { splitSipUriHeaders } from '../../net/sip-uri-headers.js';
 import type { OnServer } from './media-pool.js';
 
-interface Route { uri: string; proxy?: string; auth?: { username: string; password: string }; to: string; lateOffer?: boolean }
+/** `headers`: the X- headers a <Sip> target's URI carried, sent with the INVITE. */
+interface Route { uri: string; proxy?: string; auth?: { username: string; password: string }; to: string; lateOffer?: boolean; headers?: Record<string, string> }
 
 /** What drachtio-srf gives back for an answered late-offer INVITE (`noAck`): the far end's offer, ACK pending. */
 interface UnackedAnswer { sdp: string; ack(sdp: string): Promise<Srf.Dialog>; destroy(): Promise<void> }
@@ -48,8 +50,15 @@ async function routeOf(target: OriginateTarget, deps: OriginateDeps): Promise<Ro
       const carrier = await routeFor(deps.carriers, target.number);
       return carrier ? { uri: gatewayUri(carrier, target.number), to: target.number } : null;
     }
-    case 'sip':
-      return { uri: target.uri, to: target.uri, ...(target.via ? { proxy: target.via } : {}), ...(target.username && target.password ? { auth: { username: target.username, password: target.password } } : {}) };
+    case 'sip': {
+      // Vetted by the target policy, which refuses any header but X- ones.
+      const split = splitSipUriHeaders(target.uri);
+      if (!split.ok) return null;
+      return {
+        uri: split.uri, to: split.uri, headers: split.headers, ...(target.via ? { proxy: target.via } : {}),
+        ...(target.username && target.password ? { auth: { username: target.username, password: target.password } } : {}),
+      };
+    }
     case 'trunk': {
       const [reg] = await deps.registrar.lookup(target.endpointName);
       return reg ? { uri: withUser(reg.contact, target.number), proxy: reg.proxy, to: target.number, lateOffer: WEBRTC_TRANSPORTS.has(reg.transport) } : null;
@@ -134,6 +143,7 @@ export async function originate(req: OriginateRequest, deps: OriginateDeps): Pro
       ...(route.proxy ? { proxy: route.proxy } : {}),
       ...(route.auth ? { auth: route.auth } : {}),
       callingNumber: req.callerId,
+      ...(route.headers && Object.keys(route.headers).length > 0 ? { headers: route.headers } : {}),
     } as unknown as Srf.CreateUACOptions, {
       // drachtio-srf calls this as (err, req), whatever its typings say.
       cbRequest: ((_err: unknown, sent: Srf.SrfRequest) => { inviteReq = sent; if (withdrawn) cancel(); }) as unknown as (req: Srf.SrfRequest) => void,

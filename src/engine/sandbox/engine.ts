@@ -11,6 +11,7 @@ import { SandboxRooms } from './conference.js';
 import { DEFAULT_SPEAK_MS } from './media-timing.js';
 import { dial } from './outbound.js';
 import { RemoteParty, type CallerScript, type InCallScript, type PartyScript, type SimulatedCall } from './party.js';
+import { splitSipUriHeaders } from '../../net/sip-uri-headers.js';
 
 export interface SimulateInboundOptions {
   from: string;
@@ -24,7 +25,8 @@ export interface SimulateInboundOptions {
 export function partyAddress(target: OriginateTarget): string {
   switch (target.kind) {
     case 'number': return target.number;
-    case 'sip': return target.uri;
+    // The X- headers a URI carries go with the INVITE; the party is the URI without them.
+    case 'sip': { const split = splitSipUriHeaders(target.uri); return split.ok ? split.uri : target.uri; }
     case 'client': return `client:${target.identity}`;
     case 'trunk': return `trunk:${target.endpointName}`;
   }

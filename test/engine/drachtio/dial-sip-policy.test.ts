@@ -10,20 +10,25 @@ import { runParty } from '../../engine-suite/real-sipp.js';
 import { freePort } from '../../helpers/server-process.js';
 import { scene, CALLER, DID } from '../../engine-suite/flows.js';
 
-/** A UDP socket on 127.0.0.2 that counts the INVITEs reaching it and turns each down as busy (or says nothing). */
+/**
+ * A UDP socket on 127.0.0.2 that keeps the INVITEs reaching it and turns each down as busy (or says nothing).
+ * `invites()`: their request lines; `inviteMessages()`: the whole messages.
+ */
 async function sipListener(t: Test, silent = false) {
   const socket = createSocket('udp4');
   const requests: string[] = [];
+  const messages: string[] = [];
   socket.on('message', (m, from) => {
     const lines = m.toString().split('\r\n');
     requests.push(lines[0]!);
+    if (lines[0]!.startsWith('INVITE ')) messages.push(m.toString());
     if (silent || !lines[0]!.startsWith('INVITE ')) return;
     const echoed = lines.filter((l) => /^(Via|From|To|Call-ID|CSeq):/i.test(l));
     socket.send(['SIP/2.0 486 Busy Here', ...echoed, 'Content-Length: 0', '', ''].join('\r\n'), from.port, from.address);
   });
   await new Promise<void>((r) => socket.bind(0, '127.0.0.2', () => r()));
   t.teardown(() => socket.close());
-  return { port: socket.address().port, invites: () => requests.filter((l) => l.startsWith('INVITE ')) };
+  return { port: socket.address().port, invites: () => requests.filter((l) => l.startsWith('INVITE ')), inviteMessages: () => [...messages] };
 }
 
 const bins = enginesOrSkip(t);
@@ -51,6 +56,25 @@ if (bins) {
     await control.ended;
     await s.finalCall();
     t.ok(listener.invites().length >= 1, `the plain loopback spelling (allowed by the dev flag) was dialled: ${listener.invites()[0]}`);
+  });
+
+  t.test('X- headers in a <Sip> URI go out as headers of the INVITE; any other header is refused at lint', async (t) => {
+    const d = await make(t);
+    const s = await scene(t, d);
+    const listener = await sipListener(t);
+    s.app.on('/voice', xml(`<Dial timeout="5"><Sip>sip:bob@127.0.0.2:${listener.port}?X-Tenant=acme&amp;X-Case=a%20b</Sip></Dial><Hangup/>`));
+    await (await d.inbound(CALLER, DID)).ended;
+    await s.finalCall();
+    const invite = listener.inviteMessages()[0] ?? '';
+    t.match(invite.split('\r\n')[0], new RegExp(`^INVITE sip:bob@127\\.0\\.0\\.2:${listener.port} SIP/2\\.0$`), 'the Request-URI carries no headers');
+    t.match(invite, /\r\nX-Tenant: acme\r\n/i, 'X-Tenant sent');
+    t.match(invite, /\r\nX-Case: a b\r\n/i, 'X-Case sent, percent-decoded');
+
+    s.app.on('/voice', xml(`<Dial timeout="5"><Sip>sip:bob@127.0.0.2:${listener.port}?Route=%3Csip:evil.example.com%3E</Sip></Dial><Hangup/>`));
+    await (await d.inbound(CALLER, DID)).ended;
+    const refused = await s.finalCall();
+    t.equal(refused.hangupCause, 'application-error', 'a Route header is refused before anything is dialled');
+    t.equal(listener.invites().length, 1, 'no second INVITE');
   });
 
   t.test('a far end that never answers anything is given up at the dial timeout, not after 32 s of retransmissions', async (t) => {
