@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { queryOf, sendPage, viewerOf, type Dashboard, type Viewer } from '../context.js';
@@ -72,26 +72,31 @@ export function callRoutes(app: FastifyInstance, d: Dashboard): void {
   const conferencesOf = async (callSid: string) => Promise.all((await d.store.conferences.participationsOfCall(callSid))
     .map(async (p) => ({ p, conference: (await d.store.conferences.get(p.conferenceSid))! })));
 
+  /** The account's call the path names; undefined once the 404 page is sent. */
+  async function ownCall(req: FastifyRequest<{ Params: { sid: string } }>, reply: FastifyReply): Promise<CallRecord | undefined> {
+    const call = await d.store.calls.getForAccount(viewerOf(req).account.id, req.params.sid);
+    if (!call) void sendPage(reply, errorView(404, 'There is no such call on this account.', viewerOf(req)), 404);
+    return call;
+  }
+
   const callPage = async (v: Viewer, call: CallRecord, opts: { problem?: string; notice?: string } = {}) => {
     const children = (await d.store.calls.list(v.account.id, { parentSid: call.sid, limit: 100 })).calls;
     return callView(v, call, await d.store.calls.timeline(call.sid), await d.store.recordings.listForCall(call.sid), children, await conferencesOf(call.sid), opts);
   };
 
   app.get<{ Params: { sid: string } }>('/calls/:sid', async (req, reply) => {
-    const v = viewerOf(req);
-    const call = await d.store.calls.getForAccount(v.account.id, req.params.sid);
-    if (!call) return sendPage(reply, errorView(404, 'There is no such call on this account.', viewerOf(req)), 404);
+    const call = await ownCall(req, reply);
+    if (!call) return reply;
     const done = queryOf(req).done;
-    return sendPage(reply, await callPage(v, call, done ? { notice: done } : {}));
+    return sendPage(reply, await callPage(viewerOf(req), call, done ? { notice: done } : {}));
   });
 
   // The API's rules (POST /api/calls/{sid} with status "completed"); a refusal shows the page with the reason.
   app.post<{ Params: { sid: string } }>('/calls/:sid/hangup', async (req, reply) => {
-    const v = viewerOf(req);
-    const call = await d.store.calls.getForAccount(v.account.id, req.params.sid);
-    if (!call) return sendPage(reply, errorView(404, 'There is no such call on this account.', v), 404);
+    const call = await ownCall(req, reply);
+    if (!call) return reply;
     const ended = await endByRequest(d.callServices, call, 'completed');
-    if (!ended.ok) return sendPage(reply, await callPage(v, call, { problem: HANGUP_REFUSALS[ended.refusal] }), 409);
+    if (!ended.ok) return sendPage(reply, await callPage(viewerOf(req), call, { problem: HANGUP_REFUSALS[ended.refusal] }), 409);
     return reply.redirect(`/dashboard/calls/${call.sid}?done=call-ended`, 303);
   });
 
