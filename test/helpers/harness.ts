@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import { appendFileSync } from 'node:fs';
 import { createApp, type App } from '../../src/http/app.js';
 import { randomBytes } from 'node:crypto';
+import { freshFetch } from './fresh-fetch.js';
 
 interface Tap { teardown(fn: () => unknown): void }
 
@@ -121,7 +122,7 @@ export async function startHarness(
     },
     async download(urlPath, key) {
       const k = key ?? defaultKey.current;
-      const res = await fetch(url + urlPath, { headers: k ? { authorization: `Bearer ${k}` } : {} });
+      const res = await freshFetch(url + urlPath, { headers: k ? { authorization: `Bearer ${k}` } : {} });
       return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
     },
     async request(method, urlPath, { key, body, headers = {} } = {}) {
@@ -133,7 +134,7 @@ export async function startHarness(
         payload = typeof body === 'string' ? body : JSON.stringify(body);
         h['content-type'] ??= 'application/json';
       }
-      const res = await fetch(url + urlPath, { method, headers: h, body: payload, redirect: 'manual' });
+      const res = await freshFetch(url + urlPath, { method, headers: h, body: payload, redirect: 'manual' });
       const text = await res.text();
       let parsed: unknown = undefined;
       try { parsed = text ? JSON.parse(text) : undefined; } catch { /* non-JSON bodies stay in text */ }
