@@ -20,14 +20,20 @@ import { AcdStats } from './stats.js';
 import { AcdSweeper } from './sweeper.js';
 import { DEFAULT_QUEUE_SETTINGS, QueueNameTakenError, type Queue } from './queues.js';
 
-/** Twilio's QueueResult values that apply here (plus `timeout`: the wait reached maxWait / max_wait_seconds). */
-export type QueueResult = 'bridged' | 'hangup' | 'timeout' | 'error';
+/**
+ * Twilio's QueueResult values that apply here (plus `timeout`: the wait reached maxWait / max_wait_seconds).
+ * `redirected`: a REST client's redirect took the caller out of the line; `redirected-from-bridged`: out of the
+ * talk with an agent (whose call is hung up).
+ */
+export type QueueResult = 'bridged' | 'hangup' | 'timeout' | 'error' | 'redirected' | 'redirected-from-bridged';
 
 export interface WaitRequest {
   queue: string;
   /** Absolute URL of audio looped while waiting; the queue's wait_url when absent. */
   waitUrl?: string;
   maxWaitSeconds?: number;
+  /** Aborted when a redirect replaces the caller's document: the caller leaves the line, or the agent's call ends. */
+  signal?: AbortSignal;
 }
 
 export type MonitorMode = 'monitor' | 'whisper' | 'barge';
@@ -66,6 +72,8 @@ interface Waiter {
   ringing: AbortController | null;
   agent: { sid: string; leg: CallLeg; member: ConferenceMember | null } | null;
   maxWait: TimerHandle | null;
+  /** A redirect took the caller away (see WaitRequest.signal). */
+  redirected: boolean;
 }
 
 export class AcdService {
@@ -181,7 +189,7 @@ export class AcdService {
 
     let finish!: (r: QueueResult) => void;
     const finished = new Promise<QueueResult>((resolve) => { finish = resolve; });
-    const waiter: Waiter = { session, queue, enteredAt, member, holdLease, settled: false, finish, ringing: null, agent: null, maxWait: null };
+    const waiter: Waiter = { session, queue, enteredAt, member, holdLease, settled: false, finish, ringing: null, agent: null, maxWait: null, redirected: false };
     if (leg.isEnded || !(await this.router.enqueue(session.sid, queue.id))) {
       await this.#release(waiter);
       return outcome('hangup');
@@ -192,9 +200,13 @@ export class AcdService {
     if ((await this.services.store.queues.figures(queue)).agentsAvailable === 0) await this.#event(waiter, 'no-agent', 'none-available');
     waiter.maxWait = clock.setTimeout(() => void this.#timedOut(waiter), (req.maxWaitSeconds ?? queue.maxWaitSeconds) * 1000);
     void leg.ended.then(() => this.#callerGone(waiter));
+    const redirected = () => void this.#redirected(waiter);
+    req.signal?.addEventListener('abort', redirected);
+    if (req.signal?.aborted) redirected();
     void this.kick(queue.id);
 
     const result = await finished;
+    req.signal?.removeEventListener('abort', redirected);
     this.#waiters.delete(session.sid);
     return outcome(result, waiter.agent?.sid ?? null);
   }
@@ -304,7 +316,14 @@ export class AcdService {
     if (!agentLeg.isEnded) await agentLeg.hangup();
     await ring.session.finish(await agentLeg.ended);
     await this.agentCallEnded(offer, offer.callSid, session.accountId, queue.wrapUpSeconds);
-    await this.#settle(waiter, 'bridged');
+    await this.#settle(waiter, waiter.redirected ? 'redirected-from-bridged' : 'bridged');
+  }
+
+  /** A redirect replaced the caller's document: out of the line (no abandoned call), or out of the agent's talk. */
+  async #redirected(waiter: Waiter): Promise<void> {
+    waiter.redirected = true;
+    if (waiter.agent) await waiter.agent.leg.hangup();
+    else await this.#leaveLine(waiter, 'redirected');
   }
 
   /** The caller's leg ended: while waiting that is an abandoned call; once bridged, the agent's leg ends too. */
@@ -321,13 +340,15 @@ export class AcdService {
   }
 
   /** A waiting caller leaves the line (hung up: abandoned; waited too long: no-agent), withdrawing a ringing offer. */
-  async #leaveLine(waiter: Waiter, result: 'hangup' | 'timeout'): Promise<void> {
+  async #leaveLine(waiter: Waiter, result: 'hangup' | 'timeout' | 'redirected'): Promise<void> {
     if (waiter.settled) return;
     const position = (await this.router.position(waiter.session.sid)) ?? 1;
     waiter.ringing?.abort();
     if (!(await this.router.leave(waiter.session.sid))) return;
     const queue = waiter.queue.friendlyName;
-    if (result === 'hangup') {
+    if (result === 'redirected') {
+      waiter.session.timeline('queue-redirected', { queue });
+    } else if (result === 'hangup') {
       waiter.session.timeline('abandoned', { queue });
       this.stats.count(waiter.queue.sid, 'abandoned');
       await this.#event(waiter, 'abandoned', undefined, position);

@@ -1,4 +1,5 @@
 import type { CallLeg, OriginateResult, OriginateTarget } from '../engine/port.js';
+import type { RingTone } from '../markup/ring-tones.js';
 import type { CallStatus } from '../store/calls.js';
 import { newSid } from '../crypto/tokens.js';
 import { CallSession } from './session.js';
@@ -11,6 +12,12 @@ export interface DialRequest {
   record: 'do-not-record' | 'record-from-answer' | 'record-from-ringing';
   /** How long the bridge may last (ms); the dialled party is then hung up. */
   timeLimitMs?: number;
+  /** Aborted by a redirect of the caller's document: the attempts are withdrawn, or the dialled party hung up. */
+  signal?: AbortSignal;
+  /** The ringback the caller hears while the targets ring (default us). */
+  ringTone?: RingTone;
+  /** The caller ends the bridge by pressing *: the dialled party is hung up and the caller goes on. */
+  hangupOnStar?: boolean;
 }
 
 export interface DialOutcome {
@@ -40,51 +47,74 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
   const recording = req.record === 'record-from-ringing' ? await startDialRecording(parent) : undefined;
   const cancelAll = () => attempts.forEach((a) => a.abort.abort());
   caller.on('hangup', cancelAll);
-
   let winner: { sid: string; leg: CallLeg } | undefined;
-  const results = await Promise.all(attempts.map(async (a) => {
-    const vetted = await vetOriginateTarget(parent.services, parent.accountId, a.target);
-    if (!vetted.ok) {
-      parent.timeline('dial-target-refused', { call_sid: a.sid, to: addressOf(a.target), reason: vetted.reason });
-      await store.calls.finish(a.sid, 'failed', 'failed');
-      return { a, status: 'failed' as const };
-    }
-    const result: OriginateResult = await engine.originate({
-      target: vetted.target, callerId: req.callerId, timeoutMs: req.timeoutMs, signal: a.abort.signal, bridgeWith: caller,
-      onRinging: () => { store.calls.setStatus(a.sid, 'ringing').catch((err: unknown) => parent.log.warn({ err }, 'ringing status not stored')); },
-    });
-    if (result.answered) {
-      if (winner || caller.isEnded) { await result.leg.hangup(); return { a, status: 'canceled' as const }; }
-      winner = { sid: a.sid, leg: result.leg };
-      attempts.filter((o) => o !== a).forEach((o) => o.abort.abort());
-      return { a, status: 'completed' as const };
-    }
-    const status = result.cause === 'rejected' ? 'busy' : result.cause;
-    await store.calls.finish(a.sid, status, result.cause);
-    return { a, status };
-  }));
-  caller.off('hangup', cancelAll);
-
-  if (!winner) {
-    if (recording) await parent.stopRecording(recording);
-    const status = FAILURE_RANK.find((s) => results.some((r) => r.status === s)) ?? 'failed';
-    return { status: caller.isEnded ? 'canceled' : status, childSid: null, duration: 0 };
+  const redirected = () => {
+    cancelAll();
+    winner?.leg.hangup().catch((err: unknown) => parent.log.warn({ err }, 'dialled leg not hung up at the redirect'));
+  };
+  req.signal?.addEventListener('abort', redirected);
+  try {
+    return await connectFirst();
+  } finally {
+    caller.off('hangup', cancelAll);
+    req.signal?.removeEventListener('abort', redirected);
   }
-  const child = new CallSession(parent.services, (await store.calls.get(winner.sid))!, undefined, winner.leg);
-  await store.calls.markAnswered(winner.sid);
-  const answerRecording = req.record === 'record-from-answer' ? await startDialRecording(parent) : recording;
-  parent.timeline('dial-answered', { call_sid: winner.sid });
-  const answered = winner;
-  const limit = req.timeLimitMs === undefined ? undefined : parent.services.clock.setTimeout(() => {
-    parent.timeline('dial-time-limit', { call_sid: answered.sid, seconds: req.timeLimitMs! / 1000 });
-    answered.leg.hangup().catch((err: unknown) => parent.log.warn({ err }, 'dialled leg not hung up at its time limit'));
-  }, req.timeLimitMs);
-  await caller.bridge(winner.leg);
-  if (limit) parent.services.clock.clearTimeout(limit);
-  if (answerRecording) await parent.stopRecording(answerRecording);
-  if (!winner.leg.isEnded) await winner.leg.hangup();
-  const final = await child.finish(await winner.leg.ended);
-  return { status: 'completed', childSid: winner.sid, duration: final.duration ?? 0 };
+
+  async function connectFirst(): Promise<DialOutcome> {
+    // The caller hears ringback while the targets ring, as on any phone network; it stops before the bridge.
+    const ringback = caller.ringback(req.ringTone ?? 'us');
+    const results = await Promise.all(attempts.map(async (a) => {
+      const vetted = await vetOriginateTarget(parent.services, parent.accountId, a.target);
+      if (!vetted.ok) {
+        parent.timeline('dial-target-refused', { call_sid: a.sid, to: addressOf(a.target), reason: vetted.reason });
+        await store.calls.finish(a.sid, 'failed', 'failed');
+        return { a, status: 'failed' as const };
+      }
+      const result: OriginateResult = await engine.originate({
+        target: vetted.target, callerId: req.callerId, timeoutMs: req.timeoutMs, signal: a.abort.signal, bridgeWith: caller,
+        onRinging: () => { store.calls.setStatus(a.sid, 'ringing').catch((err: unknown) => parent.log.warn({ err }, 'ringing status not stored')); },
+      });
+      if (result.answered) {
+        if (winner || caller.isEnded || req.signal?.aborted) { await result.leg.hangup(); return { a, status: 'canceled' as const }; }
+        winner = { sid: a.sid, leg: result.leg };
+        attempts.filter((o) => o !== a).forEach((o) => o.abort.abort());
+        return { a, status: 'completed' as const };
+      }
+      const status = result.cause === 'rejected' ? 'busy' : result.cause;
+      await store.calls.finish(a.sid, status, result.cause);
+      return { a, status };
+    }));
+    await caller.stopMedia();
+    await ringback;
+
+    if (!winner) {
+      if (recording) await parent.stopRecording(recording);
+      const status = FAILURE_RANK.find((s) => results.some((r) => r.status === s)) ?? 'failed';
+      return { status: caller.isEnded || req.signal?.aborted ? 'canceled' : status, childSid: null, duration: 0 };
+    }
+    const child = new CallSession(parent.services, (await store.calls.get(winner.sid))!, undefined, winner.leg);
+    await store.calls.markAnswered(winner.sid);
+    const answerRecording = req.record === 'record-from-answer' ? await startDialRecording(parent) : recording;
+    parent.timeline('dial-answered', { call_sid: winner.sid });
+    const answered = winner;
+    const limit = req.timeLimitMs === undefined ? undefined : parent.services.clock.setTimeout(() => {
+      parent.timeline('dial-time-limit', { call_sid: answered.sid, seconds: req.timeLimitMs! / 1000 });
+      answered.leg.hangup().catch((err: unknown) => parent.log.warn({ err }, 'dialled leg not hung up at its time limit'));
+    }, req.timeLimitMs);
+    const onKey = (key: string) => {
+      if (key !== '*') return;
+      parent.timeline('dial-hangup-on-star', { call_sid: answered.sid });
+      answered.leg.hangup().catch((err: unknown) => parent.log.warn({ err }, 'dialled leg not hung up on *'));
+    };
+    if (req.hangupOnStar) caller.on('dtmf', onKey);
+    await caller.bridge(winner.leg);
+    caller.off('dtmf', onKey);
+    if (limit) parent.services.clock.clearTimeout(limit);
+    if (answerRecording) await parent.stopRecording(answerRecording);
+    if (!winner.leg.isEnded) await winner.leg.hangup();
+    const final = await child.finish(await winner.leg.ended);
+    return { status: 'completed', childSid: winner.sid, duration: final.duration ?? 0 };
+  }
 }
 
 function startDialRecording(parent: CallSession) {

@@ -65,6 +65,17 @@ export async function failCall(flow: Flow, reason: string): Promise<Outcome> {
   return { kind: 'end' };
 }
 
+/**
+ * After a verb: its action URL (`ref`, relative to the document) is asked for the next document, which runs; with
+ * no action the document goes on. Nothing is asked once the call has ended or a redirect replaced the document.
+ */
+export async function followAction(flow: Flow, what: string, ref: string | null | undefined, method: 'POST' | 'GET', body: Record<string, unknown>): Promise<Outcome> {
+  if (!ref || flow.session.ended || flow.session.document.signal.aborted) return { kind: 'next' };
+  const url = resolveUrl(flow, ref);
+  if (!url) return failCall(flow, `${what} "${ref}" is not a URL`);
+  return gotoOrFail(flow, await requestDocument(flow, url, method, body));
+}
+
 export async function gotoOrFail(flow: Flow, result: MarkupFetchResult): Promise<Outcome> {
   return result.ok ? { kind: 'goto', verbs: result.verbs, url: result.url } : failCall(flow, result.reason);
 }

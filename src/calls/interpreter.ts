@@ -21,23 +21,32 @@ const handlers: Handlers = {
 const MAX_DOCUMENTS = 50;
 const MAX_VERBS = 2_000;
 
-/** Runs verbs in order; a verb may swap in a new document. When the document runs out, the call ends. */
+/**
+ * Runs verbs in order; a verb may swap in a new document, and so may a REST client's redirect (session.document),
+ * which stops the verb under way. When the document runs out, the call ends.
+ */
 export async function runMarkup(flow: Flow, verbs: Verb[]): Promise<void> {
   const { session } = flow;
+  session.document.started();
   let queue = verbs;
   let documents = 1;
   let executed = 0;
-  for (let i = 0; i < queue.length && !session.ended; ) {
-    const verb = queue[i]!;
-    if (++executed > MAX_VERBS) break;
+  for (let i = 0; !session.ended; ) {
+    const next = session.document.take();
+    if (next) {
+      if (++documents > MAX_DOCUMENTS) return tooManyDocuments(flow);
+      queue = next.verbs;
+      if (next.url) flow.docUrl = next.url;
+      i = 0;
+    }
+    const verb = queue[i];
+    if (!verb || ++executed > MAX_VERBS) break;
     session.timeline('verb', { verb: verb.verb });
     const outcome = await (handlers[verb.verb] as (f: Flow, v: Verb) => Promise<Outcome>)(flow, verb);
-    if (outcome.kind === 'end') return;
+    if (session.document.signal.aborted) continue;
+    if (outcome.kind === 'end') break;
     if (outcome.kind === 'goto') {
-      if (++documents > MAX_DOCUMENTS) {
-        session.timeline('application-error', { reason: `more than ${MAX_DOCUMENTS} documents in one call` });
-        break;
-      }
+      if (++documents > MAX_DOCUMENTS) return tooManyDocuments(flow);
       queue = outcome.verbs;
       flow.docUrl = outcome.url;
       i = 0;
@@ -45,17 +54,27 @@ export async function runMarkup(flow: Flow, verbs: Verb[]): Promise<void> {
       i++;
     }
   }
+  session.document.finished();
   if (!session.ended) await session.hangup('markup-finished');
+}
+
+async function tooManyDocuments(flow: Flow): Promise<void> {
+  flow.session.timeline('application-error', { reason: `more than ${MAX_DOCUMENTS} documents in one call` });
+  flow.session.document.finished();
+  if (!flow.session.ended) await flow.session.hangup('markup-finished');
 }
 
 /** Asks a URL for the call's document and runs it; any failure to get one ends the call with the apology. */
 export async function fetchAndRun(flow: Flow, url: string, method: 'POST' | 'GET', body: Record<string, unknown>): Promise<void> {
   flow.session.prepareAnswer();
+  // A redirect may come while the first document is being fetched: it runs instead.
+  flow.session.document.started();
   const result = await requestDocument(flow, url, method, body);
-  if (!result.ok) {
+  if (!result.ok && !flow.session.document.signal.aborted) {
+    flow.session.document.finished();
     await failCall(flow, result.reason);
     return;
   }
-  flow.docUrl = result.url;
-  await runMarkup(flow, result.verbs);
+  if (result.ok) flow.docUrl = result.url;
+  await runMarkup(flow, result.ok ? result.verbs : []);
 }

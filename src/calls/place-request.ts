@@ -1,5 +1,5 @@
 import type { OriginateTarget } from '../engine/port.js';
-import { detectFormat, formatIssues, MarkupError, parseMarkup, sipUrisOf, streamUrlsOf, targetUrlsOf } from '../markup/index.js';
+import { detectFormat, formatIssues, MarkupError, parseMarkup, sipUrisOf, streamUrlsOf, targetUrlsOf, type MarkupFormat, type Verb } from '../markup/index.js';
 import { customerUrlProblem, type SipStaticCheck, type SipTargetPolicy, type UrlCheck } from '../net/index.js';
 import { E164 } from '../numbers/settings.js';
 import { checkCallerId } from '../numbers/caller-id.js';
@@ -53,6 +53,36 @@ export interface PlacementChecks {
 }
 
 /**
+ * Inline markup as a request gives it (a placed call's, a redirect's): parsed by the linter, and every URL, stream
+ * URL and SIP destination in it through the target policy. `problems` says what is wrong, one sentence each.
+ */
+export function checkInlineMarkup(text: string, checks: Omit<PlacementChecks, 'callback'>): { ok: true; verbs: Verb[]; format: MarkupFormat } | { ok: false; problems: string[] } {
+  const problems: string[] = [];
+  let verbs: Verb[];
+  let format: MarkupFormat;
+  try {
+    format = detectFormat(text);
+    verbs = parseMarkup(text, format);
+  } catch (err) {
+    if (!(err instanceof MarkupError)) throw err;
+    return { ok: false, problems: [formatIssues(err.issues)] };
+  }
+  for (const url of targetUrlsOf(verbs)) {
+    const check = checks.url(url);
+    if (!check.ok) problems.push(`The URL ${url} is refused: ${check.reason}.`);
+  }
+  for (const url of streamUrlsOf(verbs)) {
+    const check = checks.stream(url);
+    if (!check.ok) problems.push(`The stream URL ${url} is refused (${check.code}): ${check.reason}.`);
+  }
+  for (const uri of sipUrisOf(verbs)) {
+    const check = checks.sip(uri);
+    if (!check.ok) problems.push(`The SIP destination ${uri} is refused: ${check.reason}.`);
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, verbs, format };
+}
+
+/**
  * Checks a place-call request against the account's own state (its numbers and trunks) and turns it into a
  * placement. Everything wrong is reported at once, keyed by field, before anything is dialled.
  */
@@ -92,26 +122,9 @@ export async function toPlacement(store: Store, accountId: number, body: CallCre
   if ((body.url === undefined) === (body.markup === undefined)) add('url', 'Give either url or markup (one of them).');
   else if (body.url !== undefined) markup = { kind: 'url', url: body.url, method: body.method ?? 'POST', format: 'xml' };
   else {
-    try {
-      const format = detectFormat(body.markup!);
-      const verbs = parseMarkup(body.markup!, format);
-      for (const url of targetUrlsOf(verbs)) {
-        const check = checks.url(url);
-        if (!check.ok) add('markup', `The URL ${url} is refused: ${check.reason}.`);
-      }
-      for (const url of streamUrlsOf(verbs)) {
-        const check = checks.stream(url);
-        if (!check.ok) add('markup', `The stream URL ${url} is refused (${check.code}): ${check.reason}.`);
-      }
-      for (const uri of sipUrisOf(verbs)) {
-        const check = checks.sip(uri);
-        if (!check.ok) add('markup', `The SIP destination ${uri} is refused: ${check.reason}.`);
-      }
-      markup = { kind: 'inline', verbs, format };
-    } catch (err) {
-      if (!(err instanceof MarkupError)) throw err;
-      add('markup', formatIssues(err.issues));
-    }
+    const inline = checkInlineMarkup(body.markup!, checks);
+    if (inline.ok) markup = { kind: 'inline', verbs: inline.verbs, format: inline.format };
+    else inline.problems.forEach((problem) => add('markup', problem));
   }
   if (Object.keys(errors).length > 0 || !target || !markup || !number) return { ok: false, errors };
 

@@ -8,6 +8,7 @@ import type { RecordingRecord, RecordingSource } from '../store/recordings.js';
 import { newSid } from '../crypto/tokens.js';
 import type { CallServices } from './services.js';
 import { sendRecordingCallback } from './recording-callback.js';
+import { LiveDocument, type NextDocument } from './live-document.js';
 
 /** `record` is the row as last written by this session (it is replaced when the recording is finalized). */
 export interface ActiveRecording { record: RecordingRecord; control: CallRecording; immutable: boolean }
@@ -21,6 +22,8 @@ type FinalHook = (call: CallRecord) => Promise<void> | void;
 export class CallSession {
   readonly log: Logger;
   readonly recordings: ActiveRecording[] = [];
+  /** The markup running on the call, which a REST client's redirect replaces. */
+  readonly document = new LiveDocument();
   #leg: CallLeg | undefined;
   #answering: Promise<CallLeg> | undefined;
   #rejectedAs: CallStatus | undefined;
@@ -118,6 +121,16 @@ export class CallSession {
     if (this.#leg) await this.#leg.hangup();
     else if (this.incoming) await this.reject('unavailable', 'canceled', cause);
     else this.#withdrawal.abort();
+  }
+
+  /**
+   * Replaces the running document at a REST client's request (POST /api/calls/{sid} with url or markup): the verb
+   * under way stops (its media at once) and `next` runs in its place. The caller asks only while markup runs.
+   */
+  async redirect(next: NextDocument, source: Record<string, unknown>): Promise<void> {
+    void this.timeline('redirected-by-request', source);
+    this.document.replace(next);
+    await this.#leg?.stopMedia();
   }
 
   async hangup(cause = 'hangup'): Promise<void> {

@@ -2,6 +2,7 @@
 // state machines (docs/conferences.md), waiting music before the start, mute/hold/coach/announce, ending, and the
 // status callbacks each change owes (queued in the same transaction as the change).
 import type { CallLeg, ConferenceMember, LocalMedia } from '../engine/port.js';
+import { whenAborted } from '../when-aborted.js';
 import type { CallServices } from '../calls/services.js';
 import type { CallSession } from '../calls/session.js';
 import type { MediaLease } from '../media/media-cache.js';
@@ -23,6 +24,8 @@ export interface JoinOptions {
   coach?: string;
   /** Twilio's beep: a tone to the room when this participant enters and/or leaves (default both). */
   beep?: Beep;
+  /** Aborted when a redirect replaces the participant's document: it leaves the room, its call goes on. */
+  signal?: AbortSignal;
 }
 
 export type Beep = 'true' | 'false' | 'onEnter' | 'onExit';
@@ -183,7 +186,8 @@ export class ConferenceService {
     if (opts.coach) await this.updateParticipant(conferenceSid, session.sid, { coaching: true, callSidToCoach: opts.coach });
     await this.#applyCoaching(conferenceSid);
 
-    await Promise.race([member.left, leg.ended]);
+    await Promise.race([member.left, leg.ended, ...(opts.signal ? [whenAborted(opts.signal)] : [])]);
+    if (opts.signal?.aborted && !leg.isEnded) await member.leave();
     this.#rooms.get(conferenceSid)?.members.delete(session.sid);
     live.holdLease?.release();
     session.timeline('conference-left', { conference_sid: conferenceSid });

@@ -3,6 +3,7 @@
 // onto drachtio-fsmrf endpoint calls (connectCaller → answer, speak → say, play, playCollect → collectDigits,
 // record, bridge, conference join) so the real adapter stays thin.
 import type { Transport } from '../store/trunks.js';
+import type { RingTone } from '../markup/ring-tones.js';
 import type { MediaCache } from '../media/media-cache.js';
 import type { PromptCache } from '../media/prompt-cache.js';
 
@@ -85,7 +86,8 @@ export interface CollectOptions {
 /** A hang-up during collection returns the digits so far with reason 'timeout'; check the leg's isEnded. */
 export interface CollectResult {
   digits: string;
-  reason: 'num-digits' | 'finish-key' | 'timeout';
+  /** `interrupted`: stopMedia() ended the collection (the keys so far are kept). */
+  reason: 'num-digits' | 'finish-key' | 'timeout' | 'interrupted';
 }
 
 export interface RecordOptions {
@@ -103,7 +105,8 @@ export interface RecordOptions {
 export interface RecordResult {
   file: string;
   durationMs: number;
-  reason: 'max-length' | 'silence' | 'finish-key' | 'hangup';
+  /** `interrupted`: stopMedia() ended the recording; the file holds what was recorded until then. */
+  reason: 'max-length' | 'silence' | 'finish-key' | 'hangup' | 'interrupted';
   finishKey?: string;
 }
 
@@ -235,8 +238,16 @@ export interface CallLeg {
   say(text: string, opts: SayOptions): Promise<void>;
   play(media: LocalMedia): Promise<void>;
   pause(ms: number): Promise<void>;
+  /** Plays `tone`'s ringback in a loop until stopMedia() or the leg ends (a <Dial> ringing). */
+  ringback(tone: RingTone): Promise<void>;
   collectDigits(opts: CollectOptions): Promise<CollectResult>;
   record(opts: RecordOptions): Promise<RecordResult>;
+  /**
+   * Ends the media operation under way (say, play, pause, digit collection, record) at once: it resolves as if it
+   * had finished, a collection or recording with reason `interrupted`. What runs after it plays whole. Bridges,
+   * conferences, streams and call recordings are not touched. Never rejects.
+   */
+  stopMedia(): Promise<void>;
   startCallRecording(opts: CallRecordingOptions): Promise<CallRecording>;
   /** Joins the room (created on first join); rejects with EngineError when the media server does not confirm in time. */
   joinConference(room: string, opts: ConferenceJoinOptions): Promise<ConferenceMember>;

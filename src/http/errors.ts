@@ -81,6 +81,8 @@ export const errors = {
     new ApiError(409, 'call_in_progress', 'The call has been answered: "canceled" is for a call still queued or ringing; set status "completed" to hang it up.', { liveCode: true }),
   callNotCarriedHere: () =>
     new ApiError(409, 'call_not_carried_here', 'The call is not running on this control plane (it may be left over from a restart and about to be reconciled); it cannot be changed here.', { liveCode: true }),
+  callNotRunningMarkup: () =>
+    new ApiError(409, 'call_not_running_markup', 'No markup runs on this call now (an outbound call not yet answered, a dialled or agent leg, or markup that has finished): it cannot be redirected.', { liveCode: true }),
   callNotInProgress: (status: string) =>
     new ApiError(409, 'call_not_in_progress', `The call is ${status}; recording can only be controlled while it is in progress.`, { liveCode: true }),
   recordingImmutable: () =>

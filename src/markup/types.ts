@@ -3,6 +3,8 @@
  * default already applied, so the interpreter never has to know about optional attributes.
  */
 
+import type { RingTone } from './ring-tones.js';
+
 export type MarkupFormat = 'xml' | 'json';
 export type HttpMethod = 'GET' | 'POST';
 
@@ -135,6 +137,10 @@ export interface DialVerb {
   record: DialRecord;
   /** Seconds the bridged call may last: then the dialled party is hung up and the caller's document goes on. */
   timeLimit?: number;
+  /** The country whose ringback the caller hears while the targets ring (Twilio's ringTone; default us). */
+  ringTone: RingTone;
+  /** The caller ends the bridge by pressing * (the dialled party is hung up) and the document goes on. */
+  hangupOnStar: boolean;
   targets: DialTarget[];
 }
 

@@ -1,8 +1,9 @@
-// Hang up on a live call's page (the API's POST /api/calls/{sid} rules): CSRF-protected, shown only while the call
+// Hang up and Redirect on a live call's page (the API's POST /api/calls/{sid} rules): CSRF-protected, shown only while the call
 // is live, the call ended with its cause, refused with the reason once over, another account's call not found.
 import t from 'tap';
 import { startHarness } from '../helpers/harness.js';
 import { until } from '../helpers/waits.js';
+import { startWebhookApp } from '../helpers/webhook-app.js';
 import { DashboardClient, PASSWORD, accountWithUser } from './client.js';
 import { DEFAULT_NUMBER_SETTINGS } from '../../src/numbers/settings.js';
 
@@ -38,6 +39,44 @@ t.test('Hang up ends a live call; refused once it is over; another account canno
   t.match(after.text, /ended by a request to hang it up/, 'the page says why it ended');
   t.notMatch(after.text, />Hang up</, 'no Hang up once over');
   const again = await c.submit(page, `${page}/hangup`);
+  t.equal(again.status, 409);
+  t.match(again.text, /role="alert">This call has already ended\./);
+});
+
+t.test('Redirect runs new instructions on a live call; bad URLs and ended calls are refused with the reason', async (t) => {
+  const h = await startHarness(t, { env: { RINGBASE_TRUSTED_PROXIES: '127.0.0.1', RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' } });
+  const a = await accountWithUser(h, 'a@example.com');
+  await h.store.numbers.add(FROM, a.id, DEFAULT_NUMBER_SETTINGS);
+  const app = await startWebhookApp(t);
+  app.on('/next', { body: '<Response><Say>Moved.</Say><Hangup/></Response>' });
+  const placed = await h.request('POST', '/api/calls', { key: a.key, body: { from: FROM, to: TO, markup: '<Response><Say loop="0">Please hold.</Say></Response>' } });
+  t.equal(placed.status, 201, placed.text);
+  const sid = placed.body.sid as string;
+  await until('its markup runs', 10_000, async () => (await h.store.calls.timeline(sid)).some((e) => e.kind === 'verb'));
+  const c = new DashboardClient(h.url);
+  await c.signIn('a@example.com', PASSWORD);
+  const page = `/dashboard/calls/${sid}`;
+  t.match((await c.request('GET', page)).text, /<button type="submit">Redirect<\/button>/, 'a live call has Redirect');
+
+  await accountWithUser(h, 'b@example.com');
+  const b = new DashboardClient(h.url);
+  await b.signIn('b@example.com', PASSWORD);
+  t.equal((await b.submit('/dashboard/calls', `${page}/redirect`, { url: `${app.url}/next` })).status, 404, "another account's call is not found");
+  t.equal((await c.request('POST', `${page}/redirect`, { _csrf: 'not-the-token', url: `${app.url}/next` })).status, 403, 'CSRF-protected');
+  const bad = await c.submit(page, `${page}/redirect`, { url: 'ftp://example.com/x' });
+  t.equal(bad.status, 422, 'a URL the customer-URL rule refuses');
+  t.match(bad.text, /role="alert">/);
+  t.equal(app.requests.length, 0, 'nothing was asked');
+
+  const done = await c.submit(page, `${page}/redirect`, { url: `${app.url}/next`, method: 'GET' });
+  t.same([done.status, done.location], [303, `${page}?done=call-redirected`]);
+  t.equal(app.requests[0]?.method, 'GET', 'the URL was asked with the method chosen');
+  await until('the new instructions hang up', 10_000, async () => (await h.store.calls.get(sid))?.endedAt != null);
+  t.equal((await h.store.calls.get(sid))?.hangupCause, 'markup-hangup', 'the new instructions ran to their Hangup');
+  const after = await c.request('GET', page);
+  t.match(after.text, /A request redirected the call to http:\/\/127\.0\.0\.1:\d+\/next/, 'the timeline says who redirected it');
+  t.notMatch(after.text, />Redirect</, 'no Redirect once over');
+  const again = await c.submit(page, `${page}/redirect`, { url: `${app.url}/next` });
   t.equal(again.status, 409);
   t.match(again.text, /role="alert">This call has already ended\./);
 });

@@ -72,6 +72,8 @@ export interface RtpRecorder {
   /** Arrival time of the first audio packet whose level is above silence, or null. */
   firstAudibleAt(): number | null;
   firstPacketAt(): number | null;
+  /** When the packet holding sample `sample` of samples() arrived (Date.now()), or null past the end. */
+  arrivalOf(sample: number): number | null;
   /** Everything heard so far, decoded to samples in [-1, 1] at 8 kHz (the first 2 minutes), for frequency checks. */
   samples(): Float32Array;
   /** Talks for `ms` (instead of silence) towards wherever FreeSWITCH's audio comes from: speech (A-law) from `pcmaPayload`. */
@@ -137,6 +139,8 @@ function listen(socket: Socket, codec: G711): RtpRecorder {
   let peer: { address: string; port: number } | null = null;
   let closed = false;
   const heard: Float32Array[] = [];
+  /** Date.now() at each chunk of `heard`: when each packet arrived. */
+  const arrivals: number[] = [];
   let kept = 0;
   // What we send is one RTP stream: a random SSRC, a sequence number, and a timestamp that never repeats one
   // already used. Audio frames are stamped like a phone's, by the 20 ms tick they belong to (its sample clock):
@@ -209,7 +213,7 @@ function listen(socket: Socket, codec: G711): RtpRecorder {
     const decode = pt === 8 ? alaw : ulaw;
     const payload = msg.subarray(12 + cc * 4);
     const decoded = Float32Array.from(payload, decode);
-    if (kept < MAX_KEPT_SAMPLES) { heard.push(decoded); kept += decoded.length; }
+    if (kept < MAX_KEPT_SAMPLES) { heard.push(decoded); arrivals.push(Date.now()); kept += decoded.length; }
     let packetPeak = 0;
     for (const x of decoded) packetPeak = Math.max(packetPeak, Math.abs(x));
     if (packetPeak > AUDIBLE) audible ??= Date.now();
@@ -221,6 +225,14 @@ function listen(socket: Socket, codec: G711): RtpRecorder {
     packets: () => count,
     firstAudibleAt: () => audible,
     firstPacketAt: () => first,
+    arrivalOf(sample) {
+      let at = 0;
+      for (let i = 0; i < heard.length; i++) {
+        at += heard[i]!.length;
+        if (sample < at) return arrivals[i]!;
+      }
+      return null;
+    },
     samples: () => {
       const out = new Float32Array(kept);
       let at = 0;

@@ -6,6 +6,7 @@ import { conferenceSuite } from './conference-suite.js';
 import { acdSuite } from './acd-suite.js';
 import { fallbackSuite } from './fallback-suite.js';
 import { callControlSuite } from './call-control-suite.js';
+import { redirectSuite } from './redirect-suite.js';
 
 callFlowSuite(t, (tt) => sandboxDriver(tt));
 callsApiSuite(t, (tt) => sandboxDriver(tt));
@@ -13,3 +14,4 @@ conferenceSuite(t, (tt) => sandboxDriver(tt));
 acdSuite(t, (tt) => sandboxDriver(tt));
 fallbackSuite(t, (tt) => sandboxDriver(tt));
 callControlSuite(t, (tt) => sandboxDriver(tt));
+redirectSuite(t, (tt) => sandboxDriver(tt));

@@ -6,6 +6,7 @@ import { deepStrictEqual } from 'node:assert/strict';
 import fc from 'fast-check';
 import t from 'tap';
 import { MarkupError, parseMarkup, type DialTarget, type MarkupFormat, type Verb } from '../../src/markup/index.js';
+import { RING_TONE_NAMES } from '../../src/markup/ring-tones.js';
 
 const RUNS = { numRuns: 300 };
 
@@ -65,9 +66,11 @@ const dial = fc.record(
     action: urlRef,
     method,
     record: fc.constantFrom('do-not-record' as const, 'record-from-answer' as const, 'record-from-ringing' as const),
+    ringTone: fc.constantFrom(...RING_TONE_NAMES),
+    hangupOnStar: fc.boolean(),
     targets: fc.array(target, { minLength: 1, maxLength: 10 }),
   },
-  { requiredKeys: ['verb', 'timeout', 'method', 'record', 'targets'] },
+  { requiredKeys: ['verb', 'timeout', 'method', 'record', 'ringTone', 'hangupOnStar', 'targets'] },
 );
 const gather = fc.record(
   {

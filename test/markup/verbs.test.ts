@@ -26,7 +26,7 @@ t.test('defaults are filled in', async (t) => {
     { verb: 'record', method: 'POST', maxLength: 3600, timeout: 5, finishOnKey: '1234567890*#', playBeep: true, recordingStatusCallbackMethod: 'POST' },
   ]);
   t.same(xml('<Dial>+15551234567</Dial>'), [
-    { verb: 'dial', timeout: 30, method: 'POST', record: 'do-not-record', targets: [{ type: 'number', number: '+15551234567' }] },
+    { verb: 'dial', timeout: 30, method: 'POST', record: 'do-not-record', ringTone: 'us', hangupOnStar: false, targets: [{ type: 'number', number: '+15551234567' }] },
   ]);
   t.same(parseMarkup('<?xml version="1.0"?>\n<Response/>', 'xml'), []);
   t.same(parseMarkup('  [ ]  ', 'json'), []);
@@ -54,7 +54,7 @@ t.test('every attribute is read', async (t) => {
   ]);
   t.same(xml('<Dial callerId="+15550000000" timeout="5" action="../after" method="GET" record="record-from-ringing"><Number sendDigits="wW1*#">+15551234567</Number><Sip username="u" password="p w">sips:[2001:db8::1]:5061;transport=tls</Sip><Client>bob.smith@example</Client></Dial>'), [
     {
-      verb: 'dial', callerId: '+15550000000', timeout: 5, action: '../after', method: 'GET', record: 'record-from-ringing',
+      verb: 'dial', callerId: '+15550000000', timeout: 5, action: '../after', method: 'GET', record: 'record-from-ringing', ringTone: 'us', hangupOnStar: false,
       targets: [
         { type: 'number', number: '+15551234567', sendDigits: 'wW1*#' },
         { type: 'sip', uri: 'sips:[2001:db8::1]:5061;transport=tls', username: 'u', password: 'p w' },
@@ -124,6 +124,14 @@ t.test('Dial timeLimit: seconds from 1 to 4 hours, in XML and JSON; refused with
   t.notOk('timeLimit' in xml('<Dial>+15551234567</Dial>')[0]!, 'absent: no limit');
   for (const bad of ['0', '14401', 'soon']) t.match(refused(() => xml(`<Dial timeLimit="${bad}">+15551234567</Dial>`)), [{ code: 'invalid_attribute' }], bad);
   t.match(refused(() => xml('<Dial timeLimit="60"><Conference>room</Conference></Dial>')), [{ code: 'invalid_attribute', message: /not to a conference/ }]);
+});
+
+t.test('Dial ringTone and hangupOnStar: country ringback (default us), * to hang up the dialled party (default off)', async (t) => {
+  t.match(xml('<Dial>+15551234567</Dial>'), [{ verb: 'dial', ringTone: 'us', hangupOnStar: false }], 'defaults');
+  t.match(xml('<Dial ringTone="uk" hangupOnStar="true">+15551234567</Dial>'), [{ ringTone: 'uk', hangupOnStar: true }]);
+  t.match(json([{ verb: 'dial', number: '+15551234567', ringTone: 'de', hangupOnStar: true }]), [{ ringTone: 'de', hangupOnStar: true }]);
+  for (const bad of ['xx', 'US', '']) t.match(refused(() => xml(`<Dial ringTone="${bad}">+15551234567</Dial>`)), [{ code: 'invalid_attribute' }], `ringTone ${bad || '(empty)'}`);
+  t.match(refused(() => xml('<Dial hangupOnStar="yes">+15551234567</Dial>')), [{ code: 'invalid_attribute' }]);
 });
 
 t.test('a <Sip> URI may carry X- headers after ?, nothing else', async (t) => {

@@ -1,6 +1,6 @@
 import type { ConferenceTarget, DialVerb } from '../../markup/index.js';
 import { checkCustomerUrl, customerUrlProblem } from '../../net/customer-url.js';
-import { failCall, gotoOrFail, requestDocument, resolveUrl, type Flow, type Outcome } from '../flow.js';
+import { followAction, resolveUrl, type Flow, type Outcome } from '../flow.js';
 
 /**
  * <Dial><Conference>: the caller is in the named conference until it leaves, is removed, or the conference ends
@@ -18,15 +18,13 @@ export async function dialConference(flow: Flow, verb: DialVerb, target: Confere
     else session.timeline('conference-callback-refused', { url: callbackUrl, reason: customerUrlProblem('statusCallback', check) });
   }
   const outcome = await session.services.conferences.joinByMarkup(session, {
+    signal: session.document.signal,
     friendlyName: target.name, muted: target.muted, startConferenceOnEnter: target.startConferenceOnEnter,
     endConferenceOnExit: target.endConferenceOnExit, maxParticipants: target.maxParticipants, record: target.record === 'record-from-start', beep: target.beep,
     ...(waitUrl ? { waitUrl } : {}), ...(statusCallback ? { statusCallback } : {}), ...(target.coach ? { coach: target.coach } : {}),
   });
   session.timeline('dial-result', { conference_sid: outcome.conferenceSid, status: outcome.status });
-  if (!verb.action || session.ended) return { kind: 'next' };
-  const url = resolveUrl(flow, verb.action);
-  if (!url) return failCall(flow, `dial action "${verb.action}" is not a URL`);
-  return gotoOrFail(flow, await requestDocument(flow, url, verb.method, {
+  return followAction(flow, 'dial action', verb.action, verb.method, {
     dial_call_status: outcome.status === 'completed' ? 'completed' : 'failed', conference_sid: outcome.conferenceSid, call_sid: session.sid,
-  }));
+  });
 }

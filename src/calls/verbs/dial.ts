@@ -2,7 +2,7 @@ import type { ConferenceTarget, DialTarget, DialVerb } from '../../markup/index.
 import { dialConference } from './dial-conference.js';
 import type { OriginateTarget } from '../../engine/port.js';
 import { dial } from '../dial.js';
-import { failCall, gotoOrFail, requestDocument, resolveUrl, type Flow, type Outcome } from '../flow.js';
+import { followAction, type Flow, type Outcome } from '../flow.js';
 
 function toTarget(t: Exclude<DialTarget, ConferenceTarget>): OriginateTarget {
   switch (t.type) {
@@ -24,12 +24,12 @@ export async function dialVerb(flow: Flow, verb: DialVerb): Promise<Outcome> {
     timeoutMs: verb.timeout * 1000,
     record: verb.record,
     ...(verb.timeLimit === undefined ? {} : { timeLimitMs: verb.timeLimit * 1000 }),
+    signal: session.document.signal,
+    ringTone: verb.ringTone,
+    hangupOnStar: verb.hangupOnStar,
   });
   session.timeline('dial-result', { ...outcome });
-  if (!verb.action || session.ended) return { kind: 'next' };
-  const url = resolveUrl(flow, verb.action);
-  if (!url) return failCall(flow, `dial action "${verb.action}" is not a URL`);
-  return gotoOrFail(flow, await requestDocument(flow, url, verb.method, {
+  return followAction(flow, 'dial action', verb.action, verb.method, {
     dial_call_status: outcome.status, dial_call_sid: outcome.childSid, dial_call_duration: outcome.duration, call_sid: session.sid,
-  }));
+  });
 }

@@ -1,5 +1,5 @@
 import type { EnqueueVerb } from '../../markup/index.js';
-import { failCall, gotoOrFail, requestDocument, resolveUrl, type Flow, type Outcome } from '../flow.js';
+import { followAction, resolveUrl, type Flow, type Outcome } from '../flow.js';
 
 /**
  * <Enqueue>: the caller waits in the named queue until an agent takes the call (then talks until either hangs up),
@@ -10,13 +10,10 @@ export async function enqueueVerb(flow: Flow, verb: EnqueueVerb): Promise<Outcom
   const { session } = flow;
   const waitUrl = verb.waitUrl === undefined ? undefined : resolveUrl(flow, verb.waitUrl) ?? undefined;
   const outcome = await session.services.acd.wait(session, {
-    queue: verb.queue, ...(waitUrl ? { waitUrl } : {}), ...(verb.maxWait === undefined ? {} : { maxWaitSeconds: verb.maxWait }),
+    signal: session.document.signal, queue: verb.queue, ...(waitUrl ? { waitUrl } : {}), ...(verb.maxWait === undefined ? {} : { maxWaitSeconds: verb.maxWait }),
   });
   session.timeline('queue-result', { result: outcome.result, queue_sid: outcome.queueSid, wait_seconds: outcome.waitSeconds });
-  if (!verb.action || session.ended) return { kind: 'next' };
-  const url = resolveUrl(flow, verb.action);
-  if (!url) return failCall(flow, `enqueue action "${verb.action}" is not a URL`);
-  return gotoOrFail(flow, await requestDocument(flow, url, verb.method, {
+  return followAction(flow, 'enqueue action', verb.action, verb.method, {
     queue_result: outcome.result, queue_sid: outcome.queueSid, queue_time: outcome.waitSeconds, agent_sid: outcome.agentSid, call_sid: session.sid,
-  }));
+  });
 }

@@ -1,7 +1,7 @@
 import type { GatherVerb, PromptVerb } from '../../markup/index.js';
 import type { Prompt } from '../../engine/port.js';
 import type { MediaLease } from '../../media/media-cache.js';
-import { failCall, gotoOrFail, requestDocument, resolveUrl, type Flow, type Outcome } from '../flow.js';
+import { followAction, type Flow, type Outcome } from '../flow.js';
 import { leaseMedia, localMedia } from '../media-lease.js';
 import type { CallSession } from '../session.js';
 
@@ -25,7 +25,12 @@ function leasePrompts(session: CallSession, prompts: PromptVerb[]): Promise<Arra
 /** Collects keys; with input, POSTs {digit, digits} to the action and runs the reply; without, falls through. */
 export async function gatherVerb(flow: Flow, verb: GatherVerb): Promise<Outcome> {
   const { session } = flow;
+  const { signal } = session.document;
   const [leg, leases] = await Promise.all([session.answer(), leasePrompts(session, verb.prompts)]);
+  if (signal.aborted) {
+    leases.forEach((lease) => lease?.release());
+    return { kind: 'next' };
+  }
   const result = await leg.collectDigits({
     prompts: toPrompts(verb.prompts, leases),
     ...(verb.numDigits !== undefined ? { numDigits: verb.numDigits } : {}),
@@ -33,10 +38,6 @@ export async function gatherVerb(flow: Flow, verb: GatherVerb): Promise<Outcome>
     finishOnKey: verb.finishOnKey,
   }).finally(() => leases.forEach((lease) => lease?.release()));
   session.timeline('digits', { digits: result.digits, reason: result.reason });
-  if (leg.isEnded || result.digits === '') return { kind: 'next' };
-  const target = verb.action ?? flow.docUrl;
-  if (!target) return { kind: 'next' };
-  const url = resolveUrl(flow, target);
-  if (!url) return failCall(flow, `gather action "${target}" is not a URL`);
-  return gotoOrFail(flow, await requestDocument(flow, url, verb.method, { digit: result.digits[0], digits: result.digits, call_sid: session.sid }));
+  if (result.digits === '') return { kind: 'next' };
+  return followAction(flow, 'gather action', verb.action ?? flow.docUrl, verb.method, { digit: result.digits[0], digits: result.digits, call_sid: session.sid });
 }

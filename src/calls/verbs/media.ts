@@ -6,18 +6,22 @@ import { leaseMedia, localMedia } from '../media-lease.js';
 const MAX_LOOPS = 1_000;
 const loops = (n: number) => (n === 0 ? MAX_LOOPS : n);
 
+// Each verb stops between loops once a redirect replaced its document (session.document); the engine's stopMedia
+// ends the loop under way.
 export async function sayVerb(flow: Flow, verb: SayVerb): Promise<Outcome> {
+  const { signal } = flow.session.document;
   const leg = await flow.session.answer();
-  for (let i = 0; i < loops(verb.loop) && !leg.isEnded; i++) await leg.say(verb.text, { voice: verb.voice, language: verb.language });
+  for (let i = 0; i < loops(verb.loop) && !leg.isEnded && !signal.aborted; i++) await leg.say(verb.text, { voice: verb.voice, language: verb.language });
   return { kind: 'next' };
 }
 
 export async function playVerb(flow: Flow, verb: PlayVerb): Promise<Outcome> {
+  const { signal } = flow.session.document;
   // The fetch overlaps the answer: a cold prompt costs one of the two, not both.
   const [leg, lease] = await Promise.all([flow.session.answer(), leaseMedia(flow.session, verb.url)]);
   if (!lease) return { kind: 'next' };
   try {
-    for (let i = 0; i < loops(verb.loop) && !leg.isEnded; i++) await leg.play(localMedia(lease));
+    for (let i = 0; i < loops(verb.loop) && !leg.isEnded && !signal.aborted; i++) await leg.play(localMedia(lease));
   } finally {
     lease.release();
   }
@@ -25,7 +29,8 @@ export async function playVerb(flow: Flow, verb: PlayVerb): Promise<Outcome> {
 }
 
 export async function pauseVerb(flow: Flow, verb: PauseVerb): Promise<Outcome> {
+  const { signal } = flow.session.document;
   const leg = await flow.session.answer();
-  await leg.pause(verb.length * 1000);
+  if (!signal.aborted) await leg.pause(verb.length * 1000);
   return { kind: 'next' };
 }

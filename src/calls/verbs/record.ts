@@ -1,25 +1,22 @@
 import type { RecordVerb } from '../../markup/index.js';
-import { failCall, gotoOrFail, requestDocument, resolveUrl, type Flow, type Outcome } from '../flow.js';
+import { followAction, resolveUrl, type Flow, type Outcome } from '../flow.js';
 import { recordMessage } from '../record-message.js';
 import { recordingMediaUrl } from '../recording-callback.js';
 
 export async function recordVerb(flow: Flow, verb: RecordVerb): Promise<Outcome> {
   const { session } = flow;
+  if (session.document.signal.aborted) return { kind: 'next' };
   const callback = verb.recordingStatusCallback ? resolveUrl(flow, verb.recordingStatusCallback) : null;
   const { recording, finishKey } = await recordMessage(session, {
     maxLengthMs: verb.maxLength * 1000, silenceTimeoutMs: verb.timeout * 1000, finishOnKey: verb.finishOnKey, beep: verb.playBeep,
     source: 'record-verb', callbackUrl: callback, callbackMethod: verb.recordingStatusCallbackMethod,
   });
   // As in TwiML, no action means the current document hears about the recording.
-  const target = verb.action ?? flow.docUrl;
-  if (!target || session.ended) return { kind: 'next' };
-  const url = resolveUrl(flow, target);
-  if (!url) return failCall(flow, `record action "${target}" is not a URL`);
-  return gotoOrFail(flow, await requestDocument(flow, url, verb.method, {
+  return followAction(flow, 'record action', verb.action ?? flow.docUrl, verb.method, {
     recording_sid: recording.sid,
     recording_url: recordingMediaUrl(session.services.publicBaseUrl, recording.sid),
     duration: Math.round((recording.durationMs ?? 0) / 1000),
     digits: finishKey ?? '',
     call_sid: session.sid,
-  }));
+  });
 }

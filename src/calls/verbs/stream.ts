@@ -1,7 +1,7 @@
 import type { ConnectVerb, StartVerb, StopVerb } from '../../markup/index.js';
 import { addFork, forkCount, isForkRunning, MAX_FORKS_PER_CALL, stopFork } from '../../streams/forks.js';
 import { describeEnd, startStream } from '../../streams/start.js';
-import { failCall, gotoOrFail, requestDocument, resolveUrl, type Flow, type Outcome } from '../flow.js';
+import { followAction, resolveUrl, type Flow, type Outcome } from '../flow.js';
 
 const callbackOf = (flow: Flow, ref: string | undefined): string | null => (ref ? resolveUrl(flow, ref) : null);
 
@@ -9,17 +9,19 @@ const callbackOf = (flow: Flow, ref: string | undefined): string | null => (ref 
 export async function connectVerb(flow: Flow, verb: ConnectVerb): Promise<Outcome> {
   const { session } = flow;
   const started = await startStream(session, { stream: verb.stream, mode: 'bidirectional', statusCallback: callbackOf(flow, verb.stream.statusCallback) });
-  const end = started.ok ? await started.stream.ended : null;
-  if (!verb.action || session.ended) return { kind: 'next' };
-  const url = resolveUrl(flow, verb.action);
-  if (!url) return failCall(flow, `connect action "${verb.action}" is not a URL`);
-  return gotoOrFail(flow, await requestDocument(flow, url, verb.method, {
+  // A redirect stops the stream (as a <Stop> would) and the new document takes the call.
+  const { signal } = session.document;
+  const redirected = () => { if (started.ok) void started.stream.stop(); };
+  signal.addEventListener('abort', redirected);
+  if (signal.aborted) redirected();
+  const end = started.ok ? await started.stream.ended.finally(() => signal.removeEventListener('abort', redirected)) : null;
+  return followAction(flow, 'connect action', verb.action, verb.method, {
     call_sid: session.sid,
     stream_sid: started.ok ? started.stream.sid : null,
     stream_status: end ? (end.reason === 'peer-closed' ? 'completed' : end.reason) : 'failed',
     ...(started.ok ? {} : { stream_error: started.reason }),
     ...(end && end.reason !== 'peer-closed' && end.reason !== 'call-ended' ? { stream_error: describeEnd(end) } : {}),
-  }));
+  });
 }
 
 /** A listen-only fork: started, then the call goes on at once. */

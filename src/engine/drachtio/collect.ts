@@ -31,6 +31,9 @@ export function collectDigits(ctx: MediaContext, opts: CollectOptions): Promise<
       if (opts.numDigits !== undefined && digits.length >= opts.numDigits) return finish('num-digits');
       armTimer();
     });
+    const releaseStop = ctx.onMediaStop(() => finish('interrupted'));
+    const releaseKeys = release;
+    release = () => { releaseKeys(); releaseStop(); };
     // Type-ahead keys are delivered inside consume(), possibly finishing before `release` was assigned.
     if (done) release();
     void ctx.ended.then(() => finish('timeout'));

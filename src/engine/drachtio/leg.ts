@@ -21,6 +21,8 @@ import { record } from './record.js';
 import { startCallRecording } from './recording.js';
 import type { PromptCache } from '../../media/prompt-cache.js';
 import type { ConferenceRooms } from './conference-rooms.js';
+import { RING_TONES } from './ring-tones.js';
+import type { RingTone } from '../../markup/ring-tones.js';
 
 type Listeners = { [E in keyof LegEvents]: Set<LegEvents[E]> };
 
@@ -40,6 +42,10 @@ export class DrachtioLeg implements CallLeg, MediaContext {
   readonly ended: Promise<HangupInfo>;
   readonly #listeners: Listeners = { dtmf: new Set(), hangup: new Set() };
   readonly #recordings = new Set<CallRecording>();
+  /** What ends each media operation under way at stopMedia(). */
+  readonly #mediaStops = new Set<() => void>();
+  /** The last break sent, until the next media operation has settled it (settleBreak). */
+  #breaking: Promise<void> | null = null;
   #resolveEnded!: (info: HangupInfo) => void;
   #endInfo: HangupInfo | null = null;
   #released: Promise<void> | null = null;
@@ -95,19 +101,61 @@ export class DrachtioLeg implements CallLeg, MediaContext {
 
   async step(step: MediaStep): Promise<void> {
     if (this.isEnded) return;
-    // Speech already rendered plays as a file: no synthesis before the first sound.
-    const rendered = step.kind === 'speak' ? this.prompts?.take(step.args.text, step.args.voice) ?? null : null;
-    const op = rendered ? () => this.ep.play(rendered.file)
-      : step.kind === 'speak' ? () => this.ep.speak(step.args) : () => this.ep.play(step.file);
+    const stopped = this.#untilMediaStop();
+    let rendered: ReturnType<PromptCache['take']> = null;
     try {
-      await Promise.race([quietly(this, 'playback', op), this.ended]);
+      await this.settleBreak();
+      if (stopped.fired) return;
+      // Speech already rendered plays as a file: no synthesis before the first sound.
+      rendered = step.kind === 'speak' ? this.prompts?.take(step.args.text, step.args.voice) ?? null : null;
+      const file = rendered?.file;
+      const op = file ? () => this.ep.play(file)
+        : step.kind === 'speak' ? () => this.ep.speak(step.args) : () => this.ep.play(step.file);
+      await Promise.race([quietly(this, 'playback', op), this.ended, stopped.promise]);
     } finally {
+      stopped.release();
       rendered?.release();
     }
   }
 
-  async interrupt(): Promise<void> {
-    if (!this.isEnded) await quietly(this, 'uuid_break', () => this.ep.api('uuid_break', `${this.ep.uuid} all`));
+  /** Breaks what the channel plays or records (a key pressed during a prompt, stopMedia). */
+  interrupt(): Promise<void> {
+    if (this.isEnded) return Promise.resolve();
+    const sent = quietly(this, 'uuid_break', () => this.ep.api('uuid_break', `${this.ep.uuid} all`)).then(() => undefined);
+    this.#breaking = sent;
+    return sent;
+  }
+
+  /**
+   * Before the next media operation: a break that reached the channel when nothing was playing stays set
+   * (FreeSWITCH's CF_BREAK) and would cut that operation at once. Waits for the break to land, then lets a
+   * 20 ms silence take it. Costs nothing when no break was sent since the last operation.
+   */
+  async settleBreak(): Promise<void> {
+    const breaking = this.#breaking;
+    if (!breaking) return;
+    this.#breaking = null;
+    await breaking;
+    if (!this.isEnded) await quietly(this, 'break settle', () => this.ep.play('silence_stream://20'));
+  }
+
+  onMediaStop(stop: () => void): () => void {
+    this.#mediaStops.add(stop);
+    return () => { this.#mediaStops.delete(stop); };
+  }
+
+  async stopMedia(): Promise<void> {
+    if (this.isEnded) return;
+    for (const stop of [...this.#mediaStops]) stop();
+    await this.interrupt();
+  }
+
+  /** Resolves when stopMedia() is called; `release` once the operation is over. */
+  #untilMediaStop(): { promise: Promise<void>; readonly fired: boolean; release: () => void } {
+    let fired = false;
+    let stop!: () => void;
+    const promise = new Promise<void>((resolve) => { stop = () => { fired = true; resolve(); }; });
+    return { promise, get fired() { return fired; }, release: this.onMediaStop(stop) };
   }
 
   say(text: string, opts: SayOptions): Promise<void> { return this.step({ kind: 'speak', args: speakArgs(text, opts.voice) }); }
@@ -120,9 +168,13 @@ export class DrachtioLeg implements CallLeg, MediaContext {
 
   async pause(ms: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([new Promise((r) => { timer = setTimeout(r, ms); }), this.ended]);
+    const stopped = this.#untilMediaStop();
+    await Promise.race([new Promise((r) => { timer = setTimeout(r, ms); }), this.ended, stopped.promise]);
+    stopped.release();
     clearTimeout(timer);
   }
+
+  ringback(tone: RingTone): Promise<void> { return this.step({ kind: 'file', file: `tone_stream://${RING_TONES[tone]};loops=-1` }); }
 
   collectDigits(opts: CollectOptions): Promise<CollectResult> { return collectDigits(this, opts); }
   record(opts: RecordOptions): Promise<RecordResult> { return record(this, opts); }

@@ -14,8 +14,12 @@ export interface MediaContext {
   readonly log: Logger;
   /** Plays one step; resolves when it finishes, is interrupted or the leg ends. Never rejects. */
   step(step: MediaStep): Promise<void>;
-  /** Stops whatever the channel is playing (a key pressed during a prompt). */
+  /** Stops whatever the channel is playing or recording (a key pressed during a prompt). */
   interrupt(): Promise<void>;
+  /** Call before starting a FreeSWITCH media app directly: clears a break left by interrupt() (see DrachtioLeg). */
+  settleBreak(): Promise<void>;
+  /** `stop` is called when stopMedia() ends the operation under way; returns its release. */
+  onMediaStop(stop: () => void): () => void;
 }
 
 /** FreeSWITCH calls whose failure only matters while the leg is up; afterwards they fail by nature. */

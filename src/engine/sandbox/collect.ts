@@ -6,6 +6,7 @@ import type { Line } from './line.js';
 import { promptMedia } from './media-timing.js';
 
 export async function collectDigits(line: Line, keys: DigitQueue, opts: CollectOptions): Promise<CollectResult> {
+  const stopped = line.mediaStop;
   const bargeIn = new AbortController();
   if (keys.size > 0) bargeIn.abort();
   const stopListening = keys.onArrival(() => bargeIn.abort());
@@ -14,13 +15,14 @@ export async function collectDigits(line: Line, keys: DigitQueue, opts: CollectO
   }
   stopListening();
   if (line.isEnded) return { digits: '', reason: 'timeout' };
+  if (stopped.aborted) return { digits: '', reason: 'interrupted' };
   if (!bargeIn.signal.aborted) line.awaitingInput();
 
   let digits = '';
   for (;;) {
     const key = await keys.next(opts.timeoutMs);
     // A hangup mid-collection reports what was typed so far, as a timeout: the port has no 'hangup' reason.
-    if (key === undefined) return { digits, reason: 'timeout' };
+    if (key === undefined) return { digits, reason: stopped.aborted && !line.isEnded ? 'interrupted' : 'timeout' };
     if (opts.finishOnKey.includes(key)) return { digits, reason: 'finish-key' };
     digits += key;
     if (opts.numDigits !== undefined && digits.length >= opts.numDigits) return { digits, reason: 'num-digits' };

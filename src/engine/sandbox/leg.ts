@@ -10,7 +10,8 @@ import { openSandboxAudio } from './audio-tap.js';
 import { collectDigits } from './collect.js';
 import { DigitQueue } from './digits.js';
 import type { Line } from './line.js';
-import { pauseMedia, playMedia, sayMedia } from './media-timing.js';
+import { pauseMedia, playMedia, ringbackMedia, sayMedia } from './media-timing.js';
+import type { RingTone } from '../../markup/ring-tones.js';
 import { record } from './record.js';
 import { startCallRecording } from './recording.js';
 
@@ -54,9 +55,12 @@ export class SandboxLeg implements CallLeg {
   async say(text: string, opts: SayOptions): Promise<void> { await this.#line.perform(sayMedia(text, opts)); }
   async play(media: LocalMedia): Promise<void> { await this.#line.perform(playMedia(media.source)); }
   async pause(ms: number): Promise<void> { await this.#line.perform(pauseMedia(ms)); }
+  async ringback(tone: RingTone): Promise<void> { await this.#line.perform(ringbackMedia(tone)); }
 
   collectDigits(opts: CollectOptions): Promise<CollectResult> { return collectDigits(this.#line, this.#keys, opts); }
   record(opts: RecordOptions): Promise<RecordResult> { return record(this.#line, this.#keys, opts); }
+
+  async stopMedia(): Promise<void> { this.#line.stopMedia(); }
 
   async startCallRecording(opts: CallRecordingOptions): Promise<CallRecording> {
     return startCallRecording(this.#line, opts);

@@ -46,6 +46,7 @@ export class Line {
   /** Run synchronously before the hangup is announced, so files are final and the transcript in order. */
   readonly #endHooks = new Set<(info: HangupInfo) => void>();
   readonly #abort = new AbortController();
+  #mediaStop = new AbortController();
   #state: 'setup' | 'answered' | 'ended' = 'setup';
   #rang = false;
   #resolveEnded!: (info: HangupInfo) => void;
@@ -131,20 +132,27 @@ export class Line {
     this.#timers.delete(handle.id);
   }
 
-  /** Resolves true after `ms`, or false as soon as the call ends or `stop` aborts. */
+  /** Aborted by stopMedia(): the media operation under way (any sleep) ends; later ones start afresh. */
+  get mediaStop(): AbortSignal { return this.#mediaStop.signal; }
+
+  stopMedia(): void {
+    this.#mediaStop.abort();
+    this.#mediaStop = new AbortController();
+  }
+
+  /** Resolves true after `ms`, or false as soon as the call ends, `stop` aborts or the media is stopped. */
   sleep(ms: number, stop?: AbortSignal): Promise<boolean> {
-    if (this.isEnded || stop?.aborted) return Promise.resolve(false);
+    const stops = [this.signal, this.mediaStop, ...(stop ? [stop] : [])];
+    if (this.isEnded || stops.some((s) => s.aborted)) return Promise.resolve(false);
     return new Promise((resolve) => {
       const finish = (elapsed: boolean) => {
         this.cancel(timer);
-        this.signal.removeEventListener('abort', interrupted);
-        stop?.removeEventListener('abort', interrupted);
+        for (const s of stops) s.removeEventListener('abort', interrupted);
         resolve(elapsed);
       };
       const interrupted = () => finish(false);
       const timer = this.schedule(ms, () => finish(true));
-      this.signal.addEventListener('abort', interrupted);
-      stop?.addEventListener('abort', interrupted);
+      for (const s of stops) s.addEventListener('abort', interrupted);
     });
   }
 

@@ -30,6 +30,9 @@ export function playMedia(url: string): Media { return { heard: { type: 'heard-p
 
 export function pauseMedia(ms: number): Media { return { heard: { type: 'heard-pause', ms }, ms: Math.max(0, ms) }; }
 
+/** Ringback loops until stopped: an hour stands for "until the Dial is over". */
+export function ringbackMedia(tone: string): Media { return { heard: { type: 'heard-ringback', tone }, ms: 3_600_000 }; }
+
 export const beepMedia: Media = { heard: { type: 'beep' }, ms: BEEP_MS };
 
 export function promptMedia(prompt: Prompt): Media {

@@ -18,17 +18,20 @@ function naturalEnd(opts: RecordOptions, speakMs: number): { at: number; reason:
 }
 
 export async function record(line: Line, keys: DigitQueue, opts: RecordOptions): Promise<RecordResult> {
+  const stopped = line.mediaStop;
   if (opts.beep) await line.perform(beepMedia);
   return new Promise((resolve, reject) => {
     const startedAt = line.clock.now();
     let releaseKeys = () => {};
     let releaseEnd = () => {};
+    let releaseStop = () => {};
     let timer: ReturnType<Line['schedule']> = undefined;
     let started = false;
     const finish = (reason: Reason, finishKey?: string) => {
       line.cancel(timer);
       releaseKeys();
       releaseEnd();
+      releaseStop();
       const durationMs = line.clock.now() - startedAt;
       try {
         writeWav(opts.file, speechThenSilence(durationMs, Math.min(durationMs, line.speakMs)));
@@ -39,6 +42,7 @@ export async function record(line: Line, keys: DigitQueue, opts: RecordOptions):
       resolve({ file: opts.file, durationMs, reason, ...(finishKey === undefined ? {} : { finishKey }) });
     };
     if (line.isEnded) return finish('hangup');
+    if (stopped.aborted) return finish('interrupted');
 
     line.transcript.add({ type: 'recording-started', file: opts.file });
     started = true;
@@ -50,5 +54,8 @@ export async function record(line: Line, keys: DigitQueue, opts: RecordOptions):
       return true;
     });
     releaseEnd = line.onEnd(() => finish('hangup'));
+    const interrupted = () => finish('interrupted');
+    stopped.addEventListener('abort', interrupted);
+    releaseStop = () => stopped.removeEventListener('abort', interrupted);
   });
 }

@@ -9,6 +9,7 @@ export type TranscriptEntry =
   | { type: 'heard-say'; text: string; voice: string; language: string }
   | { type: 'heard-play'; url: string }
   | { type: 'heard-pause'; ms: number }
+  | { type: 'heard-ringback'; tone: string }
   | { type: 'beep' }
   | { type: 'pressed'; digit: string }
   | { type: 'recording-started' | 'recording-stopped'; file: string }

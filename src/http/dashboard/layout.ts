@@ -28,6 +28,7 @@ const NOTICES: Record<string, string> = {
   'signed-out': 'You are signed out.',
   'conference-ended': 'Conference ended: every participant was disconnected.',
   'call-ended': 'Call ended.',
+  'call-redirected': 'Call redirected: the new instructions are running.',
   'participant-updated': 'Participant updated.',
   'participant-removed': 'Participant removed: its call was disconnected.',
   'queue-created': 'Queue created.',

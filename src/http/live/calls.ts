@@ -5,9 +5,9 @@ import type { CallsPerSecondCap } from '../../calls/cps-limiter.js';
 import { placeCall } from '../../calls/outbound.js';
 import { endByRequest, type EndRefusal } from '../../calls/end-by-request.js';
 import type { CallDispatcher } from '../../calls/dispatcher.js';
-import { toPlacement } from '../../calls/place-request.js';
-import { checkCustomerUrl, checkStreamUrl } from '../../net/index.js';
-import type { PlaceCall } from '../../calls/outbound.js';
+import { checkInlineMarkup, toPlacement } from '../../calls/place-request.js';
+import { redirectByRequest, type RedirectRefusal, type RedirectRequest } from '../../calls/redirect-by-request.js';
+import { checkCustomerUrl, checkStreamUrl, customerUrlProblem } from '../../net/index.js';
 import { sipUrisOf } from '../../markup/index.js';
 import type { CallRecord } from '../../store/calls.js';
 import { errors, type ApiError, type FieldErrors } from '../errors.js';
@@ -29,10 +29,7 @@ export async function loadCall(services: CallServices, req: FastifyRequest<{ Par
  * Names in SIP destinations judged on what they resolve to now, so a name pointing inside is a 422 rather than
  * a failed call. A name that does not resolve yet is let through: the dial re-checks it and fails visibly.
  */
-async function refusedSipNames(services: CallServices, placement: PlaceCall): Promise<FieldErrors | null> {
-  const named: Array<[field: string, uri: string]> = [];
-  if (placement.target.kind === 'sip') named.push(['to', placement.target.uri]);
-  if (placement.markup.kind === 'inline') named.push(...sipUrisOf(placement.markup.verbs).map((uri): [string, string] => ['markup', uri]));
+async function refusedSipNames(services: CallServices, named: Array<[field: string, uri: string]>): Promise<FieldErrors | null> {
   const errors: FieldErrors = {};
   for (const [field, uri] of named) {
     const vet = await services.sip.vet(uri);
@@ -41,12 +38,37 @@ async function refusedSipNames(services: CallServices, placement: PlaceCall): Pr
   return Object.keys(errors).length > 0 ? errors : null;
 }
 
-/** The API's words for what endByRequest refuses. */
-const END_REFUSALS: Record<EndRefusal, (call: CallRecord) => ApiError> = {
+/** The API's words for what endByRequest and redirectByRequest refuse. */
+const REFUSALS: Record<EndRefusal | RedirectRefusal, (call: CallRecord) => ApiError> = {
   call_ended: (call) => errors.callEnded(call.status),
   call_in_progress: () => errors.callAnswered(),
   call_not_carried_here: () => errors.callNotCarriedHere(),
+  call_not_running_markup: () => errors.callNotRunningMarkup(),
 };
+
+/** What a redirect asks for, checked as a placed call's url or markup is; field errors when it is refused. */
+async function toRedirect(services: CallServices, body: CallUpdateInput): Promise<RedirectRequest> {
+  if (body.url !== undefined) {
+    const check = checkCustomerUrl(body.url, services.urls);
+    if (!check.ok) throw errors.validation({ url: [customerUrlProblem('url', check)] });
+    return { kind: 'url', url: body.url, method: body.method ?? 'POST' };
+  }
+  const inline = checkInlineMarkup(body.markup!, {
+    url: (url) => services.media.check(url), sip: (uri) => services.sip.check(uri), stream: (url) => checkStreamUrl(url, services.urls),
+  });
+  if (!inline.ok) throw errors.validation({ markup: inline.problems });
+  const refused = await refusedSipNames(services, sipUrisOf(inline.verbs).map((uri): [string, string] => ['markup', uri]));
+  if (refused) throw errors.validation(refused);
+  return { kind: 'markup', verbs: inline.verbs };
+}
+
+/** Exactly one of status, url, markup; method only beside url. */
+function updateShapeErrors(body: CallUpdateInput): FieldErrors | null {
+  const given = (['status', 'url', 'markup'] as const).filter((k) => body[k] !== undefined);
+  if (given.length !== 1) return { [given[1] ?? 'status']: ['Give exactly one of status (end the call), url or markup (redirect it).'] };
+  if (body.method !== undefined && body.url === undefined) return { method: ['method goes with url.'] };
+  return null;
+}
 
 export async function callRoutes(app: FastifyInstance, deps: { services: CallServices; cps: CallsPerSecondCap; dispatcher: CallDispatcher }): Promise<void> {
   const { services, cps, dispatcher } = deps;
@@ -65,7 +87,11 @@ export async function callRoutes(app: FastifyInstance, deps: { services: CallSer
       stream: (url) => checkStreamUrl(url, services.urls),
     });
     if (!checked.ok) throw errors.validation(checked.errors);
-    const resolvedRefusals = await refusedSipNames(services, checked.placement);
+    const { target, markup } = checked.placement;
+    const resolvedRefusals = await refusedSipNames(services, [
+      ...(target.kind === 'sip' ? [['to', target.uri] as [string, string]] : []),
+      ...(markup.kind === 'inline' ? sipUrisOf(markup.verbs).map((uri): [string, string] => ['markup', uri]) : []),
+    ]);
     if (resolvedRefusals) throw errors.validation(resolvedRefusals);
     const health = engine.health();
     if (!health.ok) throw errors.callNotPlaced(`the call engine is unavailable (${health.detail})`);
@@ -84,14 +110,24 @@ export async function callRoutes(app: FastifyInstance, deps: { services: CallSer
 
   app.post<{ Params: { callSid: string }; Body: CallUpdateInput }>('/api/calls/:callSid', {
     schema: {
-      tags, security, summary: 'End a call: hang it up, or cancel it while it rings', params: SidParams, body: CallUpdateBody,
+      tags, security, summary: 'Change a live call: end it (status), or redirect it to a new document (url or markup)', params: SidParams, body: CallUpdateBody,
       response: { 200: CallResource, 409: { $ref: 'LiveError#' }, ...notFoundError, ...validationError, ...authErrors },
     },
   }, async (req) => {
+    const shape = updateShapeErrors(req.body);
+    if (shape) throw errors.validation(shape);
     const call = await loadCall(services, req);
-    const ended = await endByRequest(services, call, req.body.status);
-    if (!ended.ok) throw END_REFUSALS[ended.refusal](call);
-    return view(ended.call);
+    if (req.body.status !== undefined) {
+      const ended = await endByRequest(services, call, req.body.status);
+      if (!ended.ok) throw REFUSALS[ended.refusal](call);
+      return view(ended.call);
+    }
+    const redirected = await redirectByRequest(services, call, await toRedirect(services, req.body));
+    if (!redirected.ok) {
+      if ('refusal' in redirected) throw REFUSALS[redirected.refusal](call);
+      throw errors.validation({ url: [`The URL gave no document: ${redirected.unavailable}.`] });
+    }
+    return view((await store.calls.get(call.sid))!);
   });
 
   app.get<{ Querystring: CallListInput }>('/api/calls', {

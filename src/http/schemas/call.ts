@@ -19,10 +19,13 @@ export const CallCreateBody = Type.Object({
 export type CallCreateInput = Static<typeof CallCreateBody>;
 
 export const CallUpdateBody = Type.Object({
-  status: StringEnum(['completed', 'canceled'] as const, {
+  status: Type.Optional(StringEnum(['completed', 'canceled'] as const, {
     description: '"completed" ends the call whatever its state (an answered call is hung up, a ringing one withdrawn or refused); "canceled" ends a call only while it is queued or ringing (409 call_in_progress once answered).',
-  }),
-}, { $id: 'CallUpdate', additionalProperties: false });
+  })),
+  url: Type.Optional(HttpUrl('Redirect: this URL is asked for a document (as the call\'s own webhooks are), which replaces the running one: the verb under way stops and the new document runs.')),
+  method: Type.Optional(Method),
+  markup: Type.Optional(Type.String({ maxLength: 65536, description: 'Redirect to inline markup (XML <Response> or the JSON subset) instead of url.' })),
+}, { $id: 'CallUpdate', additionalProperties: false, description: 'Exactly one of status, url or markup.' });
 export type CallUpdateInput = Static<typeof CallUpdateBody>;
 
 export const RecordingSummary = Type.Object({

@@ -5,6 +5,7 @@ import type { DialTarget, DialVerb } from '../types.js';
 import { EXPECT, isE164, isUrlReference } from '../values.js';
 import { compact, readXmlLeaf, refuseChild, type VerbDef } from './define.js';
 import { MAX_TARGETS, TARGET_KINDS } from './targets.js';
+import { RING_TONE_NAMES } from '../ring-tones.js';
 
 /** Twilio's longest (and default) timeLimit: four hours. */
 const MAX_TIME_LIMIT_SECONDS = 14_400;
@@ -21,6 +22,8 @@ function withAttributes(f: Fields, targets: DialTarget[], where: IssueLocation):
     method: f.method(),
     record: f.oneOf('record', ['do-not-record', 'record-from-answer', 'record-from-ringing'] as const, 'do-not-record'),
     timeLimit: f.optionalInt('timeLimit', 1, MAX_TIME_LIMIT_SECONDS),
+    ringTone: f.oneOf('ringTone', RING_TONE_NAMES, 'us'),
+    hangupOnStar: f.bool('hangupOnStar', false),
     targets,
   });
   // A conference member stays until it leaves or the conference ends: there is no bridge for a limit to end.

@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { queryOf, sendPage, viewerOf, type Dashboard, type Viewer } from '../context.js';
+import { formOf, queryOf, sendPage, viewerOf, type Dashboard, type Viewer } from '../context.js';
 import { endByRequest, type EndRefusal } from '../../../calls/end-by-request.js';
+import { redirectByRequest, type RedirectRefusal } from '../../../calls/redirect-by-request.js';
+import { checkCustomerUrl, customerUrlProblem } from '../../../net/index.js';
 import { FormRender, type FieldErrors } from '../forms.js';
 import type { CallDirection, CallFilter, CallRecord, CallStatus } from '../../../store/calls.js';
 import { CALL_DIRECTIONS, CALL_STATUSES, callsView } from '../views/calls.js';
@@ -16,6 +18,12 @@ const HANGUP_REFUSALS: Record<EndRefusal, string> = {
   call_ended: 'This call has already ended.',
   call_in_progress: 'This call is in progress.',
   call_not_carried_here: 'This call is not running on this server (it may be left over from a restart): it cannot be hung up here.',
+};
+/** Why Redirect did nothing, in words (redirectByRequest's refusals). */
+const REDIRECT_REFUSALS: Record<RedirectRefusal, string> = {
+  call_ended: 'This call has already ended.',
+  call_not_carried_here: 'This call is not running on this server (it may be left over from a restart): it cannot be redirected here.',
+  call_not_running_markup: 'No instructions run on this call now (not answered yet, a dialled or agent leg, or its instructions have finished): redirect the caller\'s call instead.',
 };
 const SID = /^CA[0-9a-f]{32}$/;
 const DAY_MS = 86_400_000;
@@ -98,6 +106,21 @@ export function callRoutes(app: FastifyInstance, d: Dashboard): void {
     const ended = await endByRequest(d.callServices, call, 'completed');
     if (!ended.ok) return sendPage(reply, await callPage(viewerOf(req), call, { problem: HANGUP_REFUSALS[ended.refusal] }), 409);
     return reply.redirect(`/dashboard/calls/${call.sid}?done=call-ended`, 303);
+  });
+
+  // The API's rules (POST /api/calls/{sid} with url): the URL under the customer-URL rule, asked before anything changes.
+  app.post<{ Params: { sid: string } }>('/calls/:sid/redirect', async (req, reply) => {
+    const call = await ownCall(req, reply);
+    if (!call) return reply;
+    const form = formOf(req);
+    const refuse = async (problem: string, status: 409 | 422) => sendPage(reply, await callPage(viewerOf(req), call, { problem }), status);
+    const url = (form.url ?? '').trim();
+    const method = form.method === 'GET' ? 'GET' : 'POST';
+    const check = checkCustomerUrl(url, d.callServices.urls);
+    if (!check.ok) return refuse(customerUrlProblem('url', check), 422);
+    const done = await redirectByRequest(d.callServices, call, { kind: 'url', url, method });
+    if (!done.ok) return 'refusal' in done ? refuse(REDIRECT_REFUSALS[done.refusal], 409) : refuse(`The URL gave no instructions: ${done.unavailable}.`, 422);
+    return reply.redirect(`/dashboard/calls/${call.sid}?done=call-redirected`, 303);
   });
 
   // Session-authenticated media for the page's <audio>; a foreign or unknown SID is the same 404.

@@ -1,5 +1,6 @@
 import { html, type Html } from '../html.js';
 import { actionButton, page } from '../layout.js';
+import { csrfField } from '../forms.js';
 import type { Viewer } from '../context.js';
 import type { CallRecord, TimelineEntry } from '../../../store/calls.js';
 import type { RecordingRecord } from '../../../store/recordings.js';
@@ -8,12 +9,19 @@ import type { Conference, Participant } from '../../../conferences/repo.js';
 import { causeInWords, timelineTable } from './timeline.js';
 import { waterfall } from './waterfall.js';
 
-/** `problem`: why a Hang up was refused; `notice`: the key of the confirmation after one. */
+/** `problem`: why a Hang up or Redirect was refused; `notice`: the key of the confirmation after one. */
 export function callView(v: Viewer, c: CallRecord, timeline: TimelineEntry[], recordings: RecordingRecord[], children: CallRecord[],
   conferences: Array<{ p: Participant; conference: Conference }> = [], opts: { problem?: string; notice?: string } = {}): Html {
   return page({ title: `Call ${c.sid}`, viewer: v, section: 'calls', notice: opts.notice }, html`
     ${opts.problem ? html`<p class="field-error" role="alert">${opts.problem}</p>` : ''}
-    ${c.endedAt ? '' : html`<div class="actions">${actionButton(`/dashboard/calls/${c.sid}/hangup`, 'Hang up', v.csrf, { danger: true, confirm: 'Hang up this call? Whoever is on it is disconnected.' })}</div>`}
+    ${c.endedAt ? '' : html`<div class="actions">${actionButton(`/dashboard/calls/${c.sid}/hangup`, 'Hang up', v.csrf, { danger: true, confirm: 'Hang up this call? Whoever is on it is disconnected.' })}</div>
+    <form method="post" action="/dashboard/calls/${c.sid}/redirect" class="field-inline">${csrfField(v.csrf)}
+      <label for="redirect-url">Redirect to the instructions at</label>
+      <input id="redirect-url" name="url" type="url" required placeholder="https://example.com/voice" autocomplete="off">
+      <label for="redirect-method">Method</label>
+      <select id="redirect-method" name="method"><option>POST</option><option>GET</option></select>
+      <button type="submit">Redirect</button>
+    </form>`}
     <dl class="facts">
       <dt>Direction</dt><dd>${c.direction}</dd>
       <dt>From</dt><dd>${c.from}</dd><dt>To</dt><dd>${c.to}</dd>

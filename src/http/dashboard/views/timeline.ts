@@ -62,6 +62,8 @@ export function describeEvent(kind: string, d: Detail): string {
     case 'dial-time-limit': return `The dialled call reached its time limit (${str(d.seconds)} s) and was hung up`;
     case 'webhook-fallback': return `The webhook was unavailable (${str(d.error_reason)}): asked the fallback URL ${str(d.url)}`;
     case 'ended-by-request': return d.cause === 'api-cancel' ? 'A request canceled the call' : 'A request hung up the call';
+    case 'redirected-by-request': return d.url ? `A request redirected the call to ${str(d.url)}` : 'A request redirected the call to new instructions';
+    case 'queue-redirected': return `Taken out of queue ${str(d.queue)} by a redirect`;
     case 'dial-result': return `Dial finished: ${str(d.status ?? d.kind)}`;
     case 'conference-joined': return `Joined a conference${d.muted ? ' (muted)' : ''}`;
     case 'conference-left': return 'Left the conference';
@@ -77,6 +79,7 @@ export function callerSentence(e: Detail): string {
     case 'heard-say': return `Said: “${str(e.text)}”`;
     case 'heard-play': return `Played audio ${str(e.url)}`;
     case 'heard-pause': return `Silence for ${str(e.ms)} ms`;
+    case 'heard-ringback': return 'Ringback while the dialled party rang';
     case 'pressed': return `Caller pressed ${str(e.digit)}`;
     case 'beep': return 'Caller heard a beep';
     case 'ringing': return 'Ringing';

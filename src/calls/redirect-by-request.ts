@@ -1,0 +1,39 @@
+// Redirecting a live call at a REST client's request (POST /api/calls/{sid} with url or markup, Twilio's "update a
+// call" with Url or Twiml): the new document is had first, then replaces the running one, whose verb stops.
+import type { Verb } from '../markup/index.js';
+import type { CallRecord } from '../store/calls.js';
+import type { CallServices } from './services.js';
+import { requestDocument } from './flow.js';
+
+export type RedirectRequest = { kind: 'url'; url: string; method: 'POST' | 'GET' } | { kind: 'markup'; verbs: Verb[] };
+export type RedirectRefusal = 'call_ended' | 'call_not_carried_here' | 'call_not_running_markup';
+
+export type RedirectResult =
+  | { ok: true }
+  | { ok: false; refusal: RedirectRefusal }
+  /** The URL gave no document (its reason); the call goes on as it was. */
+  | { ok: false; unavailable: string };
+
+/**
+ * Markup runs on a call from its first document request until its last verb: an outbound call still ringing, a
+ * dialled or agent leg (bridged, no markup of its own) and a call whose markup has finished cannot be redirected.
+ */
+export async function redirectByRequest(services: CallServices, call: CallRecord, req: RedirectRequest): Promise<RedirectResult> {
+  if (call.endedAt) return { ok: false, refusal: 'call_ended' };
+  const session = services.watch.live(call.sid);
+  if (!session) return { ok: false, refusal: 'call_not_carried_here' };
+  if (!session.document.running || session.ended) return { ok: false, refusal: session.ended ? 'call_ended' : 'call_not_running_markup' };
+  if (req.kind === 'markup') {
+    await session.redirect({ verbs: req.verbs, url: null }, { markup: true });
+    return { ok: true };
+  }
+  // Asked as the call's own document requests are (signed, through the target policy), with no fallback: the
+  // REST client hears at once that its URL failed, and the call goes on.
+  const got = await requestDocument({ session, docUrl: null, format: 'xml' }, req.url, req.method, {
+    from: call.from, to: call.to, direction: call.direction, call_sid: call.sid,
+  });
+  if (!got.ok) return { ok: false, unavailable: got.reason };
+  if (!session.document.running || session.ended) return { ok: false, refusal: session.ended ? 'call_ended' : 'call_not_running_markup' };
+  await session.redirect({ verbs: got.verbs, url: got.url }, { url: req.url });
+  return { ok: true };
+}

@@ -1,0 +1,77 @@
+// <Dial> options heard on the real engines: the caller hears its country's ringback while the target rings
+// (ringTone, measured on its RTP: both tones of the cadence), and pressing * once connected hangs up the dialled
+// party and the caller's document goes on (hangupOnStar).
+import t from 'tap';
+import { enginesOrSkip } from '../../helpers/engines.js';
+import { xml } from '../../helpers/webhook-app.js';
+import { startMediaOrigin, toneWav } from '../../helpers/media-origin.js';
+import { bestToneShare, toneShare } from '../../helpers/tone.js';
+import { until } from '../../helpers/waits.js';
+import { realDrivers } from '../../engine-suite/real-driver.js';
+import { pcapRtp } from '../../engine-suite/real-rtp.js';
+import { keyPcap } from '../../engine-suite/real-sipp.js';
+import { scene, CALLER, DID } from '../../engine-suite/flows.js';
+
+const PARTY = '+15558880005';
+const PACKET = 160;
+const AFTER_HZ = 1200;
+
+/** Share of the caller's packets, while it heard sound, that carry both tones of a ringback. */
+function ringbackShare(samples: Float32Array, [low, high]: [number, number]): { sounding: number; share: number } {
+  let sounding = 0;
+  let both = 0;
+  for (let at = 0; at + PACKET <= samples.length; at += PACKET) {
+    const packet = samples.subarray(at, at + PACKET);
+    if (Math.max(...packet.map(Math.abs)) < 0.02) continue;
+    sounding++;
+    if (toneShare(packet, low) > 0.2 && toneShare(packet, high) > 0.2) both++;
+  }
+  return { sounding, share: sounding ? both / sounding : 0 };
+}
+
+const bins = enginesOrSkip(t);
+if (bins) {
+  t.setTimeout(5 * 60_000);
+  const make = realDrivers(t, bins);
+
+  for (const [ringTone, tones] of [[undefined, [440, 480]], ['uk', [400, 450]]] as const) {
+    t.test(`ringTone ${ringTone ?? '(default us)'}: the caller hears ${tones.join(' + ')} Hz ringback while the target rings`, async (t) => {
+      const d = await make(t);
+      const s = await scene(t, d);
+      await d.party(PARTY, { behavior: 'no-answer' });
+      s.app.on('/voice', xml(`<Dial timeout="6"${ringTone ? ` ringTone="${ringTone}"` : ''}><Number>${PARTY}</Number></Dial><Hangup/>`));
+      const placed = await d.inbound(CALLER, DID);
+      await placed.ended;
+      const final = await s.finalCall();
+      t.match((await d.h.store.calls.timeline(final.sid)).find((e) => e.kind === 'dial-result'), { detail: { status: 'no-answer' } });
+      const heard = ringbackShare(placed.samples(), [...tones]);
+      // Six seconds of ringing hold two or three rings of either cadence (US: 2 s on, 4 s off).
+      t.ok(heard.sounding >= 50, `the caller heard sound in ${heard.sounding} packets`);
+      t.ok(heard.share > 0.9, `${(heard.share * 100).toFixed(0)} % of them carry ${tones.join(' and ')} Hz`);
+    });
+  }
+
+  t.test('hangupOnStar: * ends the connected call; the caller goes on with the next verb', async (t) => {
+    const d = await make(t);
+    const s = await scene(t, d);
+    const origin = await startMediaOrigin(t);
+    origin.on('/after.wav', { body: toneWav(2, AFTER_HZ), headers: { 'content-type': 'audio/wav' } });
+    await d.party(PARTY, { behavior: 'answer', hangupAfterMs: 600_000 });
+    s.app.on('/voice', xml(`<Dial hangupOnStar="true"><Number>${PARTY}</Number></Dial><Play>${origin.origin}/after.wav</Play><Hangup/>`));
+    const call = await d.inbound(CALLER, DID);
+    let parent = '';
+    let child = '';
+    await until('the dialled party answers', 20_000, async () => {
+      const row = await d.h.store.sql.one<{ sid: string; parent_sid: string }>("SELECT sid, parent_sid FROM calls WHERE parent_sid IS NOT NULL AND status = 'in-progress'");
+      child = row?.sid ?? '';
+      parent = row?.parent_sid ?? '';
+      return child !== '';
+    }, 20);
+    await call.rtp.sendKey(pcapRtp(keyPcap('*')));
+    await until('the dialled call ends', 10_000, async () => (await d.h.store.calls.get(child))?.endedAt != null, 20);
+    await call.ended;
+    t.equal((await s.finalCall()).hangupCause, 'markup-hangup', 'the caller\'s document went on to its Hangup');
+    t.ok((await d.h.store.calls.timeline(parent)).some((e) => e.kind === 'dial-hangup-on-star'), 'the timeline says * ended it');
+    t.ok(bestToneShare(call.samples(), AFTER_HZ) > 0.8, 'the caller heard the verb after the Dial');
+  });
+}
