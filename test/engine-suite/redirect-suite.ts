@@ -6,6 +6,7 @@ import type { EngineDriver, PlacedCall } from './driver.js';
 import { final, scene, CALLER, DID, type Scene } from './flows.js';
 import { until } from '../helpers/waits.js';
 import { xml } from '../helpers/webhook-app.js';
+import { startMediaOrigin, toneWav } from '../helpers/media-origin.js';
 
 type MakeDriver = (t: Test) => Promise<EngineDriver>;
 
@@ -68,7 +69,10 @@ export function redirectSuite(t: Test, make: MakeDriver): void {
   t.test('markup during an Enqueue wait: the caller leaves the line, not counted as abandoned; the action is not asked', async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
-    s.app.on('/voice', xml('<Enqueue action="/after">support</Enqueue>'));
+    // Music on hold: a caller on the real engines counts as answered once it hears something.
+    const origin = await startMediaOrigin(t);
+    origin.on('/hold.wav', { body: toneWav(2, 440), headers: { 'content-type': 'audio/wav' } });
+    s.app.on('/voice', xml(`<Enqueue waitUrl="${origin.origin}/hold.wav" action="/after">support</Enqueue>`));
     const call = await d.inbound(CALLER, DID);
     const sid = await liveSid(d, s);
     await until('the caller is queued', 20_000, () => timelineHas(d, sid, 'queued'), 20);

@@ -1,4 +1,4 @@
-// A redirect through the API, heard on the real engines: a caller in a long <Say>, a <Gather>, an <Enqueue> wait or
+// A redirect through the API, heard on the real engines: a caller in a <Play>, a long <Say>, a <Gather>, an <Enqueue> wait or
 // a bridged <Dial> is redirected to a document that plays a 1200 Hz tone, and its RTP must carry that tone within
 // 500 ms of the request (the arrival time of the first packet of three in a row that carry it).
 import t from 'tap';
@@ -43,6 +43,7 @@ if (bins) {
   }
 
   const cases: Array<{ name: string; document: (origin: string) => string; party?: boolean }> = [
+    { name: 'a looped <Play>', document: (origin) => `<Play loop="0">${origin}/old.wav</Play>` },
     { name: 'a long <Say>', document: () => '<Say loop="0">Please hold the line while we find someone to take your call.</Say>' },
     { name: 'a <Gather> prompt', document: () => '<Gather action="/digits" timeout="600"><Say loop="0">Press one for sales, two for support.</Say></Gather>' },
     { name: 'an <Enqueue> wait', document: (origin) => `<Enqueue waitUrl="${origin}/old.wav" action="/after">support</Enqueue>` },
