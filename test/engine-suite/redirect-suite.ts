@@ -15,7 +15,8 @@ const NEW_DOCUMENT = '<Response><Say>Redirected.</Say><Hangup/></Response>';
 
 const update = (d: EngineDriver, sid: string, body: Record<string, unknown>) => d.h.request('POST', `/api/calls/${sid}`, { body });
 
-async function liveSid(d: EngineDriver, s: Scene): Promise<string> {
+/** The sid of the scene's newest top-level call once it is answered. */
+export async function liveSid(d: Pick<EngineDriver, 'h'>, s: Scene): Promise<string> {
   let sid = '';
   await until('the call is answered', 20_000, async () => {
     const row = await d.h.store.sql.one<{ sid: string }>("SELECT sid FROM calls WHERE account_id = ? AND status = 'in-progress' AND parent_sid IS NULL ORDER BY created_at DESC LIMIT 1", [s.accountId]);
@@ -23,6 +24,16 @@ async function liveSid(d: EngineDriver, s: Scene): Promise<string> {
     return sid !== '';
   }, 20);
   return sid;
+}
+
+/** The sid of a dialled leg of `parent` once it is in `status`. */
+async function childWhen(d: EngineDriver, parent: string, status: 'ringing' | 'in-progress'): Promise<string> {
+  let child = '';
+  await until(`the dialled party ${status}`, 20_000, async () => {
+    child = (await d.h.store.sql.one<{ sid: string }>('SELECT sid FROM calls WHERE parent_sid = ? AND status = ?', [parent, status]))?.sid ?? '';
+    return child !== '';
+  }, 20);
+  return child;
 }
 
 const timelineHas = async (d: EngineDriver, sid: string, kind: string) => (await d.h.store.calls.timeline(sid)).some((e) => e.kind === kind);
@@ -92,12 +103,7 @@ export function redirectSuite(t: Test, make: MakeDriver): void {
     s.app.on('/voice', xml(`<Dial action="/dialed" timeout="30"><Number>${PARTY}</Number></Dial><Say>Never heard.</Say>`));
     const call = await d.inbound(CALLER, DID);
     const sid = await liveSid(d, s);
-    let child = '';
-    await until('the dialled party answers', 20_000, async () => {
-      const row = await d.h.store.sql.one<{ sid: string }>("SELECT sid FROM calls WHERE parent_sid = ? AND status = 'in-progress'", [sid]);
-      child = row?.sid ?? '';
-      return child !== '';
-    }, 20);
+    const child = await childWhen(d, sid, 'in-progress');
     const refused = await update(d, child, { markup: NEW_DOCUMENT });
     t.equal(refused.status, 409, 'the dialled leg runs no markup of its own');
     t.equal(refused.body.code, 'call_not_running_markup');
@@ -114,12 +120,7 @@ export function redirectSuite(t: Test, make: MakeDriver): void {
     s.app.on('/voice', xml(`<Dial action="/dialed" timeout="600"><Number>${PARTY}</Number></Dial>`));
     const call = await d.inbound(CALLER, DID);
     const sid = await liveSid(d, s);
-    let child = '';
-    await until('the dialled party rings', 20_000, async () => {
-      const row = await d.h.store.sql.one<{ sid: string }>("SELECT sid FROM calls WHERE parent_sid = ? AND status = 'ringing'", [sid]);
-      child = row?.sid ?? '';
-      return child !== '';
-    }, 20);
+    const child = await childWhen(d, sid, 'ringing');
     await redirected(t, d, call, sid, { markup: NEW_DOCUMENT });
     t.equal((await final(d, child)).status, 'canceled', 'the ringing attempt was withdrawn');
     t.equal(s.app.requests.filter((r) => r.path === '/dialed').length, 0, 'the Dial action was not asked');

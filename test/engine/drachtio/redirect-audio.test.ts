@@ -8,7 +8,8 @@ import { startMediaOrigin, toneWav } from '../../helpers/media-origin.js';
 import { toneShare } from '../../helpers/tone.js';
 import { until } from '../../helpers/waits.js';
 import { realDrivers, type RealPlacedCall } from '../../engine-suite/real-driver.js';
-import { scene, CALLER, DID, type Scene } from '../../engine-suite/flows.js';
+import { scene, CALLER, DID } from '../../engine-suite/flows.js';
+import { liveSid } from '../../engine-suite/redirect-suite.js';
 
 const OLD_HZ = 440;
 const NEW_HZ = 1200;
@@ -31,16 +32,6 @@ const bins = enginesOrSkip(t);
 if (bins) {
   t.setTimeout(6 * 60_000);
   const make = realDrivers(t, bins);
-
-  async function liveSid(d: Awaited<ReturnType<typeof make>>, s: Scene): Promise<string> {
-    let sid = '';
-    await until('the call is answered', 20_000, async () => {
-      const row = await d.h.store.sql.one<{ sid: string }>("SELECT sid FROM calls WHERE account_id = ? AND status = 'in-progress' AND parent_sid IS NULL ORDER BY created_at DESC LIMIT 1", [s.accountId]);
-      sid = row?.sid ?? '';
-      return sid !== '';
-    }, 20);
-    return sid;
-  }
 
   const cases: Array<{ name: string; document: (origin: string) => string; party?: boolean }> = [
     { name: 'a looped <Play>', document: (origin) => `<Play loop="0">${origin}/old.wav</Play>` },
