@@ -104,6 +104,10 @@ export function redirectSuite(t: Test, make: MakeDriver): void {
     const call = await d.inbound(CALLER, DID);
     const sid = await liveSid(d, s);
     const child = await childWhen(d, sid, 'in-progress');
+    // A call in the middle of its bridge. A redirect in the first moments of a bridge can still end the caller's
+    // call on the real engines (FreeSWITCH ends its channel ORIGINATOR_CANCEL, about 1 in 4 runs): a known defect,
+    // not what this case measures.
+    await new Promise((r) => setTimeout(r, 1_000 / d.speed));
     const refused = await update(d, child, { markup: NEW_DOCUMENT });
     t.equal(refused.status, 409, 'the dialled leg runs no markup of its own');
     t.equal(refused.body.code, 'call_not_running_markup');
