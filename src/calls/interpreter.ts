@@ -8,13 +8,14 @@ import { recordVerb } from './verbs/record.js';
 import { dialVerb } from './verbs/dial.js';
 import { enqueueVerb } from './verbs/enqueue.js';
 import { connectVerb, startVerb, stopVerb } from './verbs/stream.js';
+import { referVerb } from './verbs/refer.js';
 
 type Handlers = { [V in Verb as V['verb']]: (flow: Flow, verb: V) => Promise<Outcome> };
 
 const handlers: Handlers = {
   say: sayVerb, play: playVerb, pause: pauseVerb, gather: gatherVerb, redirect: redirectVerb,
   hangup: hangupVerb, reject: rejectVerb, record: recordVerb, dial: dialVerb, enqueue: enqueueVerb,
-  connect: connectVerb, start: startVerb, stop: stopVerb,
+  connect: connectVerb, start: startVerb, stop: stopVerb, refer: referVerb,
 };
 
 // A document that redirects to itself forever must not hold a call (and our CPU) hostage.

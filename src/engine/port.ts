@@ -220,6 +220,9 @@ export interface LegEvents {
 }
 
 /** An answered (or answering) call leg with media. */
+/** A transfer asked with REFER: the far end's answer to it (202: accepted) and the last status its NOTIFYs reported. */
+export interface ReferOutcome { referStatus: number | null; notifyStatus: number | null }
+
 export interface CallLeg {
   readonly id: string;
   /**
@@ -238,6 +241,11 @@ export interface CallLeg {
   say(text: string, opts: SayOptions): Promise<void>;
   play(media: LocalMedia): Promise<void>;
   pause(ms: number): Promise<void>;
+  /**
+   * Asks the far end to transfer itself to `target` (SIP REFER, Refer-To) and waits for how it went: its NOTIFYs
+   * until a final status, the leg's end, or 30 s. Never rejects.
+   */
+  refer(target: string): Promise<ReferOutcome>;
   /** Plays `tone`'s ringback in a loop until stopMedia() or the leg ends (a <Dial> ringing). */
   ringback(tone: RingTone): Promise<void>;
   collectDigits(opts: CollectOptions): Promise<CollectResult>;

@@ -25,15 +25,19 @@ export function targetUrlsOf(verbs: readonly Verb[]): string[] {
       case 'enqueue': return [verb.action];
       case 'connect': return [verb.action, verb.stream.statusCallback];
       case 'start': return [verb.stream.statusCallback];
+      case 'refer': return [verb.action];
       default: return [];
     }
   });
   return [...mediaUrlsOf(verbs), ...named.filter((u): u is string => u !== undefined && /^[a-z][a-z0-9+.-]*:/i.test(u))];
 }
 
-/** Every SIP URI a document would have the platform dial (<Dial><Sip>). */
+/** Every SIP URI a document would have the platform dial (<Dial><Sip>) or transfer to (<Refer><Sip>). */
 export function sipUrisOf(verbs: readonly Verb[]): string[] {
-  return verbs.flatMap((verb) => (verb.verb === 'dial' ? verb.targets.flatMap((t) => (t.type === 'sip' ? [t.uri] : [])) : []));
+  return verbs.flatMap((verb) => {
+    if (verb.verb === 'refer') return [verb.target];
+    return verb.verb === 'dial' ? verb.targets.flatMap((t) => (t.type === 'sip' ? [t.uri] : [])) : [];
+  });
 }
 
 /** Every WebSocket URL a document would have the platform connect to (<Connect>/<Start> <Stream>). */

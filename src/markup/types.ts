@@ -144,6 +144,14 @@ export interface DialVerb {
   targets: DialTarget[];
 }
 
+/** A blind transfer of the caller's side (SIP REFER): `target` goes in Refer-To; `action` hears the outcome. */
+export interface ReferVerb {
+  verb: 'refer';
+  target: string;
+  action?: string;
+  method: HttpMethod;
+}
+
 export type StreamTrack = 'inbound_track' | 'outbound_track' | 'both_tracks';
 
 export interface StreamParameter { name: string; value: string }
@@ -193,4 +201,5 @@ export type Verb =
   | EnqueueVerb
   | ConnectVerb
   | StartVerb
-  | StopVerb;
+  | StopVerb
+  | ReferVerb;

@@ -31,8 +31,10 @@ export interface RealPlacedCall extends PlacedCall {
 /**
  * `inband`: the caller's SDP has no telephone-event, so its keys are DTMF tones in its audio. `referTo`: once
  * answered, the caller sends REFER there, expects 603 Decline and hangs up (its exit code says whether it got it).
+ * `referredTo`: the caller expects the platform's REFER naming it (a regular expression), accepts it (202) and
+ * reports the transfer done (NOTIFY with a 200 sipfrag); its exit code says whether the Refer-To matched.
  */
-export type RealCallerPlan = CallerPlan & { inband?: boolean; referTo?: string };
+export type RealCallerPlan = CallerPlan & { inband?: boolean; referTo?: string; referredTo?: string };
 
 export type RealDriver = Omit<EngineDriver, 'inbound' | 'fromTrunk'> & {
   engines: RunningEngines;
@@ -112,7 +114,7 @@ export function realDrivers(root: Test, bins: EngineBinaries): (t: Test, env?: (
       await Promise.all([...partiesReady]);
       const rtp = await rtpRecorder();
       const localPort = auth ? await freePort() : callerPort;
-      const sipp = await runCaller({ target, localPort, rtpPort: rtp.port, from, to, plan, scratch, inband: plan.inband, ...(auth ? { auth } : {}), ...(plan.referTo ? { referTo: plan.referTo } : {}) });
+      const sipp = await runCaller({ target, localPort, rtpPort: rtp.port, from, to, plan, scratch, inband: plan.inband, ...(auth ? { auth } : {}), ...(plan.referTo ? { referTo: plan.referTo } : {}), ...(plan.referredTo ? { referredTo: plan.referredTo } : {}) });
       running.add(sipp);
       const ended = sipp.exited.then((code) => { running.delete(sipp); rtp.close(); return code; });
       // Answered once any RTP arrives; "up" once the caller hears something (the platform is talking to it).

@@ -138,6 +138,8 @@ export interface CallerOptions {
   transport?: SipTransport;
   /** Once answered, the caller asks the platform to transfer it there (REFER), expects 603 Decline, and hangs up. */
   referTo?: string;
+  /** The caller expects a REFER naming this target (a regular expression), accepts it and reports the transfer done. */
+  referredTo?: string;
 }
 
 /** The caller's SDP offering audio only, no telephone-event (payload type 101): keys can only be tones in the audio. */
@@ -148,7 +150,8 @@ function callerScenario(o: Omit<CallerOptions, 'target' | 'localPort' | 'to'>): 
   const media = keySchedule(o.plan);
   const cseq = o.auth ? 2 : 1;
   const hangupMs = o.plan.hangupAfterMs === undefined ? WAIT_FOR_BYE_MS : Math.max(1, o.plan.hangupAfterMs - media.ms);
-  const refer = o.referTo ? readFileSync(path.join(DIR, 'refer.part'), 'utf8').replace('REFER_CSEQ', String(cseq + 1)) : '';
+  const refer = o.referTo ? readFileSync(path.join(DIR, 'refer.part'), 'utf8').replace('REFER_CSEQ', String(cseq + 1))
+    : o.referredTo ? readFileSync(path.join(DIR, 'refer-in.part'), 'utf8').replace('NOTIFY_CSEQ', String(cseq + 1)).replace('REFER_TARGET', o.referredTo) : '';
   const file = scenario('uac.xml', o.scratch, {
     caller: o.from, listen_rtp: String(o.rtpPort), hangup_ms: String(hangupMs),
     auth_user: o.auth?.username ?? '', auth_pass: o.auth?.password ?? '', refer_to: o.referTo ?? '',
@@ -156,7 +159,7 @@ function callerScenario(o: Omit<CallerOptions, 'target' | 'localPort' | 'to'>): 
     .replace('<!-- CHALLENGE -->', o.auth ? readFileSync(path.join(DIR, 'challenge.part'), 'utf8') : '')
     .replace('<!-- MEDIA -->', `${media.ms > 0 ? `<pause milliseconds="${media.ms}"/>` : ''}${refer}`)
     .replaceAll('CSEQ ACK', `${cseq} ACK`)
-    .replace('BYE_CSEQ', String(cseq + (o.referTo ? 2 : 1))), o.transport);
+    .replace('BYE_CSEQ', String(cseq + (o.referTo || o.referredTo ? 2 : 1))), o.transport);
   return { file, hangupMs };
 }
 

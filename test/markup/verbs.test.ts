@@ -134,6 +134,17 @@ t.test('Dial ringTone and hangupOnStar: country ringback (default us), * to hang
   t.match(refused(() => xml('<Dial hangupOnStar="yes">+15551234567</Dial>')), [{ code: 'invalid_attribute' }]);
 });
 
+t.test('Refer: one <Sip> target, optional action and method, in XML and JSON', async (t) => {
+  t.same(xml('<Refer><Sip>sip:alice@pbx.example.com</Sip></Refer>'), [{ verb: 'refer', method: 'POST', target: 'sip:alice@pbx.example.com' }]);
+  t.same(xml('<Refer action="/done" method="GET"><Sip>sips:desk@pbx.example.com;transport=tls</Sip></Refer>'), [{ verb: 'refer', action: '/done', method: 'GET', target: 'sips:desk@pbx.example.com;transport=tls' }]);
+  t.same(json([{ verb: 'refer', sip: 'sip:alice@pbx.example.com', action: '/done' }]), [{ verb: 'refer', action: '/done', method: 'POST', target: 'sip:alice@pbx.example.com' }]);
+  t.match(refused(() => xml('<Refer></Refer>')), [{ code: 'missing_target' }], 'no target');
+  t.match(refused(() => xml('<Refer><Sip>sip:a@b.example</Sip><Sip>sip:c@d.example</Sip></Refer>')), [{ code: 'missing_target' }], 'two targets');
+  t.match(refused(() => xml('<Refer><Number>+15551234567</Number></Refer>')), [{ code: 'missing_target' }, { code: 'invalid_nesting', message: /only contain one <Sip>/ }], 'a number is not a SIP target');
+  t.match(refused(() => xml('<Refer><Sip>alice</Sip></Refer>')), [{ code: 'invalid_text' }], 'not a SIP URI');
+  t.match(refused(() => json([{ verb: 'refer' }])), [{ code: 'missing_attribute', message: /"sip"/ }], 'JSON needs sip');
+});
+
 t.test('a <Sip> URI may carry X- headers after ?, nothing else', async (t) => {
   t.match(xml('<Dial><Sip>sip:bob@pbx.example.com?X-Tenant=acme&amp;X-Case=42</Sip></Dial>'), [{ targets: [{ type: 'sip', uri: 'sip:bob@pbx.example.com?X-Tenant=acme&X-Case=42' }] }]);
   t.match(refused(() => xml('<Dial><Sip>sip:bob@pbx.example.com?Route=%3Csip:evil.example.com%3E</Sip></Dial>')), [{ code: 'invalid_text', message: /only X- headers/ }]);

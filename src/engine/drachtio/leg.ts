@@ -6,7 +6,7 @@ import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
 import {
   isEngineLost, EngineError, type AudioTap, type AudioTapOptions, type CallLeg, type CallRecording, type ConferenceJoinOptions, type ConferenceMember, type CallRecordingOptions, type CollectOptions, type CollectResult,
-  type EngineLostCause, type HangupInfo, type LegEvents, type LocalMedia, type RecordOptions, type RecordResult, type SayOptions,
+  type EngineLostCause, type HangupInfo, type ReferOutcome, type LegEvents, type LocalMedia, type RecordOptions, type RecordResult, type SayOptions,
 } from '../port.js';
 import { openDrachtioAudio, type AudioGatewayConfig } from './audio-tap.js';
 import { causeOfQ850 } from './causes.js';
@@ -18,6 +18,7 @@ import type { Endpoint } from './fsmrf.js';
 import { quietly, type MediaContext } from './media-context.js';
 import { playTarget, speakArgs, type MediaStep } from './media.js';
 import { record } from './record.js';
+import { referOut } from './refer.js';
 import { startCallRecording } from './recording.js';
 import type { PromptCache } from '../../media/prompt-cache.js';
 import type { ConferenceRooms } from './conference-rooms.js';
@@ -176,6 +177,8 @@ export class DrachtioLeg implements CallLeg, MediaContext {
     stopped.release();
     clearTimeout(timer);
   }
+
+  refer(target: string): Promise<ReferOutcome> { return referOut(this.dialog, target, this.ended, this.log); }
 
   ringback(tone: RingTone): Promise<void> { return this.step({ kind: 'file', file: `tone_stream://${RING_TONES[tone]};loops=-1` }); }
 

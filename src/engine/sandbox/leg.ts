@@ -3,7 +3,7 @@
 import { EngineError } from '../port.js';
 import type {
   AudioTap, AudioTapOptions, CallLeg, CallRecording, CallRecordingOptions, CollectOptions, CollectResult, ConferenceJoinOptions, ConferenceMember,
-  HangupInfo, LegEvents, LocalMedia,
+  HangupInfo, LegEvents, LocalMedia, ReferOutcome,
   RecordOptions, RecordResult, SayOptions,
 } from '../port.js';
 import { openSandboxAudio } from './audio-tap.js';
@@ -14,6 +14,9 @@ import { pauseMedia, playMedia, ringbackMedia, sayMedia } from './media-timing.j
 import type { RingTone } from '../../markup/ring-tones.js';
 import { record } from './record.js';
 import { startCallRecording } from './recording.js';
+
+/** How long the simulated far end takes from accepting a REFER to reporting the transfer done. */
+const REFER_REPORT_MS = 500;
 
 type Listeners = { [E in keyof LegEvents]: Set<LegEvents[E]> };
 
@@ -55,6 +58,14 @@ export class SandboxLeg implements CallLeg {
   async say(text: string, opts: SayOptions): Promise<void> { await this.#line.perform(sayMedia(text, opts)); }
   async play(media: LocalMedia): Promise<void> { await this.#line.perform(playMedia(media.source)); }
   async pause(ms: number): Promise<void> { await this.#line.perform(pauseMedia(ms)); }
+  /** The simulated far end accepts every transfer and reports it done a moment later. */
+  async refer(target: string): Promise<ReferOutcome> {
+    if (this.isEnded) return { referStatus: null, notifyStatus: null };
+    this.#line.transcript.add({ type: 'referred', to: target });
+    const reported = await this.#line.sleep(REFER_REPORT_MS);
+    return { referStatus: 202, notifyStatus: reported ? 200 : null };
+  }
+
   async ringback(tone: RingTone): Promise<void> { await this.#line.perform(ringbackMedia(tone)); }
 
   collectDigits(opts: CollectOptions): Promise<CollectResult> { return collectDigits(this.#line, this.#keys, opts); }

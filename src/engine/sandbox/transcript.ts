@@ -10,6 +10,7 @@ export type TranscriptEntry =
   | { type: 'heard-play'; url: string }
   | { type: 'heard-pause'; ms: number }
   | { type: 'heard-ringback'; tone: string }
+  | { type: 'referred'; to: string }
   | { type: 'beep' }
   | { type: 'pressed'; digit: string }
   | { type: 'recording-started' | 'recording-stopped'; file: string }

@@ -3,7 +3,7 @@
  * element without importing the registry (which imports them).
  */
 
-export const VERB_NAMES = ['Say', 'Play', 'Pause', 'Gather', 'Redirect', 'Hangup', 'Reject', 'Record', 'Dial', 'Enqueue', 'Connect', 'Start', 'Stop'] as const;
+export const VERB_NAMES = ['Say', 'Play', 'Pause', 'Gather', 'Redirect', 'Hangup', 'Reject', 'Record', 'Dial', 'Enqueue', 'Connect', 'Start', 'Stop', 'Refer'] as const;
 
 /** Nouns that only make sense inside `<Dial>`. */
 export const DIAL_NOUNS = ['Number', 'Sip', 'Client', 'Conference'] as const;

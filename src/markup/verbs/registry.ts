@@ -11,8 +11,9 @@ import { redirect } from './redirect.js';
 import { reject } from './reject.js';
 import { say } from './say.js';
 import { connect, start, stop } from './stream.js';
+import { refer } from './refer.js';
 
-export const VERBS: readonly VerbDef[] = [say, play, pause, gather, redirect, hangup, reject, record, dial, enqueue, connect, start, stop];
+export const VERBS: readonly VerbDef[] = [say, play, pause, gather, redirect, hangup, reject, record, dial, enqueue, connect, start, stop, refer];
 
 /** Bounds the work an interpreter can be handed by one document (nested prompts included). */
 export const MAX_VERBS = 100;

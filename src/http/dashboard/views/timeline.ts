@@ -14,7 +14,7 @@ const CAUSES: Record<string, string> = {
   'ivr-hangup': 'by the menu', 'forward-done': 'after the forwarded call', 'dial-done': 'after the dialled call',
   'conference-participant-removed': 'when removed from the conference', 'conference-left': 'after leaving the conference',
   'conference-ended': 'when the conference ended', 'number-inactive': 'because the number is inactive', 'after-hours': 'because it was after hours',
-  'api-hangup': 'by a request to hang it up', 'api-cancel': 'by a request to cancel it',
+  'api-hangup': 'by a request to hang it up', 'api-cancel': 'by a request to cancel it', 'refer-completed': 'after the caller was transferred',
 };
 export const causeInWords = (cause: unknown) => CAUSES[str(cause)] ?? `(${str(cause)})`;
 
@@ -28,7 +28,7 @@ function outcome(d: Detail): string {
 
 const VERBS: Record<string, string> = {
   say: 'Speaking a prompt', play: 'Playing audio', pause: 'Pausing', gather: 'Waiting for keys', record: 'Recording a message',
-  dial: 'Dialling', hangup: 'Hanging up', redirect: 'Fetching new instructions', reject: 'Refusing the call',
+  dial: 'Dialling', hangup: 'Hanging up', redirect: 'Fetching new instructions', reject: 'Refusing the call', refer: 'Transferring the caller',
 };
 
 const ROUTES: Record<string, (d: Detail) => string> = {
@@ -63,6 +63,9 @@ export function describeEvent(kind: string, d: Detail): string {
     case 'webhook-fallback': return `The webhook was unavailable (${str(d.error_reason)}): asked the fallback URL ${str(d.url)}`;
     case 'ended-by-request': return d.cause === 'api-cancel' ? 'A request canceled the call' : 'A request hung up the call';
     case 'redirected-by-request': return d.url ? `A request redirected the call to ${str(d.url)}` : 'A request redirected the call to new instructions';
+    case 'refer': return `Asked the caller's side to transfer to ${str(d.to)} (REFER)`;
+    case 'refer-result': return d.transferred ? `The transfer to ${str(d.to)} was done` : `The transfer to ${str(d.to)} failed (REFER ${str(d.refer_status)}, last report ${str(d.notify_status)})`;
+    case 'refer-refused': return `The transfer to ${str(d.to)} was refused: ${str(d.reason)}`;
     case 'queue-redirected': return `Taken out of queue ${str(d.queue)} by a redirect`;
     case 'dial-result': return `Dial finished: ${str(d.status ?? d.kind)}`;
     case 'conference-joined': return `Joined a conference${d.muted ? ' (muted)' : ''}`;
