@@ -151,7 +151,7 @@ function callerScenario(o: Omit<CallerOptions, 'target' | 'localPort' | 'to'>): 
   const cseq = o.auth ? 2 : 1;
   const hangupMs = o.plan.hangupAfterMs === undefined ? WAIT_FOR_BYE_MS : Math.max(1, o.plan.hangupAfterMs - media.ms);
   const refer = o.referTo ? readFileSync(path.join(DIR, 'refer.part'), 'utf8').replace('REFER_CSEQ', String(cseq + 1))
-    : o.referredTo ? readFileSync(path.join(DIR, 'refer-in.part'), 'utf8').replace('NOTIFY_CSEQ', String(cseq + 1)).replace('REFER_TARGET', o.referredTo) : '';
+    : o.referredTo ? readFileSync(path.join(DIR, 'refer-in.part'), 'utf8').replace('NOTIFY_CSEQ', String(cseq + 1)).replaceAll('REFER_TARGET', o.referredTo) : '';
   const file = scenario('uac.xml', o.scratch, {
     caller: o.from, listen_rtp: String(o.rtpPort), hangup_ms: String(hangupMs),
     auth_user: o.auth?.username ?? '', auth_pass: o.auth?.password ?? '', refer_to: o.referTo ?? '',
