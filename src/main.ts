@@ -8,6 +8,7 @@ import { createApp } from './http/app.js';
 import { jssipBundle } from './http/dashboard/jssip.js';
 import { prettyDestination } from './log-pretty.js';
 import { readyLine } from './ready-line.js';
+import { settledWithin } from './waits.js';
 
 const DRAIN_MS = 30_000;
 
@@ -51,7 +52,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down: draining requests and calls');
     await app.http.close();
     // Calls in progress get a grace period to finish; then the engine hangs up whatever is left.
-    const drained = await Promise.race([app.close().then(() => true), new Promise<false>((r) => setTimeout(() => r(false), DRAIN_MS).unref())]);
+    const drained = (await settledWithin(app.close().then(() => true), DRAIN_MS)) ?? false;
     if (!drained) logger.warn('calls still up after the drain period; hanging them up');
     await engine.stop();
     await app.close();

@@ -2,6 +2,7 @@
 // may be ended how, and the call's final state once stored. The API and the dashboard word the refusals their way.
 import type { CallRecord } from '../store/calls.js';
 import type { CallServices } from './services.js';
+import { settledWithin } from '../waits.js';
 
 export type EndRequest = 'completed' | 'canceled';
 export type EndRefusal = 'call_ended' | 'call_in_progress' | 'call_not_carried_here';
@@ -19,9 +20,6 @@ export async function endByRequest(services: CallServices, call: CallRecord, sta
   if (!session) return { ok: false, refusal: 'call_not_carried_here' };
   if (status === 'canceled' && (call.answeredAt || session.leg)) return { ok: false, refusal: 'call_in_progress' };
   await session.endByRequest(status === 'canceled' ? 'api-cancel' : 'api-hangup');
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), END_WAIT_MS); });
-  const final = await Promise.race([session.finalState, waited]);
-  clearTimeout(timer);
+  const final = await settledWithin(session.finalState, END_WAIT_MS);
   return { ok: true, call: final ?? (await services.store.calls.get(call.sid))! };
 }

@@ -2,7 +2,7 @@
 // state machines (docs/conferences.md), waiting music before the start, mute/hold/coach/announce, ending, and the
 // status callbacks each change owes (queued in the same transaction as the change).
 import type { CallLeg, ConferenceMember, LocalMedia } from '../engine/port.js';
-import { whenAborted } from '../when-aborted.js';
+import { settledWithin, whenAborted } from '../waits.js';
 import type { CallServices } from '../calls/services.js';
 import type { CallSession } from '../calls/session.js';
 import type { MediaLease } from '../media/media-cache.js';
@@ -250,9 +250,7 @@ export class ConferenceService {
       const members = [...room.members.values()];
       await Promise.all(members.map((live) => live.session.hangup('conference-ended')));
       // Answered once every participant reads completed: a list asked right after the end shows no one still in it.
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all(members.map((live) => live.stored)), new Promise((resolve) => { timer = setTimeout(resolve, LEAVES_STORED_MS); })]);
-      clearTimeout(timer);
+      await settledWithin(Promise.all(members.map((live) => live.stored)), LEAVES_STORED_MS);
     }
     return ended;
   }

@@ -12,6 +12,7 @@ import { quietly, type MediaContext } from './media-context.js';
 import { readThroughJitterBuffer } from './jitter-buffer.js';
 import { answerAddress, gatewayOffer, RtpGateway } from './rtp-gateway.js';
 import type { OnServer } from './media-pool.js';
+import { settledWithin } from '../../waits.js';
 
 /** What the engine lends its legs for media streams. */
 export interface AudioGatewayConfig {
@@ -72,7 +73,7 @@ export async function openDrachtioAudio(leg: Leg, gateway: AudioGatewayConfig, o
       // the media server's connection (the caller's may be gone with the call, and a command written to a closed
       // one never answers). Destroying the stream's endpoint ends a bridge too; the caller's channel stays up (parked).
       if (opts.mode === 'fork') await quietly(leg, 'stream channel kill', () => ms.api(`uuid_kill ${streamEp.uuid}`));
-      await Promise.race([streamEp.destroy().catch(() => undefined), new Promise((r) => setTimeout(r, RELEASE_MS).unref())]);
+      await settledWithin(streamEp.destroy().catch(() => undefined), RELEASE_MS);
       // Through the media server's connection too (a command to the caller's channel's closed socket held the
       // stream's channel up); nothing to clear once the call is over.
       if (opts.mode === 'bidirectional' && !leg.isEnded) await quietly(leg, 'stream timer variable', () => ms.api(`uuid_setvar ${leg.ep.uuid} ${NO_TIMER}`));

@@ -24,6 +24,7 @@ import type { PromptCache } from '../../media/prompt-cache.js';
 import type { ConferenceRooms } from './conference-rooms.js';
 import { RING_TONES } from './ring-tones.js';
 import type { RingTone } from '../../markup/ring-tones.js';
+import { settledWithin } from '../../waits.js';
 
 type Listeners = { [E in keyof LegEvents]: Set<LegEvents[E]> };
 
@@ -254,7 +255,7 @@ export class DrachtioLeg implements CallLeg, MediaContext {
     // endpoint.destroy() resolves on FreeSWITCH's BYE, which a dead media server never sends (and which cannot
     // reach us without drachtio): bounded wait.
     const media = this.ep.destroy().catch(() => undefined);
-    await Promise.race([Promise.all([farEnd, media]), new Promise((r) => setTimeout(r, TEARDOWN_MS).unref())]);
+    await settledWithin(Promise.all([farEnd, media]), TEARDOWN_MS);
     if (isEngineLost(info.cause)) endMediaDialog(this.ep);
   }
 }

@@ -3,6 +3,7 @@
 import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
 import type { HangupInfo, ReferOutcome } from '../port.js';
+import { settledWithin } from '../../waits.js';
 
 /** How long the far end may take to report the transfer's final status (its target ringing included). */
 const NOTIFY_WAIT_MS = 30_000;
@@ -22,17 +23,15 @@ export async function referOut(dialog: Srf.Dialog, target: string, ended: Promis
   };
   const d = dialog as unknown as { on(e: 'notify', l: typeof onNotify): void; off(e: 'notify', l: typeof onNotify): void; request(o: object): Promise<{ status: number }> };
   d.on('notify', onNotify);
-  let timer: NodeJS.Timeout | undefined;
   try {
     const res = await d.request({ method: 'REFER', headers: { 'Refer-To': `<${target}>` } });
     referStatus = res.status;
     if (res.status >= 200 && res.status < 300) {
-      await Promise.race([final, ended, new Promise<void>((resolve) => { timer = setTimeout(resolve, NOTIFY_WAIT_MS); })]);
+      await settledWithin(Promise.race([final, ended]), NOTIFY_WAIT_MS);
     }
   } catch (err) {
     log.warn({ err: (err as Error).message }, 'REFER not sent');
   } finally {
-    clearTimeout(timer);
     d.off('notify', onNotify);
   }
   return { referStatus, notifyStatus };

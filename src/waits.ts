@@ -1,0 +1,24 @@
+// Waiting with a bound, and on abort signals: the few shapes every part of the platform waits in.
+
+/**
+ * `work`'s value, or undefined once `ms` have passed without it; rejects when `work` does, within the bound. The
+ * timer is cleared when `work` settles. It does keep the process up meanwhile: an unref'd one let a process with
+ * nothing else to do exit in the middle of the wait (a shutdown's drain, before its engine and store were closed).
+ */
+export async function settledWithin<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([work, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Resolves once `signal` aborts (at once if it has): something to race a long wait against. */
+export function whenAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}

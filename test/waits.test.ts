@@ -1,0 +1,22 @@
+// The shared bounded wait: the work's value, undefined past the bound, the work's rejection.
+import t from 'tap';
+import { settledWithin, whenAborted } from '../src/waits.js';
+
+t.test('settledWithin gives the value in time, undefined past the bound, and passes a rejection on', async (t) => {
+  t.equal(await settledWithin(Promise.resolve(7), 1_000), 7);
+  t.equal(await settledWithin(new Promise<number>(() => {}), 20), undefined, 'a promise that never settles is given up on');
+  await t.rejects(settledWithin(Promise.reject(new Error('boom')), 1_000), /boom/);
+});
+
+t.test('whenAborted resolves at the abort, or at once for a signal already aborted', async (t) => {
+  const c = new AbortController();
+  let done = false;
+  const waiting = whenAborted(c.signal).then(() => { done = true; });
+  await Promise.resolve();
+  t.notOk(done, 'not before the abort');
+  c.abort();
+  await waiting;
+  t.ok(done);
+  await whenAborted(AbortSignal.abort());
+  t.pass('an aborted signal resolves at once');
+});
