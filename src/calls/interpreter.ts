@@ -32,10 +32,15 @@ export async function runMarkup(flow: Flow, verbs: Verb[]): Promise<void> {
   let queue = verbs;
   let documents = 1;
   let executed = 0;
+  const overDocumentCap = () => {
+    if (++documents <= MAX_DOCUMENTS) return false;
+    session.timeline('application-error', { reason: `more than ${MAX_DOCUMENTS} documents in one call` });
+    return true;
+  };
   for (let i = 0; !session.ended; ) {
     const next = session.document.take();
     if (next) {
-      if (++documents > MAX_DOCUMENTS) return tooManyDocuments(flow);
+      if (overDocumentCap()) break;
       queue = next.verbs;
       if (next.url) flow.docUrl = next.url;
       i = 0;
@@ -47,7 +52,7 @@ export async function runMarkup(flow: Flow, verbs: Verb[]): Promise<void> {
     if (session.document.signal.aborted) continue;
     if (outcome.kind === 'end') break;
     if (outcome.kind === 'goto') {
-      if (++documents > MAX_DOCUMENTS) return tooManyDocuments(flow);
+      if (overDocumentCap()) break;
       queue = outcome.verbs;
       flow.docUrl = outcome.url;
       i = 0;
@@ -57,12 +62,6 @@ export async function runMarkup(flow: Flow, verbs: Verb[]): Promise<void> {
   }
   session.document.finished();
   if (!session.ended) await session.hangup('markup-finished');
-}
-
-async function tooManyDocuments(flow: Flow): Promise<void> {
-  flow.session.timeline('application-error', { reason: `more than ${MAX_DOCUMENTS} documents in one call` });
-  flow.session.document.finished();
-  if (!flow.session.ended) await flow.session.hangup('markup-finished');
 }
 
 /** Asks a URL for the call's document and runs it; any failure to get one ends the call with the apology. */
