@@ -22,3 +22,17 @@ export function whenAborted(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
+
+/**
+ * Runs `react` when `signal` aborts, or at once if it already has (a listener added after the abort never fires);
+ * returns what removes it. A missing signal never aborts.
+ */
+export function onAbort(signal: AbortSignal | undefined, react: () => void): () => void {
+  if (!signal) return () => undefined;
+  if (signal.aborted) {
+    react();
+    return () => undefined;
+  }
+  signal.addEventListener('abort', react, { once: true });
+  return () => signal.removeEventListener('abort', react);
+}

@@ -1,6 +1,6 @@
 // The shared bounded wait: the work's value, undefined past the bound, the work's rejection.
 import t from 'tap';
-import { settledWithin, whenAborted } from '../src/waits.js';
+import { onAbort, settledWithin, whenAborted } from '../src/waits.js';
 
 t.test('settledWithin gives the value in time, undefined past the bound, and passes a rejection on', async (t) => {
   t.equal(await settledWithin(Promise.resolve(7), 1_000), 7);
@@ -19,4 +19,22 @@ t.test('whenAborted resolves at the abort, or at once for a signal already abort
   t.ok(done);
   await whenAborted(AbortSignal.abort());
   t.pass('an aborted signal resolves at once');
+});
+
+t.test('onAbort reacts once at the abort, at once for a signal already aborted, and not after it is removed', async (t) => {
+  let calls = 0;
+  const c = new AbortController();
+  onAbort(c.signal, () => { calls++; });
+  t.equal(calls, 0, 'not before the abort');
+  c.abort();
+  c.abort();
+  t.equal(calls, 1, 'once at the abort');
+  onAbort(AbortSignal.abort(), () => { calls++; });
+  t.equal(calls, 2, 'a signal aborted before the listener is reacted to at once');
+  const removed = new AbortController();
+  onAbort(removed.signal, () => { calls++; })();
+  removed.abort();
+  t.equal(calls, 2, 'a removed reaction does not run');
+  t.doesNotThrow(() => onAbort(undefined, () => { calls++; })(), 'no signal: nothing to watch');
+  t.equal(calls, 2);
 });

@@ -19,6 +19,7 @@ import { CallbackDialer } from './callback-dialer.js';
 import { AcdStats } from './stats.js';
 import { AcdSweeper } from './sweeper.js';
 import { DEFAULT_QUEUE_SETTINGS, QueueNameTakenError, type Queue } from './queues.js';
+import { onAbort } from '../waits.js';
 
 /**
  * Twilio's QueueResult values that apply here (plus `timeout`: the wait reached maxWait / max_wait_seconds).
@@ -201,12 +202,11 @@ export class AcdService {
     waiter.maxWait = clock.setTimeout(() => void this.#timedOut(waiter), (req.maxWaitSeconds ?? queue.maxWaitSeconds) * 1000);
     void leg.ended.then(() => this.#callerGone(waiter));
     const redirected = () => void this.#redirected(waiter);
-    req.signal?.addEventListener('abort', redirected);
-    if (req.signal?.aborted) redirected();
+    const stopWatching = onAbort(req.signal, redirected);
     void this.kick(queue.id);
 
     const result = await finished;
-    req.signal?.removeEventListener('abort', redirected);
+    stopWatching();
     this.#waiters.delete(session.sid);
     return outcome(result, waiter.agent?.sid ?? null);
   }

@@ -4,6 +4,7 @@ import type { CallStatus } from '../store/calls.js';
 import { newSid } from '../crypto/tokens.js';
 import { CallSession } from './session.js';
 import { vetOriginateTarget } from './sip-targets.js';
+import { onAbort } from '../waits.js';
 
 export interface DialRequest {
   targets: OriginateTarget[];
@@ -52,12 +53,13 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
     cancelAll();
     winner?.leg.hangup().catch((err: unknown) => parent.log.warn({ err }, 'dialled leg not hung up at the redirect'));
   };
-  req.signal?.addEventListener('abort', redirected);
+  // A redirect that came before this point (while the caller was answered or the attempts stored) withdraws them too.
+  const stopWatching = onAbort(req.signal, redirected);
   try {
     return await connectFirst();
   } finally {
     caller.off('hangup', cancelAll);
-    req.signal?.removeEventListener('abort', redirected);
+    stopWatching();
   }
 
   async function connectFirst(): Promise<DialOutcome> {

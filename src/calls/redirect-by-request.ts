@@ -4,6 +4,7 @@ import type { Verb } from '../markup/index.js';
 import type { CallRecord } from '../store/calls.js';
 import type { CallServices } from './services.js';
 import { requestDocument } from './flow.js';
+import type { CallSession } from './session.js';
 
 export type RedirectRequest = { kind: 'url'; url: string; method: 'POST' | 'GET' } | { kind: 'markup'; verbs: Verb[] };
 export type RedirectRefusal = 'call_ended' | 'call_not_carried_here' | 'call_not_running_markup';
@@ -14,6 +15,10 @@ export type RedirectResult =
   /** The URL gave no document (its reason); the call goes on as it was. */
   | { ok: false; unavailable: string };
 
+/** Why `session` cannot take a redirect now, or null: asked again after the new document's request, which takes time. */
+const refusalOf = (session: CallSession): RedirectRefusal | null =>
+  session.ended ? 'call_ended' : session.document.running ? null : 'call_not_running_markup';
+
 /**
  * Markup runs on a call from its first document request until its last verb: an outbound call still ringing, a
  * dialled or agent leg (bridged, no markup of its own) and a call whose markup has finished cannot be redirected.
@@ -22,7 +27,8 @@ export async function redirectByRequest(services: CallServices, call: CallRecord
   if (call.endedAt) return { ok: false, refusal: 'call_ended' };
   const session = services.watch.live(call.sid);
   if (!session) return { ok: false, refusal: 'call_not_carried_here' };
-  if (!session.document.running || session.ended) return { ok: false, refusal: session.ended ? 'call_ended' : 'call_not_running_markup' };
+  const refusal = refusalOf(session);
+  if (refusal) return { ok: false, refusal };
   if (req.kind === 'markup') {
     await session.redirect({ verbs: req.verbs, url: null }, { markup: true });
     return { ok: true };
@@ -33,7 +39,8 @@ export async function redirectByRequest(services: CallServices, call: CallRecord
     from: call.from, to: call.to, direction: call.direction, call_sid: call.sid,
   });
   if (!got.ok) return { ok: false, unavailable: got.reason };
-  if (!session.document.running || session.ended) return { ok: false, refusal: session.ended ? 'call_ended' : 'call_not_running_markup' };
+  const late = refusalOf(session);
+  if (late) return { ok: false, refusal: late };
   await session.redirect({ verbs: got.verbs, url: got.url }, { url: req.url });
   return { ok: true };
 }

@@ -23,6 +23,11 @@ const sources = new Map();
  * a loaded machine from audio the platform lost.
  */
 const lateness = { maxMs: 0, framesOver40: 0 };
+/**
+ * The longest wait between two packets heard: a far end that stalled leaves a gap; one that kept sending but sent
+ * silence leaves none. Said beside a listener's missing packets.
+ */
+const arrival = { last: 0, maxGapMs: 0 };
 
 function talk() {
   const started = performance.now();
@@ -57,6 +62,9 @@ socket.on('message', (msg, rinfo) => {
     talk();
   }
   if (msg.length < 12 || (msg[1] & 0x7f) !== pt) return;
+  const now = performance.now();
+  if (arrival.last) arrival.maxGapMs = Math.max(arrival.maxGapMs, now - arrival.last);
+  arrival.last = now;
   const payload = msg.subarray(12 + (msg[0] & 0x0f) * 4);
   const at = Atomics.load(written, 0);
   if (at + payload.length > heard.byteLength) {
@@ -70,7 +78,7 @@ socket.on('message', (msg, rinfo) => {
 
 parentPort.on('message', (message) => {
   if (message === 'report') {
-    parentPort.postMessage({ sources: Object.fromEntries(sources), peer: peer && `${peer.address}:${peer.port}`, lateness });
+    parentPort.postMessage({ sources: Object.fromEntries(sources), peer: peer && `${peer.address}:${peer.port}`, lateness, maxGapMs: arrival.maxGapMs });
     return;
   }
   closed = true;

@@ -14,7 +14,8 @@ export interface TonePhone {
   sources(): Promise<string>;
   /**
    * How late its own frames went out: a far end reading on a 20 ms timer drops frames that come over about 40 ms
-   * late, so a listener's gap is the platform's only if its senders were on time.
+   * late, so a listener's gap is the platform's only if its senders were on time. Also the longest wait between
+   * two packets it heard: a listener's silent packets with no such gap were sent as silence.
    */
   lateness(): Promise<string>;
   close(): void;
@@ -36,6 +37,8 @@ interface WorkerReport {
   sources: Record<string, number>;
   peer: string | null;
   lateness: { maxMs: number; framesOver40: number };
+  /** The longest wait between two packets it heard. */
+  maxGapMs: number;
 }
 
 /** A phone answering with `codec` that says `hz` for `seconds` (then starts over). */
@@ -90,7 +93,7 @@ export async function tonePhone(hz: number, codec: G711, seconds = 60): Promise<
     },
     lateness: async () => {
       const r = await report();
-      return r ? `frames sent at most ${r.lateness.maxMs.toFixed(0)} ms late, ${r.lateness.framesOver40} over 40 ms` : '(closed)';
+      return r ? `frames sent at most ${r.lateness.maxMs.toFixed(0)} ms late, ${r.lateness.framesOver40} over 40 ms, heard packets at most ${r.maxGapMs.toFixed(0)} ms apart` : '(closed)';
     },
     close: () => {
       if (!bytes) return;

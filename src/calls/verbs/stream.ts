@@ -2,6 +2,7 @@ import type { ConnectVerb, StartVerb, StopVerb } from '../../markup/index.js';
 import { addFork, forkCount, isForkRunning, MAX_FORKS_PER_CALL, stopFork } from '../../streams/forks.js';
 import { describeEnd, startStream } from '../../streams/start.js';
 import { followAction, resolveUrl, type Flow, type Outcome } from '../flow.js';
+import { onAbort } from '../../waits.js';
 
 const callbackOf = (flow: Flow, ref: string | undefined): string | null => (ref ? resolveUrl(flow, ref) : null);
 
@@ -12,9 +13,9 @@ export async function connectVerb(flow: Flow, verb: ConnectVerb): Promise<Outcom
   // A redirect stops the stream (as a <Stop> would) and the new document takes the call.
   const { signal } = session.document;
   const redirected = () => { if (started.ok) void started.stream.stop(); };
-  signal.addEventListener('abort', redirected);
-  if (signal.aborted) redirected();
-  const end = started.ok ? await started.stream.ended.finally(() => signal.removeEventListener('abort', redirected)) : null;
+  const stopWatching = onAbort(signal, redirected);
+  const end = started.ok ? await started.stream.ended : null;
+  stopWatching();
   return followAction(flow, 'connect action', verb.action, verb.method, {
     call_sid: session.sid,
     stream_sid: started.ok ? started.stream.sid : null,

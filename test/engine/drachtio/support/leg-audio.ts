@@ -50,7 +50,9 @@ export interface PacketTones {
    * concealed on the way) or sound (something else: a garbled or foreign signal). Says what a failing call lost.
    */
   missing?: { silent: number; sound: number };
-  /** For a listener that did not hear enough: where its packets came from and where it talks to. */
+  /** Where the missing packets were: runs of them, as first-last packet indexes of the measured window ("12-20"). */
+  gaps?: string[];
+  /** For a listener that heard too little or missed packets: where its packets came from and where it talks to. */
   sources?: string;
 }
 
@@ -91,16 +93,26 @@ export function packetTones(samples: Float32Array, from: number, tones: number[]
   if (start < 0) return { packets: 0, heard, sixfold, leaked };
   let packets = 0;
   const missing = { silent: 0, sound: 0 };
+  const gaps: string[] = [];
+  let gapFrom = -1;
+  const closeGap = (upTo: number) => {
+    if (gapFrom >= 0) gaps.push(gapFrom === upTo ? `${gapFrom}` : `${gapFrom}-${upTo}`);
+    gapFrom = -1;
+  };
   for (let at = start; packets < MEASURED_PACKETS && at + PACKET <= samples.length; at += PACKET, packets++) {
     const packet = samples.subarray(at, at + PACKET);
     const carried = tones.filter((hz) => carries(packet, hz));
     for (const hz of carried) heard[hz]! += 1;
     for (const hz of absent) if (carries(packet, hz)) leaked[hz]! += 1;
-    if (carried.length === 0) missing[rms(packet) < SILENCE_RMS ? 'silent' : 'sound']++;
+    if (carried.length === 0) {
+      missing[rms(packet) < SILENCE_RMS ? 'silent' : 'sound']++;
+      if (gapFrom < 0) gapFrom = packets;
+    } else closeGap(packets - 1);
   }
+  closeGap(packets - 1);
   for (const hz of tones) heard[hz] = packets ? heard[hz]! / packets : 0;
   for (const hz of absent) leaked[hz] = packets ? leaked[hz]! / packets : 0;
-  return { packets, heard, sixfold, leaked, missing };
+  return { packets, heard, sixfold, leaked, missing, gaps };
 }
 
 /**
@@ -114,7 +126,9 @@ export async function listenFor(rtp: Ear, from: number, tones: number[], absent:
     const start = onset(samples, from, tones);
     if ((start >= 0 && samples.length - start >= MEASURED_PACKETS * PACKET) || Date.now() > deadline) {
       const measured = packetTones(samples, from, tones, absent);
-      return measured.packets < MEASURED_PACKETS && rtp.sources ? { ...measured, sources: await rtp.sources() } : measured;
+      // Short, or with packets missing: where its packets came from (a second stream interleaved would show).
+      const lacking = measured.packets < MEASURED_PACKETS || (measured.missing?.silent ?? 0) + (measured.missing?.sound ?? 0) > 0;
+      return lacking && rtp.sources ? { ...measured, sources: await rtp.sources() } : measured;
     }
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -134,7 +148,8 @@ export async function heardOnset(rtp: Ear, from: number, tones: number[], ms = 2
 export function describe(who: string, m: PacketTones): string {
   const shares = Object.entries(m.heard).map(([hz, share]) => `${hz} Hz in ${(share * 100).toFixed(0)} %`).join(', ');
   const leaks = Object.entries(m.leaked).map(([hz, share]) => `, ${hz} Hz (not for it) in ${(share * 100).toFixed(0)} %`).join('');
-  const lost = m.missing && m.missing.silent + m.missing.sound > 0 ? ` (without it: ${m.missing.silent} near silent, ${m.missing.sound} other sound)` : '';
+  const lost = m.missing && m.missing.silent + m.missing.sound > 0
+    ? ` (without it: ${m.missing.silent} near silent, ${m.missing.sound} other sound, at packets ${m.gaps?.join(', ')})` : '';
   return `${who}: ${m.packets} packets, ${shares}${lost}${leaks}, ${m.sixfold} at 6× pitch${m.sources ? ` (${m.sources})` : ''}`;
 }
 
