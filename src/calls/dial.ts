@@ -19,6 +19,8 @@ export interface DialRequest {
   ringTone?: RingTone;
   /** The caller ends the bridge by pressing *: the dialled party is hung up and the caller goes on. */
   hangupOnStar?: boolean;
+  /** A caller not answered yet is answered only when a target answers, with ringback as early media until then. */
+  answerOnBridge?: boolean;
 }
 
 export interface DialOutcome {
@@ -35,19 +37,29 @@ const FAILURE_RANK: Array<DialOutcome['status']> = ['busy', 'no-answer', 'failed
 
 /**
  * Rings every target at once; the first to answer is bridged to the caller and the rest are withdrawn.
- * Each attempt is its own child call (direction outbound-dial) so it appears in the call log.
+ * Each attempt is its own child call (direction outbound-dial) so it appears in the call log. With answerOnBridge,
+ * a caller not answered yet stays so until a target answers, hearing the ringback as early media; if none
+ * answers, the caller is still unanswered when the document goes on.
  */
 export async function dial(parent: CallSession, req: DialRequest): Promise<DialOutcome> {
-  const caller = await parent.answer();
+  const early = req.answerOnBridge ? parent.unanswered : null;
+  let caller = early ? null : await parent.answer();
   const { store, engine } = parent.services;
   const attempts = req.targets.map((target) => ({ sid: newSid('CA'), target, abort: new AbortController() }));
   for (const a of attempts) {
     await store.calls.create({ sid: a.sid, accountId: parent.accountId, direction: 'outbound-dial', from: req.callerId, to: addressOf(a.target), status: 'queued', parentSid: parent.sid });
   }
-  parent.timeline('dial', { targets: attempts.map((a) => ({ call_sid: a.sid, to: addressOf(a.target) })) });
-  const recording = req.record === 'record-from-ringing' ? await startDialRecording(parent) : undefined;
+  parent.timeline('dial', { targets: attempts.map((a) => ({ call_sid: a.sid, to: addressOf(a.target) })), ...(early ? { answer_on_bridge: true } : {}) });
+  const recording = req.record === 'record-from-ringing' ? await startDialRecording(parent, early !== null) : undefined;
   const cancelAll = () => attempts.forEach((a) => a.abort.abort());
-  caller.on('hangup', cancelAll);
+  caller?.on('hangup', cancelAll);
+  void early?.ended.then(cancelAll);
+  const callerGone = () => caller?.isEnded ?? parent.ended;
+  /** A target that answered too late (another won, the caller left, a redirect came) is hung up and its call closed. */
+  const dropAnswered = async (sid: string, leg: CallLeg) => {
+    await leg.hangup();
+    await store.calls.finish(sid, 'canceled', 'canceled');
+  };
   let winner: { sid: string; leg: CallLeg } | undefined;
   const redirected = () => {
     cancelAll();
@@ -58,13 +70,14 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
   try {
     return await connectFirst();
   } finally {
-    caller.off('hangup', cancelAll);
+    caller?.off('hangup', cancelAll);
     stopWatching();
   }
 
   async function connectFirst(): Promise<DialOutcome> {
     // The caller hears ringback while the targets ring, as on any phone network; it stops before the bridge.
-    const ringback = caller.ringback(req.ringTone ?? 'us');
+    const ringing = new AbortController();
+    const ringback = early ? early.earlyRingback(req.ringTone ?? 'us', ringing.signal) : caller!.ringback(req.ringTone ?? 'us');
     const results = await Promise.all(attempts.map(async (a) => {
       const vetted = await vetOriginateTarget(parent.services, parent.accountId, a.target);
       if (!vetted.ok) {
@@ -73,11 +86,14 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
         return { a, status: 'failed' as const };
       }
       const result: OriginateResult = await engine.originate({
-        target: vetted.target, callerId: req.callerId, timeoutMs: req.timeoutMs, signal: a.abort.signal, bridgeWith: caller,
+        target: vetted.target, callerId: req.callerId, timeoutMs: req.timeoutMs, signal: a.abort.signal, bridgeWith: caller ?? early!,
         onRinging: () => { store.calls.setStatus(a.sid, 'ringing').catch((err: unknown) => parent.log.warn({ err }, 'ringing status not stored')); },
       });
       if (result.answered) {
-        if (winner || caller.isEnded || req.signal?.aborted) { await result.leg.hangup(); return { a, status: 'canceled' as const }; }
+        if (winner || callerGone() || req.signal?.aborted) {
+          await dropAnswered(a.sid, result.leg);
+          return { a, status: 'canceled' as const };
+        }
         winner = { sid: a.sid, leg: result.leg };
         attempts.filter((o) => o !== a).forEach((o) => o.abort.abort());
         return { a, status: 'completed' as const };
@@ -86,17 +102,22 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
       await store.calls.finish(a.sid, status, result.cause);
       return { a, status };
     }));
-    await caller.stopMedia();
+    ringing.abort();
+    await caller?.stopMedia();
     await ringback;
+    // answerOnBridge: the caller is answered now that a target has (a caller gone meanwhile cannot be).
+    if (winner && !caller) caller = await parent.answer().catch(() => null);
 
-    if (!winner) {
+    if (!winner || !caller) {
+      if (winner) await dropAnswered(winner.sid, winner.leg);
       if (recording) await parent.stopRecording(recording);
       const status = FAILURE_RANK.find((s) => results.some((r) => r.status === s)) ?? 'failed';
-      return { status: caller.isEnded || req.signal?.aborted ? 'canceled' : status, childSid: null, duration: 0 };
+      return { status: callerGone() || req.signal?.aborted || winner ? 'canceled' : status, childSid: null, duration: 0 };
     }
+    const bridged = caller;
     const child = new CallSession(parent.services, (await store.calls.get(winner.sid))!, undefined, winner.leg);
     await store.calls.markAnswered(winner.sid);
-    const answerRecording = req.record === 'record-from-answer' ? await startDialRecording(parent) : recording;
+    const answerRecording = req.record === 'record-from-answer' ? await startDialRecording(parent, false) : recording;
     parent.timeline('dial-answered', { call_sid: winner.sid });
     const answered = winner;
     const limit = req.timeLimitMs === undefined ? undefined : parent.services.clock.setTimeout(() => {
@@ -108,9 +129,9 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
       parent.timeline('dial-hangup-on-star', { call_sid: answered.sid });
       answered.leg.hangup().catch((err: unknown) => parent.log.warn({ err }, 'dialled leg not hung up on *'));
     };
-    if (req.hangupOnStar) caller.on('dtmf', onKey);
-    await caller.bridge(winner.leg);
-    caller.off('dtmf', onKey);
+    if (req.hangupOnStar) bridged.on('dtmf', onKey);
+    await bridged.bridge(winner.leg);
+    bridged.off('dtmf', onKey);
     if (limit) parent.services.clock.clearTimeout(limit);
     if (answerRecording) await parent.stopRecording(answerRecording);
     if (!winner.leg.isEnded) await winner.leg.hangup();
@@ -119,6 +140,7 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
   }
 }
 
-function startDialRecording(parent: CallSession) {
-  return parent.startRecording({ source: 'dial', tracks: 'both', dualChannel: false, callbackUrl: null, immutable: false });
+/** `early`: the caller is not answered yet (answerOnBridge), so recording from ringing records its early media. */
+function startDialRecording(parent: CallSession, early: boolean) {
+  return parent.startRecording({ source: 'dial', tracks: 'both', dualChannel: false, callbackUrl: null, immutable: false, early });
 }

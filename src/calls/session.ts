@@ -84,6 +84,11 @@ export class CallSession {
     if (!this.#leg && !this.#answering) this.incoming?.prepareAnswer();
   }
 
+  /** The inbound call while nothing has answered it or begun to: what early media plays on (<Dial answerOnBridge>). */
+  get unanswered(): IncomingCall | null {
+    return this.#leg || this.#answering || this.ended ? null : this.incoming ?? null;
+  }
+
   /** Answers once; concurrent callers share the same answer. */
   answer(): Promise<CallLeg> {
     if (this.#leg) return Promise.resolve(this.#leg);

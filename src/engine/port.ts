@@ -285,6 +285,12 @@ export interface IncomingCall {
    * the answer costs less. What it prepared is freed if the call ends unanswered. Never fails; answer() reports.
    */
   prepareAnswer(): void;
+  /**
+   * Early media (183 Session Progress with the call's media, before any answer): the caller hears `tone`'s
+   * ringback until `stop` aborts or the call ends (a <Dial answerOnBridge> ringing its targets). Resolves once it
+   * has stopped; never fails (a caller that cannot get early media hears its own phone's ringing instead).
+   */
+  earlyRingback(tone: RingTone, stop: AbortSignal): Promise<void>;
   /** Early media: starts a call recording before answer (recording policy "from ringing"). */
   startEarlyRecording(opts: CallRecordingOptions): Promise<CallRecording>;
   /** Rejects with EngineError when the caller has already gone. */
@@ -307,8 +313,11 @@ export interface OriginateRequest {
   onRinging?: () => void;
   /** Aborting cancels the attempt (resolves as 'canceled'). */
   signal?: AbortSignal;
-  /** The leg this call will be bridged with: engines with several media servers put its media on the same one. */
-  bridgeWith?: CallLeg;
+  /**
+   * The leg this call will be bridged with (or the call not answered yet that will be, a <Dial answerOnBridge>):
+   * engines with several media servers put its media on the same one.
+   */
+  bridgeWith?: CallLeg | IncomingCall;
 }
 
 export type OriginateResult =

@@ -141,6 +141,8 @@ export interface DialVerb {
   ringTone: RingTone;
   /** The caller ends the bridge by pressing * (the dialled party is hung up) and the document goes on. */
   hangupOnStar: boolean;
+  /** A caller not answered yet is answered only when a target answers, hearing ringback as early media until then. */
+  answerOnBridge: boolean;
   targets: DialTarget[];
 }
 

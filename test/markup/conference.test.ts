@@ -20,14 +20,14 @@ const issues = (src: string, format: 'xml' | 'json' = 'xml') => {
 
 t.test('XML: defaults, every attribute, and Twilio\'s callback default', async (t) => {
   t.same(parseMarkup('<Response><Dial><Conference>Room 1</Conference></Dial></Response>', 'xml'), [
-    { verb: 'dial', timeout: 30, method: 'POST', record: 'do-not-record', ringTone: 'us', hangupOnStar: false, targets: [{ ...DEFAULTS, name: 'Room 1' }] },
+    { verb: 'dial', timeout: 30, method: 'POST', record: 'do-not-record', ringTone: 'us', hangupOnStar: false, answerOnBridge: false, targets: [{ ...DEFAULTS, name: 'Room 1' }] },
   ]);
   const [dial] = parseMarkup(`<Response><Dial action="/after"><Conference muted="true" beep="onExit" startConferenceOnEnter="false"
     endConferenceOnExit="true" waitUrl="/wait.mp3" waitMethod="GET" maxParticipants="3" record="record-from-start"
     statusCallback="https://hooks.example.com/c" statusCallbackMethod="GET" statusCallbackEvent="join leave mute"
     coach="CA0123456789abcdef0123456789abcdef">Team</Conference></Dial></Response>`, 'xml');
   t.same(dial, {
-    verb: 'dial', timeout: 30, action: '/after', method: 'POST', record: 'do-not-record', ringTone: 'us', hangupOnStar: false,
+    verb: 'dial', timeout: 30, action: '/after', method: 'POST', record: 'do-not-record', ringTone: 'us', hangupOnStar: false, answerOnBridge: false,
     targets: [{
       type: 'conference', name: 'Team', muted: true, beep: 'onExit', startConferenceOnEnter: false, endConferenceOnExit: true,
       waitUrl: '/wait.mp3', waitMethod: 'GET', maxParticipants: 3, record: 'record-from-start', statusCallback: 'https://hooks.example.com/c',
@@ -40,7 +40,7 @@ t.test('XML: defaults, every attribute, and Twilio\'s callback default', async (
 
 t.test('JSON: the shortcut and the full target', async (t) => {
   t.same(parseMarkup('[{"verb":"dial","conference":"Room 1"}]', 'json'), [
-    { verb: 'dial', timeout: 30, method: 'POST', record: 'do-not-record', ringTone: 'us', hangupOnStar: false, targets: [{ ...DEFAULTS, name: 'Room 1' }] },
+    { verb: 'dial', timeout: 30, method: 'POST', record: 'do-not-record', ringTone: 'us', hangupOnStar: false, answerOnBridge: false, targets: [{ ...DEFAULTS, name: 'Room 1' }] },
   ]);
   const [dial] = parseMarkup('[{"verb":"dial","targets":[{"type":"conference","name":"R","muted":true,"maxParticipants":10}]}]', 'json');
   t.match(dial, { targets: [{ ...DEFAULTS, name: 'R', muted: true, maxParticipants: 10 }] });
@@ -52,7 +52,7 @@ t.test('JSON: the shortcut and the full target', async (t) => {
     }],
   }]);
   t.same(parseMarkup(full, 'json'), [{
-    verb: 'dial', timeout: 30, action: '/after', method: 'POST', record: 'do-not-record', ringTone: 'us', hangupOnStar: false,
+    verb: 'dial', timeout: 30, action: '/after', method: 'POST', record: 'do-not-record', ringTone: 'us', hangupOnStar: false, answerOnBridge: false,
     targets: [{
       type: 'conference', name: 'Team', muted: true, beep: 'false', startConferenceOnEnter: false, endConferenceOnExit: true,
       waitUrl: '/wait.mp3', waitMethod: 'GET', maxParticipants: 2, record: 'record-from-start', statusCallback: 'https://hooks.example.com/c',

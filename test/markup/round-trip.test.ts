@@ -68,9 +68,10 @@ const dial = fc.record(
     record: fc.constantFrom('do-not-record' as const, 'record-from-answer' as const, 'record-from-ringing' as const),
     ringTone: fc.constantFrom(...RING_TONE_NAMES),
     hangupOnStar: fc.boolean(),
+    answerOnBridge: fc.boolean(),
     targets: fc.array(target, { minLength: 1, maxLength: 10 }),
   },
-  { requiredKeys: ['verb', 'timeout', 'method', 'record', 'ringTone', 'hangupOnStar', 'targets'] },
+  { requiredKeys: ['verb', 'timeout', 'method', 'record', 'ringTone', 'hangupOnStar', 'answerOnBridge', 'targets'] },
 );
 const gather = fc.record(
   {

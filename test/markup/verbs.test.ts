@@ -26,7 +26,7 @@ t.test('defaults are filled in', async (t) => {
     { verb: 'record', method: 'POST', maxLength: 3600, timeout: 5, finishOnKey: '1234567890*#', playBeep: true, recordingStatusCallbackMethod: 'POST' },
   ]);
   t.same(xml('<Dial>+15551234567</Dial>'), [
-    { verb: 'dial', timeout: 30, method: 'POST', record: 'do-not-record', ringTone: 'us', hangupOnStar: false, targets: [{ type: 'number', number: '+15551234567' }] },
+    { verb: 'dial', timeout: 30, method: 'POST', record: 'do-not-record', ringTone: 'us', hangupOnStar: false, answerOnBridge: false, targets: [{ type: 'number', number: '+15551234567' }] },
   ]);
   t.same(parseMarkup('<?xml version="1.0"?>\n<Response/>', 'xml'), []);
   t.same(parseMarkup('  [ ]  ', 'json'), []);
@@ -54,7 +54,7 @@ t.test('every attribute is read', async (t) => {
   ]);
   t.same(xml('<Dial callerId="+15550000000" timeout="5" action="../after" method="GET" record="record-from-ringing"><Number sendDigits="wW1*#">+15551234567</Number><Sip username="u" password="p w">sips:[2001:db8::1]:5061;transport=tls</Sip><Client>bob.smith@example</Client></Dial>'), [
     {
-      verb: 'dial', callerId: '+15550000000', timeout: 5, action: '../after', method: 'GET', record: 'record-from-ringing', ringTone: 'us', hangupOnStar: false,
+      verb: 'dial', callerId: '+15550000000', timeout: 5, action: '../after', method: 'GET', record: 'record-from-ringing', ringTone: 'us', hangupOnStar: false, answerOnBridge: false,
       targets: [
         { type: 'number', number: '+15551234567', sendDigits: 'wW1*#' },
         { type: 'sip', uri: 'sips:[2001:db8::1]:5061;transport=tls', username: 'u', password: 'p w' },
@@ -132,6 +132,14 @@ t.test('Dial ringTone and hangupOnStar: country ringback (default us), * to hang
   t.match(json([{ verb: 'dial', number: '+15551234567', ringTone: 'de', hangupOnStar: true }]), [{ ringTone: 'de', hangupOnStar: true }]);
   for (const bad of ['xx', 'US', '']) t.match(refused(() => xml(`<Dial ringTone="${bad}">+15551234567</Dial>`)), [{ code: 'invalid_attribute' }], `ringTone ${bad || '(empty)'}`);
   t.match(refused(() => xml('<Dial hangupOnStar="yes">+15551234567</Dial>')), [{ code: 'invalid_attribute' }]);
+});
+
+t.test('Dial answerOnBridge: off by default, for dialled parties only', async (t) => {
+  t.match(xml('<Dial>+15551234567</Dial>'), [{ answerOnBridge: false }], 'default');
+  t.match(xml('<Dial answerOnBridge="true"><Sip>sip:bob@pbx.example.com</Sip></Dial>'), [{ answerOnBridge: true }]);
+  t.match(json([{ verb: 'dial', client: 'alice', answerOnBridge: true }]), [{ answerOnBridge: true }]);
+  t.match(refused(() => xml('<Dial answerOnBridge="1">+15551234567</Dial>')), [{ code: 'invalid_attribute' }]);
+  t.match(refused(() => xml('<Dial answerOnBridge="true"><Conference>room</Conference></Dial>')), [{ code: 'invalid_attribute', message: /answerOnBridge applies to a dialled party/ }]);
 });
 
 t.test('Refer: one <Sip> target, optional action and method, in XML and JSON', async (t) => {

@@ -27,6 +27,7 @@ export async function dialVerb(flow: Flow, verb: DialVerb): Promise<Outcome> {
     signal: session.document.signal,
     ringTone: verb.ringTone,
     hangupOnStar: verb.hangupOnStar,
+    answerOnBridge: verb.answerOnBridge,
   });
   session.timeline('dial-result', { ...outcome });
   return followAction(flow, 'dial action', verb.action, verb.method, {

@@ -12,6 +12,12 @@ import { DrachtioLeg, endMediaDialog } from './leg.js';
 import { readThroughJitterBuffer } from './jitter-buffer.js';
 import { quietly } from './media-context.js';
 import { startCallRecording } from './recording.js';
+import { RING_TONES } from './ring-tones.js';
+import type { RingTone } from '../../markup/ring-tones.js';
+import { settledWithin, whenAborted } from '../../waits.js';
+
+/** How long a uuid_break may take to end the playback it breaks. */
+const BREAK_LANDS_MS = 2_000;
 
 /** WebRTC offers need the DTLS handshake that only connectCaller performs. */
 const isDtls = (sdp: string) => /UDP\/TLS\/RTP\/SAVPF/.test(sdp) || /a=fingerprint/.test(sdp);
@@ -56,6 +62,32 @@ export class DrachtioIncomingCall implements IncomingCall {
       this.log.debug({ err }, 'media not prepared ahead of the answer; the answer tries again');
     });
   }
+
+  /**
+   * 183 with the endpoint's SDP, then the ringback plays on the endpoint (FreeSWITCH's side of it is up already)
+   * until `stop`. A WebRTC caller gets no early media: its DTLS handshake comes with the answer.
+   */
+  async earlyRingback(tone: RingTone, stop: AbortSignal): Promise<void> {
+    if (this.#gone || this.#leg || stop.aborted || isDtls(this.req.body)) return;
+    const ep = await this.#prepareEndpoint().catch((err: unknown) => {
+      this.log.warn({ err: (err as Error).message }, 'no media for early ringback; the caller hears its own ringing');
+      return null;
+    });
+    if (!ep || this.#gone || this.#leg || stop.aborted || this.res.finalResponseSent) return;
+    const ctx = { isEnded: false, log: this.log };
+    this.res.send(183, { body: ep.local.sdp, headers: { 'Content-Type': 'application/sdp' } });
+    const playing = quietly(ctx, 'early ringback', () => ep.play(`tone_stream://${RING_TONES[tone]};loops=-1`));
+    await Promise.race([whenAborted(stop), this.ended]);
+    if (this.#gone) return;
+    await quietly(ctx, 'uuid_break', () => ep.api('uuid_break', `${ep.uuid} all`));
+    await settledWithin(playing, BREAK_LANDS_MS);
+    // A break that landed after the tone stopped stays set on the channel and would cut the answered call's first
+    // prompt: a 20 ms silence takes it (as DrachtioLeg.settleBreak does).
+    await quietly(ctx, 'break settle', () => ep.play('silence_stream://20'));
+  }
+
+  /** The media this unanswered call already holds (early ringback, early recording), if any. */
+  get endpoint(): Endpoint | null { return this.#readied; }
 
   async startEarlyRecording(opts: CallRecordingOptions): Promise<CallRecording> {
     if (isDtls(this.req.body)) {

@@ -11,6 +11,7 @@ import { gatewayUri, routeFor, type CarrierDirectory } from './carriers.js';
 import { bye } from './dialogs.js';
 import { connectOffer, type Endpoint, type MediaServer } from './fsmrf.js';
 import { DrachtioLeg } from './leg.js';
+import { DrachtioIncomingCall } from './incoming.js';
 import { readThroughJitterBuffer } from './jitter-buffer.js';
 import { quietly } from './media-context.js';
 import type { Registrar } from './registrar.js';
@@ -78,7 +79,8 @@ const failed = (cause: AttemptFailure, sipStatus?: number): OriginateResult =>
 
 export async function originate(req: OriginateRequest, deps: OriginateDeps): Promise<OriginateResult> {
   const route = await routeOf(req.target, deps);
-  const ms = deps.media(req.bridgeWith instanceof DrachtioLeg ? req.bridgeWith.ep : undefined);
+  const ms = deps.media(req.bridgeWith instanceof DrachtioLeg ? req.bridgeWith.ep
+    : req.bridgeWith instanceof DrachtioIncomingCall ? req.bridgeWith.endpoint ?? undefined : undefined);
   if (!route) {
     deps.log.info({ target: req.target }, 'originate: no route (no carrier or no registration)');
     return failed('failed', 404);

@@ -116,7 +116,6 @@ export class SandboxEngine implements EnginePort {
   /** Scripts whoever answers at `address` (see partyAddress); unscripted addresses answer after 1 s. */
   setParty(address: string, script: PartyScript): void { this.#parties.set(address, script); }
 
-  /** Every call placed to `address`, oldest first. */
   /** The sandbox's calls live in its process: none outlive it. */
   async releaseOrphans(): Promise<void> {}
 

@@ -3,6 +3,8 @@ import { EngineError, type CallLeg, type CallRecording, type CallRecordingOption
 import { SandboxLeg } from './leg.js';
 import type { Line } from './line.js';
 import { startCallRecording } from './recording.js';
+import { ringbackMedia } from './media-timing.js';
+import type { RingTone } from '../../markup/ring-tones.js';
 
 const REJECTIONS = {
   busy: { cause: 'busy', sipStatus: 486 },
@@ -21,6 +23,10 @@ export class SandboxIncomingCall implements IncomingCall {
   get ended(): Promise<HangupInfo> { return this.line.ended; }
 
   async ring(): Promise<void> { this.line.ring(); }
+
+  async earlyRingback(tone: RingTone, stop: AbortSignal): Promise<void> {
+    if (!this.#leg) await this.line.performEarly(ringbackMedia(tone), stop);
+  }
 
   /** A simulated answer costs nothing to prepare. */
   prepareAnswer(): void {}

@@ -47,6 +47,7 @@ export class Line {
   readonly #endHooks = new Set<(info: HangupInfo) => void>();
   readonly #abort = new AbortController();
   #mediaStop = new AbortController();
+  #earlyMedia = false;
   #state: 'setup' | 'answered' | 'ended' = 'setup';
   #rang = false;
   #resolveEnded!: (info: HangupInfo) => void;
@@ -154,6 +155,20 @@ export class Line {
       const timer = this.schedule(ms, () => finish(true));
       for (const s of stops) s.addEventListener('abort', interrupted);
     });
+  }
+
+  /**
+   * Early media: plays `media` to a caller not answered yet (the first time, after a 183 Session Progress); false
+   * when cut short, by `stop`, the answer's stopMedia or the end.
+   */
+  performEarly(media: Media, stop: AbortSignal): Promise<boolean> {
+    if (this.#state !== 'setup' || stop.aborted) return Promise.resolve(false);
+    if (!this.#earlyMedia) {
+      this.#earlyMedia = true;
+      this.transcript.add({ type: 'early-media' });
+    }
+    this.transcript.add(media.heard);
+    return this.sleep(media.ms, stop);
   }
 
   /** Plays media to the far end; false when cut short. Only an answered call has a media path. */

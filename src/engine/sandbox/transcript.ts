@@ -4,6 +4,8 @@ import type { HangupCause, HangupInfo } from '../port.js';
 
 export type TranscriptEntry =
   | { type: 'ringing' }
+  /** 183 Session Progress with media: the caller hears the platform before any answer. */
+  | { type: 'early-media' }
   | { type: 'answered' }
   | { type: 'rejected'; reason: 'busy' | 'rejected' | 'unavailable' }
   | { type: 'heard-say'; text: string; voice: string; language: string }

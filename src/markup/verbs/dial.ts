@@ -24,12 +24,14 @@ function withAttributes(f: Fields, targets: DialTarget[], where: IssueLocation):
     timeLimit: f.optionalInt('timeLimit', 1, MAX_TIME_LIMIT_SECONDS),
     ringTone: f.oneOf('ringTone', RING_TONE_NAMES, 'us'),
     hangupOnStar: f.bool('hangupOnStar', false),
+    answerOnBridge: f.bool('answerOnBridge', false),
     targets,
   });
-  // A conference member stays until it leaves or the conference ends: there is no bridge for a limit to end.
-  if (verb.timeLimit !== undefined && targets.some((t) => t.type === 'conference')) {
-    f.issues.add('invalid_attribute', 'timeLimit applies to a dialled party, not to a conference', where);
-  }
+  // A conference member stays until it leaves or the conference ends: there is no bridge for a limit to end, nor
+  // a party whose answer would answer the caller.
+  const conference = targets.some((t) => t.type === 'conference');
+  if (verb.timeLimit !== undefined && conference) f.issues.add('invalid_attribute', 'timeLimit applies to a dialled party, not to a conference', where);
+  if (verb.answerOnBridge && conference) f.issues.add('invalid_attribute', 'answerOnBridge applies to a dialled party, not to a conference', where);
   return verb;
 }
 

@@ -86,6 +86,7 @@ export function callerSentence(e: Detail): string {
     case 'pressed': return `Caller pressed ${str(e.digit)}`;
     case 'beep': return 'Caller heard a beep';
     case 'ringing': return 'Ringing';
+    case 'early-media': return 'Caller heard the platform before the answer (early media)';
     case 'answered': return 'Caller was answered';
     case 'rejected': return 'Caller was refused';
     case 'bridged': return 'Caller was connected to the dialled party';

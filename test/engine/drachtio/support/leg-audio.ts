@@ -188,10 +188,13 @@ export function tally(t: Test) {
   };
 }
 
-/** A phone on `port` that answers one call with `codec`, saying `hz` from its first packet; `sipp.hangup()` ends its call. */
-async function answerOnce(t: Test, d: RealDriver, port: number, hz: number, codec: G711): Promise<{ phone: TonePhone; sipp: PartyRun }> {
+/**
+ * A phone on `port` that answers one call with `codec` after ringing `ringMs`, saying `hz` from its first packet;
+ * `sipp.hangup()` ends its call.
+ */
+async function answerOnce(t: Test, d: RealDriver, port: number, hz: number, codec: G711, ringMs = 200): Promise<{ phone: TonePhone; sipp: PartyRun }> {
   const phone = await tonePhone(hz, codec);
-  const sipp = await runRtpParty(port, phone.port, d.scratch, { codec, ringMs: 200 });
+  const sipp = await runRtpParty(port, phone.port, d.scratch, { codec, ringMs });
   t.teardown(() => { sipp.kill(); phone.close(); });
   await udpPortTaken(port);
   return { phone, sipp };
@@ -231,12 +234,12 @@ export async function sipSeat(t: Test, d: RealDriver, trunk: { username: string;
  * call with a tone; `sipp.hangup()` ends its call (once measured, not after a fixed time a loaded machine may need
  * for the joining).
  */
-export async function toneParty(t: Test, d: RealDriver, number: string, hz: number, codec: G711): Promise<{ phone: TonePhone; sipp: PartyRun }> {
+export async function toneParty(t: Test, d: RealDriver, number: string, hz: number, codec: G711, ringMs?: number): Promise<{ phone: TonePhone; sipp: PartyRun }> {
   const port = await freePort();
   // Named after the number, not the port: a port freed by an earlier party of the same test is often handed out
   // again, and a second carrier of that name was refused ('a carrier named "party-37995" already exists').
   await d.h.store.carriers.add({ name: `party-${number.slice(1)}`, host: '127.0.0.1', port, prefix: number });
-  return answerOnce(t, d, port, hz, codec);
+  return answerOnce(t, d, port, hz, codec, ringMs);
 }
 
 /**
@@ -260,12 +263,12 @@ export async function agentIdle(d: RealDriver, sid: string): Promise<boolean> {
  * A caller through a carrier to `to`, saying `hz` (A-law) all call long; `hangup` ends its call and resolves once
  * sipp is done.
  */
-export async function toneCaller(t: Test, d: RealDriver, from: string, to: string, hz: number) {
+export async function toneCaller(t: Test, d: RealDriver, from: string, to: string, hz: number, o: { traceRtt?: boolean } = {}) {
   // Calls come in from any port of 127.0.0.1 (a carrier whose prefix routes none of the tests' numbers out).
   if (!(await d.h.store.carriers.byName('tone-callers'))) await d.h.store.carriers.add({ name: 'tone-callers', host: '127.0.0.1', port: null, prefix: '+1999' });
   const phone = await tonePhone(hz, 'PCMA');
   const localPort = await freePort();
-  const sipp = await runCaller({ target: d.sipTarget, localPort, rtpPort: phone.port, from, to, plan: {}, scratch: d.scratch });
+  const sipp = await runCaller({ target: d.sipTarget, localPort, rtpPort: phone.port, from, to, plan: {}, scratch: d.scratch, ...o });
   t.teardown(() => { sipp.kill(); phone.close(); });
   return { phone, sipp, hangup: async () => { await hangUpCaller(sipp, localPort); phone.close(); } };
 }
