@@ -27,7 +27,7 @@ export class CallbackDialer {
 
   constructor(
     private readonly services: CallServices,
-    private readonly acd: Pick<AcdService, 'router' | 'ringAgent' | 'agentCallEnded' | 'kick'>,
+    private readonly acd: Pick<AcdService, 'router' | 'seats' | 'agentCallEnded' | 'kick'>,
     private readonly room: (callSid: string) => string,
   ) {}
 
@@ -84,7 +84,7 @@ export class CallbackDialer {
     const { callback } = job;
     const queue = (await store.queues.find(callback.accountId, callback.queueSid))!;
     job.offered = true;
-    const ring = await this.acd.ringAgent(offer, { from: callback.from, parentSid: job.callSid, queue, signal: new AbortController().signal, wanted: () => this.#jobs.has(job.callSid) });
+    const ring = await this.acd.seats.ring(offer, { from: callback.from, parentSid: job.callSid, queue, signal: new AbortController().signal, wanted: () => this.#jobs.has(job.callSid) });
     if (ring.kind !== 'answered') {
       // Waiting again (a miss, an agent gone on break): the next agent is tried now.
       job.offered = false;

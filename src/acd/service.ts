@@ -20,6 +20,7 @@ import { AcdStats } from './stats.js';
 import { AcdSweeper } from './sweeper.js';
 import { DEFAULT_QUEUE_SETTINGS, QueueNameTakenError, type Queue } from './queues.js';
 import { onAbort } from '../waits.js';
+import { AgentRinger } from './agent-ringing.js';
 
 /**
  * Twilio's QueueResult values that apply here (plus `timeout`: the wait reached maxWait / max_wait_seconds).
@@ -50,11 +51,6 @@ export const accountNumberOn = (call: Pick<CallRecord, 'direction' | 'from' | 't
 /** How long a supervisor's phone rings. */
 export const SUPERVISOR_RING_MS = 30_000;
 
-export type RingResult =
-  | { kind: 'answered'; childSid: string; session: CallSession; leg: CallLeg }
-  | { kind: 'missed'; childSid: string; cause: string; onBreak: boolean }
-  | { kind: 'withdrawn'; childSid: string };
-
 export interface WaitOutcome { result: QueueResult; queueSid: string; waitSeconds: number; agentSid: string | null }
 
 /** The caller and the agent talk in this room; a supervisor joins it to listen, whisper or barge. */
@@ -83,11 +79,12 @@ export class AcdService {
   readonly #waiters = new Map<string, Waiter>();
   readonly #callbacks: CallbackDialer;
   readonly #sweeper: AcdSweeper;
-  /** Per agent, the offer its seat is ringing for: aborting it withdraws the offer. */
-  readonly #ringingSeats = new Map<number, AbortController>();
+  /** Rings agents' seats for offers (the queue's callers and the callbacks). */
+  readonly seats: AgentRinger;
 
   constructor(private readonly services: CallServices) {
     this.router = new AcdRouter(services.store.sql, services.clock);
+    this.seats = new AgentRinger(services, this.router, this.stats);
     this.#callbacks = new CallbackDialer(services, this, acdRoom);
     this.#sweeper = new AcdSweeper({
       router: this.router, callbacks: this.#callbacks, clock: services.clock, log: services.log,
@@ -138,10 +135,10 @@ export class AcdService {
   /**
    * An agent's status or queues changed (API, dashboard; `status` is the new one) or its wrap-up ended: its queues
    * may have callers for it. An agent that stops taking calls while its seat rings has the offer withdrawn at once
-   * (the seat gets its CANCEL; ringAgent gives the caller to the next agent, counting no miss).
+   * (the seat gets its CANCEL; the ringer gives the caller to the next agent, counting no miss).
    */
   async agentChanged(agentId: number, status?: AgentStatus): Promise<void> {
-    if (status !== undefined && status !== 'available') this.#ringingSeats.get(agentId)?.abort();
+    if (status !== undefined && status !== 'available') this.seats.withdraw(agentId);
     for (const q of await this.router.queuesOf(agentId)) await this.kick(q);
   }
 
@@ -233,48 +230,6 @@ export class AcdService {
     return trunk !== undefined && trunk.status === 'active' && (await this.services.engine.seatRegistered(trunk.endpoint_name));
   }
 
-  /**
-   * Rings the agent's seat for an offer. Answered: the agent's call (a child of `parentSid`), busy. Not answered
-   * while still wanted: a miss (the next agent is tried). Withdrawn (the caller left): nothing.
-   */
-  async ringAgent(offer: Offer, o: { from: string; parentSid: string; queue: Queue; signal: AbortSignal; bridgeWith?: CallLeg; wanted: () => boolean }): Promise<RingResult> {
-    const { store, engine } = this.services;
-    const trunk = (await store.trunks.getById(offer.trunkId))!;
-    const childSid = newSid('CA');
-    await store.calls.create({ sid: childSid, accountId: trunk.accountId, direction: 'outbound-dial', from: o.from, to: `agent:${offer.agentSid}`, status: 'queued', parentSid: o.parentSid });
-    await this.router.ringing(offer);
-    this.stats.count(o.queue.sid, 'offered');
-    // Withdrawn when the caller no longer waits (o.signal) or the agent stops taking calls (agentChanged aborts agentLeft).
-    const agentLeft = new AbortController();
-    this.#ringingSeats.set(offer.agentId, agentLeft);
-    const result = await engine.originate({
-      // Rung at its registered contact as it is (a browser seat refuses a request URI naming another user).
-      target: { kind: 'client', identity: trunk.endpoint_name }, callerId: o.from, timeoutMs: o.queue.ringTimeoutSeconds * 1000,
-      signal: AbortSignal.any([o.signal, agentLeft.signal]),
-      ...(o.bridgeWith ? { bridgeWith: o.bridgeWith } : {}), onRinging: () => { store.calls.setStatus(childSid, 'ringing').catch((err: unknown) => this.services.log.warn({ err }, 'ringing status not stored')); },
-    }).finally(() => this.#ringingSeats.delete(offer.agentId));
-    if (!result.answered) {
-      await store.calls.finish(childSid, result.cause === 'rejected' ? 'busy' : result.cause, result.cause);
-      if (!o.wanted()) return { kind: 'withdrawn', childSid };
-      if (agentLeft.signal.aborted) {
-        // The agent went on break or offline: the caller is first in line again, and no miss counts against the agent.
-        await this.router.withdraw(offer);
-        return { kind: 'withdrawn', childSid };
-      }
-      const onBreak = await this.router.missed(offer, o.queue.maxNoAnswer);
-      return { kind: 'missed', childSid, cause: result.cause, onBreak };
-    }
-    if (!o.wanted() || !(await this.router.answered(offer))) {
-      await result.leg.hangup();
-      await store.calls.finish(childSid, 'canceled', 'canceled');
-      return { kind: 'withdrawn', childSid };
-    }
-    const session = new CallSession(this.services, (await store.calls.get(childSid))!, undefined, result.leg);
-    await store.calls.markAnswered(childSid);
-    this.stats.count(o.queue.sid, 'answered');
-    return { kind: 'answered', childSid, session, leg: result.leg };
-  }
-
   /** The agent's call is over: wrap-up (none when a disposition was set during the call), then the next offer. */
   async agentCallEnded(offer: Offer, callSid: string, accountId: number, wrapUpSeconds: number): Promise<void> {
     // A disposition set during the call already did what wrap-up is for.
@@ -288,7 +243,7 @@ export class AcdService {
     const { session, queue } = waiter;
     const ringing = new AbortController();
     waiter.ringing = ringing;
-    const ring = await this.ringAgent(offer, {
+    const ring = await this.seats.ring(offer, {
       from: session.call.from, parentSid: session.sid, queue, signal: ringing.signal, wanted: () => !waiter.settled,
       ...(session.leg ? { bridgeWith: session.leg } : {}),
     });
