@@ -21,6 +21,11 @@ export interface DialRequest {
   hangupOnStar?: boolean;
   /** A caller not answered yet is answered only when a target answers, with ringback as early media until then. */
   answerOnBridge?: boolean;
+  /**
+   * Asked once target `index` answers, before it is connected (its sendDigits, its screening document, run on
+   * `party`): false declines it, and the Dial goes on waiting for the other targets.
+   */
+  accept?: (index: number, party: CallSession) => Promise<boolean>;
 }
 
 export interface DialOutcome {
@@ -55,12 +60,14 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
   caller?.on('hangup', cancelAll);
   void early?.ended.then(cancelAll);
   const callerGone = () => caller?.isEnded ?? parent.ended;
-  /** A target that answered too late (another won, the caller left, a redirect came) is hung up and its call closed. */
+  /** Another target won, the caller left or a redirect came: an answer now is too late. */
+  const stale = () => winner !== undefined || callerGone() || req.signal?.aborted === true;
+  /** A target that answered too late is hung up and its call closed. */
   const dropAnswered = async (sid: string, leg: CallLeg) => {
     await leg.hangup();
     await store.calls.finish(sid, 'canceled', 'canceled');
   };
-  let winner: { sid: string; leg: CallLeg } | undefined;
+  let winner: { sid: string; leg: CallLeg; party: CallSession } | undefined;
   const redirected = () => {
     cancelAll();
     winner?.leg.hangup().catch((err: unknown) => parent.log.warn({ err }, 'dialled leg not hung up at the redirect'));
@@ -74,11 +81,30 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
     stopWatching();
   }
 
+  /**
+   * req.accept for an answered target; while it runs, the target is hung up should it go stale (another target
+   * won, the caller left, a redirect). A target declined, or gone meanwhile, has its call finished.
+   */
+  async function accepted(a: (typeof attempts)[number], index: number, party: CallSession): Promise<boolean> {
+    const leg = party.leg!;
+    const stopWatching = onAbort(a.abort.signal, () => { void leg.hangup(); });
+    const yes = await req.accept!(index, party).catch((err: unknown) => {
+      parent.log.warn({ err }, 'dialled party not accepted: its check failed');
+      return false;
+    });
+    stopWatching();
+    if (yes && !leg.isEnded) return true;
+    parent.timeline('dial-declined', { call_sid: a.sid });
+    if (!leg.isEnded) await leg.hangup();
+    await party.finish(await leg.ended);
+    return false;
+  }
+
   async function connectFirst(): Promise<DialOutcome> {
     // The caller hears ringback while the targets ring, as on any phone network; it stops before the bridge.
     const ringing = new AbortController();
     const ringback = early ? early.earlyRingback(req.ringTone ?? 'us', ringing.signal) : caller!.ringback(req.ringTone ?? 'us');
-    const results = await Promise.all(attempts.map(async (a) => {
+    const results = await Promise.all(attempts.map(async (a, index) => {
       const vetted = await vetOriginateTarget(parent.services, parent.accountId, a.target);
       if (!vetted.ok) {
         parent.timeline('dial-target-refused', { call_sid: a.sid, to: addressOf(a.target), reason: vetted.reason });
@@ -90,11 +116,19 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
         onRinging: () => { store.calls.setStatus(a.sid, 'ringing').catch((err: unknown) => parent.log.warn({ err }, 'ringing status not stored')); },
       });
       if (result.answered) {
-        if (winner || callerGone() || req.signal?.aborted) {
+        if (stale()) {
           await dropAnswered(a.sid, result.leg);
           return { a, status: 'canceled' as const };
         }
-        winner = { sid: a.sid, leg: result.leg };
+        const party = new CallSession(parent.services, (await store.calls.get(a.sid))!, undefined, result.leg);
+        await store.calls.markAnswered(a.sid);
+        if (req.accept && !(await accepted(a, index, party))) return { a, status: 'no-answer' as const };
+        if (stale()) {
+          await result.leg.hangup();
+          await party.finish(await result.leg.ended);
+          return { a, status: 'canceled' as const };
+        }
+        winner = { sid: a.sid, leg: result.leg, party };
         attempts.filter((o) => o !== a).forEach((o) => o.abort.abort());
         return { a, status: 'completed' as const };
       }
@@ -109,14 +143,16 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
     if (winner && !caller) caller = await parent.answer().catch(() => null);
 
     if (!winner || !caller) {
-      if (winner) await dropAnswered(winner.sid, winner.leg);
+      if (winner) {
+        await winner.leg.hangup();
+        await winner.party.finish(await winner.leg.ended);
+      }
       if (recording) await parent.stopRecording(recording);
       const status = FAILURE_RANK.find((s) => results.some((r) => r.status === s)) ?? 'failed';
       return { status: callerGone() || req.signal?.aborted || winner ? 'canceled' : status, childSid: null, duration: 0 };
     }
     const bridged = caller;
-    const child = new CallSession(parent.services, (await store.calls.get(winner.sid))!, undefined, winner.leg);
-    await store.calls.markAnswered(winner.sid);
+    const child = winner.party;
     const answerRecording = req.record === 'record-from-answer' ? await startDialRecording(parent, false) : recording;
     parent.timeline('dial-answered', { call_sid: winner.sid });
     const answered = winner;

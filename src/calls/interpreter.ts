@@ -14,7 +14,8 @@ type Handlers = { [V in Verb as V['verb']]: (flow: Flow, verb: V) => Promise<Out
 
 const handlers: Handlers = {
   say: sayVerb, play: playVerb, pause: pauseVerb, gather: gatherVerb, redirect: redirectVerb,
-  hangup: hangupVerb, reject: rejectVerb, record: recordVerb, dial: dialVerb, enqueue: enqueueVerb,
+  // A Dial runs its parties' screening documents with this interpreter (passed in: the verbs do not import it).
+  hangup: hangupVerb, reject: rejectVerb, record: recordVerb, dial: (flow, verb) => dialVerb(flow, verb, runMarkup), enqueue: enqueueVerb,
   connect: connectVerb, start: startVerb, stop: stopVerb, refer: referVerb,
 };
 
@@ -24,9 +25,10 @@ const MAX_VERBS = 2_000;
 
 /**
  * Runs verbs in order; a verb may swap in a new document, and so may a REST client's redirect (session.document),
- * which stops the verb under way. When the document runs out, the call ends.
+ * which stops the verb under way. When the document runs out, the call ends, unless `keepCall` (a dialled party's
+ * screening: the party is connected to the caller next).
  */
-export async function runMarkup(flow: Flow, verbs: Verb[]): Promise<void> {
+export async function runMarkup(flow: Flow, verbs: Verb[], opts: { keepCall?: boolean } = {}): Promise<void> {
   const { session } = flow;
   session.document.started();
   let queue = verbs;
@@ -61,7 +63,7 @@ export async function runMarkup(flow: Flow, verbs: Verb[]): Promise<void> {
     }
   }
   session.document.finished();
-  if (!session.ended) await session.hangup('markup-finished');
+  if (!session.ended && !opts.keepCall) await session.hangup('markup-finished');
 }
 
 /** Asks a URL for the call's document and runs it; any failure to get one ends the call with the apology. */

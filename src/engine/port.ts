@@ -246,6 +246,12 @@ export interface CallLeg {
    * until a final status, the leg's end, or 30 s. Never rejects.
    */
   refer(target: string): Promise<ReferOutcome>;
+  /**
+   * Sends keys to the far end (RFC 2833 events where its SDP takes them), `w` waiting 0.5 s and `W` 1 s between
+   * them (a <Number sendDigits>); resolves about when the last has gone out (sendDigitsMs), or at the leg's end.
+   * Never rejects.
+   */
+  sendDigits(digits: string): Promise<void>;
   /** Plays `tone`'s ringback in a loop until stopMedia() or the leg ends (a <Dial> ringing). */
   ringback(tone: RingTone): Promise<void>;
   collectDigits(opts: CollectOptions): Promise<CollectResult>;

@@ -83,20 +83,29 @@ export interface RecordVerb {
   recordingStatusCallbackMethod: HttpMethod;
 }
 
-export interface NumberTarget {
+/**
+ * `url` (+ `method`, POST by default): a document run on the dialled party once it answers, before the caller is
+ * connected (Twilio's screening); a `<Hangup>` there declines it.
+ */
+export interface Screened {
+  url?: string;
+  method?: HttpMethod;
+}
+
+export interface NumberTarget extends Screened {
   type: 'number';
   number: string;
   sendDigits?: string;
 }
 
-export interface SipTarget {
+export interface SipTarget extends Screened {
   type: 'sip';
   uri: string;
   username?: string;
   password?: string;
 }
 
-export interface ClientTarget {
+export interface ClientTarget extends Screened {
   type: 'client';
   identity: string;
 }

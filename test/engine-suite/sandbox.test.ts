@@ -63,3 +63,37 @@ t.test('answerOnBridge on the sandbox: ringback as early media, the answer only 
   await answered.ended;
   t.notOk(answered.transcript.some((e) => e.type === 'early-media'), 'a caller answered already hears the ringback in the call, as without the option');
 });
+
+t.test('Dial screening and sendDigits on the sandbox: keys then the url document reach the party alone; a <Hangup> there declines it and the Dial waits for the next target', async (t) => {
+  const d = await sandboxDriver(t);
+  const s = await scene(t, d);
+  const [first, second] = ['+15558880005', '+15558880006'];
+  // The first answers at once and declines in screening; the second answers later and accepts.
+  d.h.engine.setParty(first, { behavior: 'answer', ringMs: 500 });
+  d.h.engine.setParty(second, { behavior: 'answer', ringMs: 4_000, hangupAfterMs: 2_000 });
+  s.app.on('/voice', xml(`<Dial action="/after"><Number sendDigits="w12#" url="/screen-no">${first}</Number><Number url="/screen-yes">${second}</Number></Dial>`));
+  s.app.on('/screen-no', xml('<Say>Not for you.</Say><Hangup/>'));
+  s.app.on('/screen-yes', xml('<Say>A call for you.</Say>'));
+  s.app.on('/after', xml('<Hangup/>'));
+  const call = await d.inbound(CALLER, DID);
+  await call.ended;
+  const [declined] = d.h.engine.partyCalls(first);
+  const [accepted] = d.h.engine.partyCalls(second);
+  const steps = (c: typeof declined) => c!.transcript.map((e) => e.type === 'heard-say' ? `say ${e.text}` : e.type === 'heard-keys' ? `keys ${e.digits}` : e.type)
+    .filter((x) => x !== 'ringing' && x !== 'hangup');
+  t.same(steps(declined), ['answered', 'keys w12#', 'say Not for you.'], 'the first party got its keys, then its screening, and was hung up');
+  t.same(steps(accepted), ['answered', 'say A call for you.', 'bridged'], 'the second was screened, then connected');
+  t.notOk(call.heard()?.some((text) => text.includes('for you')), 'the caller heard neither screening');
+  const parent = await s.finalCall();
+  const timeline = await d.h.store.calls.timeline(parent.sid);
+  t.ok(timeline.some((e) => e.kind === 'dial-declined'), 'the timeline says the first party declined');
+  t.match(s.app.requests.find((r) => r.path === '/after')?.json, { dial_call_status: 'completed' });
+  const screen = s.app.requests.find((r) => r.path === '/screen-yes')?.json as Record<string, unknown>;
+  t.match(screen, { parent_call_sid: parent.sid, direction: 'outbound-dial' }, 'the screening request names the caller\'s call');
+
+  d.h.engine.setParty(first, { behavior: 'answer', ringMs: 500 });
+  s.app.on('/voice', xml(`<Dial action="/after" timeout="5"><Number url="/screen-no">${first}</Number></Dial>`));
+  const alone = await d.inbound(CALLER, DID);
+  await alone.ended;
+  t.match(s.app.requests.filter((r) => r.path === '/after').at(-1)?.json, { dial_call_status: 'no-answer' }, 'every party declined: no-answer');
+});

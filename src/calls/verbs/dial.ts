@@ -2,7 +2,9 @@ import type { ConferenceTarget, DialTarget, DialVerb } from '../../markup/index.
 import { dialConference } from './dial-conference.js';
 import type { OriginateTarget } from '../../engine/port.js';
 import { dial } from '../dial.js';
+import type { CallSession } from '../session.js';
 import { followAction, type Flow, type Outcome } from '../flow.js';
+import { screenParty, type RunMarkup } from './dial-screen.js';
 
 function toTarget(t: Exclude<DialTarget, ConferenceTarget>): OriginateTarget {
   switch (t.type) {
@@ -12,13 +14,18 @@ function toTarget(t: Exclude<DialTarget, ConferenceTarget>): OriginateTarget {
   }
 }
 
-/** Connects the caller to the first target that answers; the action URL hears how it went. */
-export async function dialVerb(flow: Flow, verb: DialVerb): Promise<Outcome> {
+/**
+ * Connects the caller to the first target that answers and is accepted (its sendDigits sent, its screening
+ * document run to its end without a hang-up); the action URL hears how it went.
+ */
+export async function dialVerb(flow: Flow, verb: DialVerb, run: RunMarkup): Promise<Outcome> {
   const { session } = flow;
   const [first] = verb.targets;
   if (first?.type === 'conference') return dialConference(flow, verb, first);
+  const targets = verb.targets.filter((t): t is Exclude<DialTarget, ConferenceTarget> => t.type !== 'conference');
   const outcome = await dial(session, {
-    targets: verb.targets.filter((t): t is Exclude<DialTarget, ConferenceTarget> => t.type !== 'conference').map(toTarget),
+    targets: targets.map(toTarget),
+    ...(targets.some((t) => t.url || (t.type === 'number' && t.sendDigits)) ? { accept: (i: number, party: CallSession) => accept(flow, targets[i]!, party, run) } : {}),
     // The caller's own number is the natural caller ID for a forwarded inbound call.
     callerId: verb.callerId ?? session.call.from,
     timeoutMs: verb.timeout * 1000,
@@ -33,4 +40,11 @@ export async function dialVerb(flow: Flow, verb: DialVerb): Promise<Outcome> {
   return followAction(flow, 'dial action', verb.action, verb.method, {
     dial_call_status: outcome.status, dial_call_sid: outcome.childSid, dial_call_duration: outcome.duration, call_sid: session.sid,
   });
+}
+
+/** Before the bridge: the party's keys (an extension, a conference PIN), then its screening document, if any. */
+async function accept(flow: Flow, target: Exclude<DialTarget, ConferenceTarget>, party: CallSession, run: RunMarkup): Promise<boolean> {
+  if (target.type === 'number' && target.sendDigits) await party.leg!.sendDigits(target.sendDigits);
+  if (!target.url) return !party.ended;
+  return screenParty(flow, party, { url: target.url, method: target.method ?? 'POST' }, run);
 }

@@ -25,6 +25,7 @@ import type { ConferenceRooms } from './conference-rooms.js';
 import { RING_TONES } from './ring-tones.js';
 import type { RingTone } from '../../markup/ring-tones.js';
 import { settledWithin } from '../../waits.js';
+import { sendDigitsMs } from '../send-digits.js';
 
 type Listeners = { [E in keyof LegEvents]: Set<LegEvents[E]> };
 
@@ -161,6 +162,18 @@ export class DrachtioLeg implements CallLeg, MediaContext {
     let stop!: () => void;
     const promise = new Promise<void>((resolve) => { stop = () => { fired = true; resolve(); }; });
     return { promise, get fired() { return fired; }, release: this.onMediaStop(stop) };
+  }
+
+  /**
+   * FreeSWITCH's send_dtmf queues the keys (and the w/W waits) on the channel's RTP and returns at once: the wait
+   * for them to go out is sendDigitsMs, cut short by the leg's end.
+   */
+  async sendDigits(digits: string): Promise<void> {
+    if (this.isEnded) return;
+    await quietly(this, 'send_dtmf', () => this.ep.execute('send_dtmf', digits));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([new Promise((r) => { timer = setTimeout(r, sendDigitsMs(digits)); }), this.ended]);
+    clearTimeout(timer);
   }
 
   say(text: string, opts: SayOptions): Promise<void> { return this.step({ kind: 'speak', args: speakArgs(text, opts.voice) }); }

@@ -122,6 +122,7 @@ export class SandboxEngine implements EnginePort {
   /** Every target the platform asked this engine to dial, in order (what a policy let through). */
   originated(): OriginateTarget[] { return [...this.#originated]; }
 
+  /** Every call placed to `address`, oldest first. */
   partyCalls(address: string): SimulatedCall[] { return [...(this.#partyCalls.get(address) ?? [])]; }
 
   /** Never rejects: even a malformed request comes back as a failed attempt. */

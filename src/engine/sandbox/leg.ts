@@ -10,7 +10,7 @@ import { openSandboxAudio } from './audio-tap.js';
 import { collectDigits } from './collect.js';
 import { DigitQueue } from './digits.js';
 import type { Line } from './line.js';
-import { pauseMedia, playMedia, ringbackMedia, sayMedia } from './media-timing.js';
+import { keysMedia, pauseMedia, playMedia, ringbackMedia, sayMedia } from './media-timing.js';
 import type { RingTone } from '../../markup/ring-tones.js';
 import { record } from './record.js';
 import { startCallRecording } from './recording.js';
@@ -67,6 +67,8 @@ export class SandboxLeg implements CallLeg {
   }
 
   async ringback(tone: RingTone): Promise<void> { await this.#line.perform(ringbackMedia(tone)); }
+
+  async sendDigits(digits: string): Promise<void> { await this.#line.perform(keysMedia(digits)); }
 
   collectDigits(opts: CollectOptions): Promise<CollectResult> { return collectDigits(this.#line, this.#keys, opts); }
   record(opts: RecordOptions): Promise<RecordResult> { return record(this.#line, this.#keys, opts); }

@@ -2,6 +2,7 @@
 // can compute exact clock times.
 import type { Prompt, SayOptions } from '../port.js';
 import type { TranscriptEntry } from './transcript.js';
+import { sendDigitsMs } from '../send-digits.js';
 
 /** A typical TTS voice speaks roughly 15 characters a second. */
 export const SAY_MS_PER_CHAR = 60;
@@ -27,6 +28,8 @@ export function sayMedia(text: string, { voice, language }: SayOptions): Media {
 }
 
 export function playMedia(url: string): Media { return { heard: { type: 'heard-play', url }, ms: PLAY_MS }; }
+
+export function keysMedia(digits: string): Media { return { heard: { type: 'heard-keys', digits }, ms: sendDigitsMs(digits) }; }
 
 export function pauseMedia(ms: number): Media { return { heard: { type: 'heard-pause', ms }, ms: Math.max(0, ms) }; }
 

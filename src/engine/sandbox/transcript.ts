@@ -15,6 +15,8 @@ export type TranscriptEntry =
   | { type: 'referred'; to: string }
   | { type: 'beep' }
   | { type: 'pressed'; digit: string }
+  /** Keys the platform sent this party (<Number sendDigits>), `w` and `W` being waits. */
+  | { type: 'heard-keys'; digits: string }
   | { type: 'recording-started' | 'recording-stopped'; file: string }
   | { type: 'bridged'; to: string }
   | { type: 'conference-joined' | 'conference-left'; room: string }

@@ -4,7 +4,7 @@
  * share one definition.
  */
 import type { Fields } from '../fields.js';
-import type { ConferenceEventName, DialTarget } from '../types.js';
+import type { ConferenceEventName, DialTarget, Screened } from '../types.js';
 import { EXPECT, isCallSid, isClientIdentity, isConferenceEvents, isConferenceName, isCredential, isE164, isSendDigits, isSipUri, isUrlReference } from '../values.js';
 import { compact } from './define.js';
 
@@ -23,6 +23,15 @@ const NUMBER = { check: isE164, expect: EXPECT.e164 };
 const SIP_URI = { check: isSipUri, expect: EXPECT.sipUri };
 const IDENTITY = { check: isClientIdentity, expect: EXPECT.client };
 
+const URL_REF = { check: isUrlReference, expect: EXPECT.urlRef };
+
+/** A screening document (`url`, its `method` only with it): run on the party once it answers, before the bridge. */
+function screening(f: Fields): Screened {
+  const url = f.string('url', URL_REF);
+  const method = f.method();
+  return url === undefined ? {} : { url, method };
+}
+
 const number: TargetKind = {
   type: 'number',
   xmlName: 'Number',
@@ -33,6 +42,7 @@ const number: TargetKind = {
       type: 'number' as const,
       number: f.content('number', NUMBER),
       sendDigits: f.string('sendDigits', { check: isSendDigits, expect: EXPECT.sendDigits }),
+      ...screening(f),
     }),
 };
 
@@ -47,6 +57,7 @@ const sip: TargetKind = {
       uri: f.content('uri', SIP_URI),
       username: f.string('username', CREDENTIAL),
       password: f.string('password', CREDENTIAL),
+      ...screening(f),
     }),
 };
 
@@ -55,11 +66,10 @@ const client: TargetKind = {
   xmlName: 'Client',
   fromValue: (value) => ({ type: 'client', identity: value }),
   ...IDENTITY,
-  read: (f) => ({ type: 'client', identity: f.content('identity', IDENTITY) }),
+  read: (f) => ({ type: 'client', identity: f.content('identity', IDENTITY), ...screening(f) }),
 };
 
 const CONFERENCE_NAME = { check: isConferenceName, expect: EXPECT.conferenceName };
-const URL_REF = { check: isUrlReference, expect: EXPECT.urlRef };
 const EVENTS = { check: isConferenceEvents, expect: EXPECT.conferenceEvents };
 
 /** `statusCallbackEvent`: space-separated in XML; JSON also takes a real array (`["join", "leave"]`). */

@@ -84,6 +84,7 @@ export function callerSentence(e: Detail): string {
     case 'heard-pause': return `Silence for ${str(e.ms)} ms`;
     case 'heard-ringback': return 'Ringback while the dialled party rang';
     case 'pressed': return `Caller pressed ${str(e.digit)}`;
+    case 'heard-keys': return `Keys sent: ${str(e.digits)}`;
     case 'beep': return 'Caller heard a beep';
     case 'ringing': return 'Ringing';
     case 'early-media': return 'Caller heard the platform before the answer (early media)';
