@@ -35,8 +35,7 @@ export function callControlSuite(t: Test, make: MakeDriver): void {
     const res = await endCall(d, sid, { status: 'completed' });
     t.equal(res.status, 200, 'answers with the call');
     t.match(res.body, { sid, status: 'completed' });
-    await call.ended;
-    const byeMs = Date.now() - asked;
+    const byeMs = (await call.endedAt()) - asked;
     t.ok(byeMs < 500, `the caller's leg ended ${byeMs} ms after the request (at most 500)`);
     const ended = await final(d, sid);
     t.equal(ended.hangupCause, 'api-hangup');

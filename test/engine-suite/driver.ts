@@ -26,6 +26,8 @@ export interface PlacedCall {
   hears: Promise<boolean>;
   /** The caller hangs up now. */
   hangup(): void;
+  /** When the caller's leg ended as the caller saw it (Date.now() time): a SIP caller, at the BYE it received. */
+  endedAt(): Promise<number>;
 }
 
 export interface EngineDriver {

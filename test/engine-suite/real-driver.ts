@@ -9,7 +9,7 @@ import type { Test } from 'tap';
 import type { CallerPlan, EngineDriver, PartyPlan, PlacedCall } from './driver.js';
 import { startRealHarness } from './real-harness.js';
 import { dtmfTone, pcapPayload, pcapRtp, rtpRecorder, type RtpRecorder } from './real-rtp.js';
-import { hangUpCaller, keyPcap, keySchedule, PCAP_DIR, runCaller, runParty, runRegister, type SippRun } from './real-sipp.js';
+import { hangUpCaller, keyPcap, keySchedule, PCAP_DIR, runCaller, runParty, runRegister, type CallerRun, type SippRun } from './real-sipp.js';
 import { startEngines, PARTY_PORTS, type EngineBinaries, type RunningEngines } from '../helpers/engines.js';
 import { freePort } from '../helpers/server-process.js';
 import type { SimulatedCall } from '../../src/engine/sandbox/index.js';
@@ -25,7 +25,7 @@ export interface RealPlacedCall extends PlacedCall {
   rtp: RtpRecorder;
   /** Resolves true once the caller hears audio above silence. */
   audible: Promise<boolean>;
-  sipp: SippRun;
+  sipp: CallerRun;
 }
 
 /**
@@ -139,6 +139,10 @@ export function realDrivers(root: Test, bins: EngineBinaries): (t: Test, env?: (
       }
       return {
         ended, sipp, answered, audible, hears: audible, rtp,
+        endedAt: async () => {
+          await ended;
+          return sipp.byeReceivedAt() ?? Date.now();
+        },
         heard: () => null,
         hangup: () => { void hangUpCaller(sipp, localPort); },
         audio: () => ({ peak: rtp.peak(), packets: rtp.packets(), firstAudibleAt: rtp.firstAudibleAt() }),

@@ -163,13 +163,37 @@ function callerScenario(o: Omit<CallerOptions, 'target' | 'localPort' | 'to'>): 
   return { file, hangupMs };
 }
 
-export async function runCaller(o: CallerOptions): Promise<SippRun> {
+export interface CallerRun extends SippRun {
+  /**
+   * When the caller received the platform's BYE (ms since the epoch, from sipp's message log), or null if none
+   * came: what "the caller was hung up" means, without the time sipp then takes to finish and exit.
+   */
+  byeReceivedAt(): number | null;
+}
+
+export async function runCaller(o: CallerOptions): Promise<CallerRun> {
   const { file, hangupMs } = callerScenario(o);
-  return run([
+  const messages = path.join(o.scratch, `caller-${o.localPort}-${Date.now()}.msg`);
+  const sipp = run([
     o.target, '-sf', file, '-m', '1', '-i', '127.0.0.1', '-p', String(o.localPort), '-mi', '127.0.0.1', '-mp', String(await sippMediaPort()),
-    '-s', o.to, '-timeout', `${Math.ceil(hangupMs / 1000) + 60}s`, '-timeout_error', '-nostdin',
+    '-s', o.to, '-timeout', `${Math.ceil(hangupMs / 1000) + 60}s`, '-timeout_error', '-nostdin', '-trace_msg', '-message_file', messages,
     ...(o.traceRtt ? ['-trace_rtt', '-rtt_freq', '1'] : []), ...transportOf(o.transport).args,
   ], hangupMs + 90_000, o.scratch);
+  return { ...sipp, byeReceivedAt: () => receivedAt(messages, 'BYE') };
+}
+
+/**
+ * When sipp first received a `method` request, from its message log: each message there follows a line of dashes
+ * and sipp's local time ("2026-11-28 04:27:11.669342"), then "UDP message received [313] bytes :" and a blank line.
+ */
+function receivedAt(file: string, method: string): number | null {
+  if (!existsSync(file)) return null;
+  for (const block of readFileSync(file, 'utf8').split(/^-{10,} /m)) {
+    const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}\.\d{3})\d*\n[^\n]*message received[^\n]*\n\s*(\S+)/.exec(block);
+    // sipp writes its local time, as a date without a zone is read here.
+    if (m?.[3] === method) return new Date(`${m[1]}T${m[2]}`).getTime();
+  }
+  return null;
 }
 
 export interface LoadResult { successful: number; failed: number; output: string }

@@ -64,6 +64,20 @@ function talk() {
   tick();
 }
 
+/** RFC 2833 keys heard (telephone-event at the payload type the test SDPs name), one per event, in order. */
+const KEY_PT = 101;
+const KEY_NAMES = '0123456789*#ABCD';
+let keys = '';
+/** The timestamp of the last event counted: its end packet comes three times. */
+let lastKeyStamp = null;
+function heardKey(msg) {
+  const payload = msg.subarray(12 + (msg[0] & 0x0f) * 4);
+  const stamp = msg.readUInt32BE(4);
+  if ((payload[1] & 0x80) === 0 || stamp === lastKeyStamp) return;
+  lastKeyStamp = stamp;
+  keys += KEY_NAMES[payload[0]] ?? '?';
+}
+
 socket.on('message', (msg, rinfo) => {
   const source = `${rinfo.address}:${rinfo.port} pt ${msg.length < 12 ? '?' : msg[1] & 0x7f}`;
   sources.set(source, (sources.get(source) ?? 0) + 1);
@@ -71,6 +85,7 @@ socket.on('message', (msg, rinfo) => {
     peer = { address: rinfo.address, port: rinfo.port };
     talk();
   }
+  if (msg.length >= 16 && (msg[1] & 0x7f) === KEY_PT) heardKey(msg);
   if (msg.length < 12 || (msg[1] & 0x7f) !== pt) return;
   const now = performance.now();
   if (arrival.last) arrival.maxGapMs = Math.max(arrival.maxGapMs, now - arrival.last);
@@ -88,7 +103,7 @@ socket.on('message', (msg, rinfo) => {
 
 parentPort.on('message', (message) => {
   if (message === 'report') {
-    parentPort.postMessage({ sources: Object.fromEntries(sources), peer: peer && `${peer.address}:${peer.port}`, lateness, maxGapMs: arrival.maxGapMs });
+    parentPort.postMessage({ sources: Object.fromEntries(sources), peer: peer && `${peer.address}:${peer.port}`, lateness, maxGapMs: arrival.maxGapMs, keys });
     return;
   }
   closed = true;

@@ -18,6 +18,8 @@ export interface TonePhone {
    * two packets it heard: a listener's silent packets with no such gap were sent as silence.
    */
   lateness(): Promise<string>;
+  /** The RFC 2833 keys it has been sent (telephone-event, payload type 101), in order. */
+  keys(): Promise<string>;
   close(): void;
 }
 
@@ -39,6 +41,8 @@ interface WorkerReport {
   lateness: { maxMs: number; framesOver40: number };
   /** The longest wait between two packets it heard. */
   maxGapMs: number;
+  /** RFC 2833 keys it was sent, in order. */
+  keys: string;
 }
 
 /** A phone answering with `codec` that says `hz` for `seconds` (then starts over). */
@@ -95,6 +99,7 @@ export async function tonePhone(hz: number, codec: G711, seconds = 60): Promise<
       const r = await report();
       return r ? `frames sent at most ${r.lateness.maxMs.toFixed(0)} ms late, ${r.lateness.framesOver40} over 40 ms, heard packets at most ${r.maxGapMs.toFixed(0)} ms apart` : '(closed)';
     },
+    keys: async () => (await report())?.keys ?? '',
     close: () => {
       if (!bytes) return;
       bytes = null;

@@ -13,6 +13,7 @@ const placed = (call: SimulatedCall): PlacedCall => ({
     void call.ended.then(() => { off(); resolve(false); });
   }),
   hangup: () => call.hangup(),
+  endedAt: () => call.ended.then(() => Date.now()),
 });
 
 const SPEED = 50;

@@ -21,6 +21,8 @@ const PACKET = 160;
 const AFTER_HZ = 1200;
 /** Clear of the ringback's 440 and 480 Hz (a 20 ms packet cannot tell 450 from them) and of the caller's 1000. */
 const PARTY_HZ = 1400;
+/** The screening document's tone, for the party's ears only. */
+const SCREEN_HZ = 2000;
 /** How long the dialled party rings with answerOnBridge: the caller's INVITE cannot have its 200 OK sooner. */
 const BRIDGE_RING_MS = 3_000;
 
@@ -83,6 +85,29 @@ if (bins) {
     t.ok(bestToneShare(call.samples(), AFTER_HZ) > 0.8, 'the caller heard the verb after the Dial');
   });
 
+  t.test('sendDigits and screening: the party gets its keys, then the url document, which the caller never hears; then both hear each other', async (t) => {
+    const d = await make(t);
+    const s = await scene(t, d);
+    const origin = await startMediaOrigin(t);
+    origin.on('/screen.wav', { body: toneWav(2, SCREEN_HZ), headers: { 'content-type': 'audio/wav' } });
+    const party = await toneParty(t, d, PARTY, PARTY_HZ, 'PCMU', 500);
+    s.app.on('/voice', xml(`<Dial><Number sendDigits="1w#" url="/screen">${PARTY}</Number></Dial><Hangup/>`));
+    s.app.on('/screen', xml(`<Play>${origin.origin}/screen.wav</Play>`));
+    const caller = await toneCaller(t, d, '+19995550001', DID, CALLER_HZ);
+    const [callerHeard, partyHeard] = await Promise.all([listenFor(caller.phone, 0, [PARTY_HZ]), listenFor(party.phone, 0, [CALLER_HZ])]);
+    const calls = tally(t);
+    calls.record('screened party', [['caller hears party', callerHeard], ['party hears caller', partyHeard]], await sendersReport({ caller: caller.phone, party: party.phone }));
+    calls.check('screened party');
+    t.equal(await party.phone.keys(), '1#', 'the party was sent its keys as RFC 2833 events');
+    const partySamples = party.phone.samples();
+    const screened = shareWith(partySamples.subarray(0, firstPacketWith(partySamples, CALLER_HZ)), SCREEN_HZ);
+    const screenPackets = Math.round(screened.share * screened.packets);
+    t.ok(screenPackets >= 80, `before the caller, ${screenPackets} of the party's ${screened.packets} packets carry the screening's ${SCREEN_HZ} Hz (2 s of it played)`);
+    const leaked = shareWith(caller.phone.samples(), SCREEN_HZ);
+    t.equal(leaked.share, 0, `the caller heard the screening in none of its ${leaked.packets} packets`);
+    await caller.hangup();
+  });
+
   // A bridge between different G.711 laws is a transcoding one: once, the party heard every packet of the caller's
   // begin with ~10 samples of silence (FreeSWITCH's offer led by opus left the party's write path at 48 kHz).
   for (const [answerOnBridge, partyCodec] of [[false, 'PCMU'], [false, 'PCMA'], [true, 'PCMU']] as const) {
@@ -115,6 +140,14 @@ if (bins) {
       t.ok(at('dial-answered') >= 0 && at('answered') > at('dial'), 'the caller is answered during the Dial, not before it');
     });
   }
+}
+
+/** Share of `samples`' packets that carry `hz`. */
+function shareWith(samples: Float32Array, hz: number): { packets: number; share: number } {
+  let packets = 0;
+  let carrying = 0;
+  for (let at = 0; at + PACKET <= samples.length; at += PACKET, packets++) if (toneShare(samples.subarray(at, at + PACKET), hz) > 0.2) carrying++;
+  return { packets, share: packets ? carrying / packets : 0 };
 }
 
 /** Sample index of the first packet carrying `hz` (the end if none does). */
