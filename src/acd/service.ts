@@ -113,8 +113,13 @@ export class AcdService {
       markup: {
         kind: 'task', run: async (supervisor) => {
           supervisor.timeline('supervisor-joined', { agent_sid: agent.sid, call_sid: customer.sid, mode: req.mode });
-          const member = await supervisor.leg!.joinConference(room, { muted: req.mode === 'monitor' });
-          if (req.mode === 'whisper') await member.coach(agentMember);
+          // A whisperer joins muted and is heard once coaching is in place: joined unmuted and coached after, the
+          // caller heard its first ~140 ms on a loaded machine.
+          const member = await supervisor.leg!.joinConference(room, { muted: req.mode !== 'barge' });
+          if (req.mode === 'whisper') {
+            await member.coach(agentMember);
+            await member.setMuted(false);
+          }
           await Promise.race([member.left, agentLeg.ended]);
           await member.leave().catch(() => undefined);
           await supervisor.hangup('monitored-call-ended');
