@@ -67,6 +67,12 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
     await leg.hangup();
     await store.calls.finish(sid, 'canceled', 'canceled');
   };
+  /** Hangs up an answered party (declined, too late, or its bridge over) and gives its call's final state. */
+  const release = async (party: CallSession) => {
+    const leg = party.leg!;
+    await leg.hangup();
+    return party.finish(await leg.ended);
+  };
   let winner: { sid: string; leg: CallLeg; party: CallSession } | undefined;
   const redirected = () => {
     cancelAll();
@@ -95,8 +101,7 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
     stopWatching();
     if (yes && !leg.isEnded) return true;
     parent.timeline('dial-declined', { call_sid: a.sid });
-    if (!leg.isEnded) await leg.hangup();
-    await party.finish(await leg.ended);
+    await release(party);
     return false;
   }
 
@@ -124,8 +129,7 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
         await store.calls.markAnswered(a.sid);
         if (req.accept && !(await accepted(a, index, party))) return { a, status: 'no-answer' as const };
         if (stale()) {
-          await result.leg.hangup();
-          await party.finish(await result.leg.ended);
+          await release(party);
           return { a, status: 'canceled' as const };
         }
         winner = { sid: a.sid, leg: result.leg, party };
@@ -143,16 +147,12 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
     if (winner && !caller) caller = await parent.answer().catch(() => null);
 
     if (!winner || !caller) {
-      if (winner) {
-        await winner.leg.hangup();
-        await winner.party.finish(await winner.leg.ended);
-      }
+      if (winner) await release(winner.party);
       if (recording) await parent.stopRecording(recording);
       const status = FAILURE_RANK.find((s) => results.some((r) => r.status === s)) ?? 'failed';
       return { status: callerGone() || req.signal?.aborted || winner ? 'canceled' : status, childSid: null, duration: 0 };
     }
     const bridged = caller;
-    const child = winner.party;
     const answerRecording = req.record === 'record-from-answer' ? await startDialRecording(parent, false) : recording;
     parent.timeline('dial-answered', { call_sid: winner.sid });
     const answered = winner;
@@ -170,8 +170,7 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
     bridged.off('dtmf', onKey);
     if (limit) parent.services.clock.clearTimeout(limit);
     if (answerRecording) await parent.stopRecording(answerRecording);
-    if (!winner.leg.isEnded) await winner.leg.hangup();
-    const final = await child.finish(await winner.leg.ended);
+    const final = await release(winner.party);
     return { status: 'completed', childSid: winner.sid, duration: final.duration ?? 0 };
   }
 }

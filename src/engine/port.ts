@@ -219,10 +219,10 @@ export interface LegEvents {
   hangup: (info: HangupInfo) => void;
 }
 
-/** An answered (or answering) call leg with media. */
 /** A transfer asked with REFER: the far end's answer to it (202: accepted) and the last status its NOTIFYs reported. */
 export interface ReferOutcome { referStatus: number | null; notifyStatus: number | null }
 
+/** An answered (or answering) call leg with media. */
 export interface CallLeg {
   readonly id: string;
   /**

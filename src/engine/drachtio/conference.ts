@@ -4,7 +4,7 @@
 // lacks (hold music to one member, relate for coaching, ending the room) are `conference <room> ...` API commands.
 import { EngineError, type ConferenceJoinOptions, type ConferenceMember, type LocalMedia } from '../port.js';
 import type { Endpoint, EslEvent } from './fsmrf.js';
-import { playTarget } from './media.js';
+import { breakMedia, playTarget } from './media.js';
 import { quietly, type MediaContext } from './media-context.js';
 
 export const JOIN_TIMEOUT_MS = 5_000;
@@ -45,7 +45,7 @@ export async function joinConference(leg: Leg, room: string, opts: ConferenceJoi
     return new DrachtioMember(leg, room, memberId, opts.muted, Promise.race([left, leg.ended.then(() => undefined)]));
   } catch (err) {
     // A join that was not confirmed must not leave the channel in a room nobody tracks.
-    await quietly(leg, 'conference join cleanup', () => ep.api('uuid_break', `${ep.uuid} all`));
+    await quietly(leg, 'conference join cleanup', () => breakMedia(ep));
     throw err;
   } finally {
     ep.conn.removeListener('esl::event::CUSTOM::*', onEvent!);

@@ -12,7 +12,8 @@ import { DrachtioLeg, endMediaDialog } from './leg.js';
 import { readThroughJitterBuffer } from './jitter-buffer.js';
 import { quietly } from './media-context.js';
 import { startCallRecording } from './recording.js';
-import { RING_TONES } from './ring-tones.js';
+import { ringbackFile } from './ring-tones.js';
+import { breakMedia, settleBreakOn } from './media.js';
 import type { RingTone } from '../../markup/ring-tones.js';
 import { settledWithin, whenAborted } from '../../waits.js';
 
@@ -76,14 +77,13 @@ export class DrachtioIncomingCall implements IncomingCall {
     if (!ep || this.#gone || this.#leg || stop.aborted || this.res.finalResponseSent) return;
     const ctx = { isEnded: false, log: this.log };
     this.res.send(183, { body: ep.local.sdp, headers: { 'Content-Type': 'application/sdp' } });
-    const playing = quietly(ctx, 'early ringback', () => ep.play(`tone_stream://${RING_TONES[tone]};loops=-1`));
+    const playing = quietly(ctx, 'early ringback', () => ep.play(ringbackFile(tone)));
     await Promise.race([whenAborted(stop), this.ended]);
     if (this.#gone) return;
-    await quietly(ctx, 'uuid_break', () => ep.api('uuid_break', `${ep.uuid} all`));
+    await quietly(ctx, 'uuid_break', () => breakMedia(ep));
     await settledWithin(playing, BREAK_LANDS_MS);
-    // A break that landed after the tone stopped stays set on the channel and would cut the answered call's first
-    // prompt: a 20 ms silence takes it (as DrachtioLeg.settleBreak does).
-    await quietly(ctx, 'break settle', () => ep.play('silence_stream://20'));
+    // A break that landed after the tone stopped would cut the answered call's first prompt.
+    await quietly(ctx, 'break settle', () => settleBreakOn(ep));
   }
 
   /** The media this unanswered call already holds (early ringback, early recording), if any. */

@@ -16,13 +16,13 @@ import { bye, dialogIdOf, isUp } from './dialogs.js';
 import { DigitBuffer } from './digits.js';
 import type { Endpoint } from './fsmrf.js';
 import { quietly, type MediaContext } from './media-context.js';
-import { playTarget, speakArgs, type MediaStep } from './media.js';
+import { breakMedia, playTarget, settleBreakOn, speakArgs, type MediaStep } from './media.js';
 import { record } from './record.js';
 import { referOut } from './refer.js';
 import { startCallRecording } from './recording.js';
 import type { PromptCache } from '../../media/prompt-cache.js';
 import type { ConferenceRooms } from './conference-rooms.js';
-import { RING_TONES } from './ring-tones.js';
+import { ringbackFile } from './ring-tones.js';
 import type { RingTone } from '../../markup/ring-tones.js';
 import { settledWithin } from '../../waits.js';
 import { sendDigitsMs } from '../send-digits.js';
@@ -127,7 +127,7 @@ export class DrachtioLeg implements CallLeg, MediaContext {
   /** Breaks what the channel plays or records (a key pressed during a prompt, stopMedia). */
   interrupt(): Promise<void> {
     if (this.isEnded) return Promise.resolve();
-    const sent = quietly(this, 'uuid_break', () => this.ep.api('uuid_break', `${this.ep.uuid} all`)).then(() => undefined);
+    const sent = quietly(this, 'uuid_break', () => breakMedia(this.ep)).then(() => undefined);
     this.#breaking = sent;
     return sent;
   }
@@ -142,7 +142,7 @@ export class DrachtioLeg implements CallLeg, MediaContext {
     if (!breaking) return;
     this.#breaking = null;
     await breaking;
-    if (!this.isEnded) await quietly(this, 'break settle', () => this.ep.play('silence_stream://20'));
+    if (!this.isEnded) await quietly(this, 'break settle', () => settleBreakOn(this.ep));
   }
 
   onMediaStop(stop: () => void): () => void {
@@ -171,9 +171,7 @@ export class DrachtioLeg implements CallLeg, MediaContext {
   async sendDigits(digits: string): Promise<void> {
     if (this.isEnded) return;
     await quietly(this, 'send_dtmf', () => this.ep.execute('send_dtmf', digits));
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([new Promise((r) => { timer = setTimeout(r, sendDigitsMs(digits)); }), this.ended]);
-    clearTimeout(timer);
+    await settledWithin(this.ended, sendDigitsMs(digits));
   }
 
   say(text: string, opts: SayOptions): Promise<void> { return this.step({ kind: 'speak', args: speakArgs(text, opts.voice) }); }
@@ -194,7 +192,7 @@ export class DrachtioLeg implements CallLeg, MediaContext {
 
   refer(target: string): Promise<ReferOutcome> { return referOut(this.dialog, target, this.ended, this.log); }
 
-  ringback(tone: RingTone): Promise<void> { return this.step({ kind: 'file', file: `tone_stream://${RING_TONES[tone]};loops=-1` }); }
+  ringback(tone: RingTone): Promise<void> { return this.step({ kind: 'file', file: ringbackFile(tone) }); }
 
   collectDigits(opts: CollectOptions): Promise<CollectResult> { return collectDigits(this, opts); }
   record(opts: RecordOptions): Promise<RecordResult> { return record(this, opts); }

@@ -1,6 +1,7 @@
 // How the port's media requests are expressed to FreeSWITCH: flite voices for <Say>, local files for <Play>.
 import path from 'node:path';
 import type { LocalMedia, Prompt } from '../port.js';
+import type { Endpoint } from './fsmrf.js';
 
 export const TTS_ENGINE = 'flite';
 
@@ -30,6 +31,15 @@ export function playTarget(media: LocalMedia): string | null {
 }
 
 /** One FreeSWITCH playback string per prompt, or a speak request; pauses become silence streams. */
+/** Stops whatever the channel plays or records now. */
+export const breakMedia = (ep: Endpoint) => ep.api('uuid_break', `${ep.uuid} all`);
+
+/**
+ * Takes a break that reached the channel while nothing was playing: FreeSWITCH keeps it set (CF_BREAK), and it
+ * would cut the channel's next media operation at once. 20 ms of silence consumes it.
+ */
+export const settleBreakOn = (ep: Endpoint) => ep.play('silence_stream://20');
+
 export type MediaStep = { kind: 'file'; file: string } | { kind: 'speak'; args: ReturnType<typeof speakArgs> };
 
 export function promptStep(prompt: Prompt): MediaStep | null {

@@ -2,6 +2,9 @@
 // vars.xml has them), for every name markup's ringTone accepts.
 import type { RingTone } from '../../markup/ring-tones.js';
 
+/** What plays `tone`'s ringback on a channel, looped until it is broken. */
+export const ringbackFile = (tone: RingTone) => `tone_stream://${RING_TONES[tone]};loops=-1`;
+
 export const RING_TONES: Record<RingTone, string> = {
   us: '%(2000,4000,440,480)',
   ca: '%(2000,4000,440,480)',
