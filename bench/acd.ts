@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { systemClock } from '../src/clock.js';
-import { openStore } from '../src/store/index.js';
+import { openStore } from '../src/repositories.js';
 import { AcdRouter } from '../src/acd/routing.js';
 import { TRUNK_SETTING_DEFAULTS } from '../src/trunks/service.js';
 import { reportRows } from './row.js';

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { Agent } from 'undici';
 import { systemClock } from '../src/clock.js';
-import { openStore } from '../src/store/index.js';
+import { openStore } from '../src/repositories.js';
 import { createSecretBox } from '../src/crypto/secret-box.js';
 import { createEventSystem } from '../src/events/index.js';
 import { reportRows } from './row.js';

@@ -1,6 +1,6 @@
 // The platform as benchmarks run it: in-process on real engines, a fresh data dir, warn-level logs, a number
 // whose webhook is `hookUrl`, and every loopback source a carrier (sipp callers come from many ports).
-import type { Store } from '../src/store/index.js';
+import type { Store } from '../src/repositories.js';
 import type { PromptCache } from '../src/media/prompt-cache.js';
 import { NumberService } from '../src/numbers/service.js';
 import { startBenchServer } from './server.js';

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config.js';
 import { systemClock, type Clock } from '../src/clock.js';
 import { createLogger } from '../src/logger.js';
-import { openStore, type Store } from '../src/store/index.js';
+import { openStore, type Store } from '../src/repositories.js';
 import { createSecretBox } from '../src/crypto/secret-box.js';
 import { createEngine } from '../src/engine/factory.js';
 import { createApp, type App } from '../src/http/app.js';

@@ -1,7 +1,7 @@
 import { loadConfig, loadMasterKey, ConfigError } from './config.js';
 import { systemClock } from './clock.js';
 import { createLogger } from './logger.js';
-import { openStore } from './store/index.js';
+import { openStore } from './repositories.js';
 import { createSecretBox } from './crypto/secret-box.js';
 import { createEngine } from './engine/factory.js';
 import { createApp } from './http/app.js';

@@ -7,7 +7,7 @@ import { ROOT, cleanEnv } from './helpers/spawn.js';
 import { operatorCli } from './helpers/harness.js';
 import { databaseEnv } from './helpers/backends.js';
 import { freePort, startServerProcess } from './helpers/server-process.js';
-import { openStore } from '../src/store/index.js';
+import { openStore } from '../src/repositories.js';
 import { systemClock } from '../src/clock.js';
 import { loadMasterKey } from '../src/config.js';
 import { createSecretBox } from '../src/crypto/secret-box.js';

@@ -40,11 +40,11 @@ const ENGINE_LANE = [/^test\/engine\//, /^test\/engine-suite\/real/, /^test\/rec
  * Files left out of the PostgreSQL half: the engine and browser tiers (they test SIP, media and pages, not the store),
  * the newcomer's fresh clone, and files that pick their databases themselves, so a second run would repeat the
  * first: store/db (the SQLite file's own settings and migrations) and cli/db (seeds an SQLite installation and moves
- * it into a database of the run's PostgreSQL server).
+ * it into a database of the run's PostgreSQL server); and the architecture check, which reads the sources only.
  */
 const SQLITE_ONLY = [
   /^test\/engine\//, /^test\/engine-suite\/real/, /^test\/browser\//, /^test\/recovery\/real-engine/, /^test\/(readme|newcomer)\.test\.ts$/,
-  /^test\/store\/db\.test\.ts$/, /^test\/cli\/db\.test\.ts$/,
+  /^test\/store\/db\.test\.ts$/, /^test\/cli\/db\.test\.ts$/, /^test\/architecture\.test\.ts$/,
 ];
 
 const env = { ...process.env };

@@ -2,7 +2,7 @@
 // customer to call back): the agent's call is a child call of the one it is for, and the router hears how the
 // ring went (answered, missed, withdrawn).
 import type { CallLeg } from '../engine/port.js';
-import type { CallServices } from '../calls/services.js';
+import type { AcdServices } from './services.js';
 import { CallSession } from '../calls/session.js';
 import { newSid } from '../crypto/tokens.js';
 import type { AcdRouter, Offer } from './routing.js';
@@ -29,13 +29,13 @@ export interface RingRequest {
 }
 
 export class AgentRinger {
-  readonly #services: CallServices;
+  readonly #services: AcdServices;
   readonly #router: AcdRouter;
   readonly #stats: AcdStats;
   /** Per agent, the offer its seat is ringing for: aborting it withdraws the offer. */
   readonly #ringing = new Map<number, AbortController>();
 
-  constructor(services: CallServices, router: AcdRouter, stats: AcdStats) {
+  constructor(services: AcdServices, router: AcdRouter, stats: AcdStats) {
     this.#services = services;
     this.#router = router;
     this.#stats = stats;

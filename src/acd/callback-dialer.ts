@@ -2,7 +2,7 @@
 // waits in its queue like a caller, as the customer call it will become. The agent the router picks is rung first;
 // once the agent answers, the customer is dialled and joins the agent's room. An attempt that finds no agent within
 // the queue's maximum wait, or a customer who does not answer, is retried later (docs/acd.md: retry policy).
-import type { CallServices } from '../calls/services.js';
+import type { AcdServices } from './services.js';
 import { placeCall } from '../calls/outbound.js';
 import type { TimerHandle } from '../clock.js';
 import { newSid } from '../crypto/tokens.js';
@@ -26,7 +26,7 @@ export class CallbackDialer {
   readonly #jobs = new Map<string, Job>();
 
   constructor(
-    private readonly services: CallServices,
+    private readonly services: AcdServices,
     private readonly acd: Pick<AcdService, 'router' | 'seats' | 'agentCallEnded' | 'kick'>,
     private readonly room: (callSid: string) => string,
   ) {}
@@ -113,16 +113,14 @@ export class CallbackDialer {
       sid: job.callSid, accountId: callback.accountId, from: callback.from, to: callback.to, target: { kind: 'number', number: callback.to },
       numberId: caller.number.id, trunkId: null, callback: null, timeoutMs: CUSTOMER_RING_MS, record: null,
       signal: withdraw.signal, bridgeWith: agentLeg,
-      markup: {
-        kind: 'task', run: async (customer) => {
-          talked = true;
-          customer.timeline('callback-bridged', { callback_sid: callback.sid, agent_sid: offer.agentSid, agent_call_sid: ring.childSid });
-          const member = await customer.leg!.joinConference(this.room(job.callSid), { muted: false });
-          if (agentMember) job.talking = { customer, agentLeg, agentMember };
-          await Promise.race([member.left, agentLeg.ended]);
-          job.talking = null;
-          await customer.hangup('hangup');
-        },
+      onAnswered: async (customer) => {
+        talked = true;
+        customer.timeline('callback-bridged', { callback_sid: callback.sid, agent_sid: offer.agentSid, agent_call_sid: ring.childSid });
+        const member = await customer.leg!.joinConference(this.room(job.callSid), { muted: false });
+        if (agentMember) job.talking = { customer, agentLeg, agentMember };
+        await Promise.race([member.left, agentLeg.ended]);
+        job.talking = null;
+        await customer.hangup('hangup');
       },
     });
     await done;

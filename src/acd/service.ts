@@ -6,7 +6,7 @@ import type { CallLeg, ConferenceMember, OriginateTarget } from '../engine/port.
 import type { CallRecord } from '../store/calls.js';
 import type { Agent, AgentStatus } from './agents.js';
 import { placeCall } from '../calls/outbound.js';
-import type { CallServices } from '../calls/services.js';
+import type { AcdServices } from './services.js';
 import { CallSession } from '../calls/session.js';
 import { leaseMedia, localMedia } from '../calls/media-lease.js';
 import type { MediaLease } from '../media/media-cache.js';
@@ -82,7 +82,7 @@ export class AcdService {
   /** Rings agents' seats for offers (the queue's callers and the callbacks). */
   readonly seats: AgentRinger;
 
-  constructor(private readonly services: CallServices) {
+  constructor(private readonly services: AcdServices) {
     this.router = new AcdRouter(services.store.sql, services.clock);
     this.seats = new AgentRinger(services, this.router, this.stats);
     this.#callbacks = new CallbackDialer(services, this, acdRoom);
@@ -110,20 +110,18 @@ export class AcdService {
     const placed = await placeCall(this.services, {
       accountId: agent.accountId, from: req.from, to: req.to, target: req.target, numberId: req.numberId, trunkId: null, callback: null, record: null,
       timeoutMs: SUPERVISOR_RING_MS, bridgeWith: agentLeg,
-      markup: {
-        kind: 'task', run: async (supervisor) => {
-          supervisor.timeline('supervisor-joined', { agent_sid: agent.sid, call_sid: customer.sid, mode: req.mode });
-          // A whisperer joins muted and is heard once coaching is in place: joined unmuted and coached after, the
-          // caller heard its first ~140 ms on a loaded machine.
-          const member = await supervisor.leg!.joinConference(room, { muted: req.mode !== 'barge' });
-          if (req.mode === 'whisper') {
-            await member.coach(agentMember);
-            await member.setMuted(false);
-          }
-          await Promise.race([member.left, agentLeg.ended]);
-          await member.leave().catch(() => undefined);
-          await supervisor.hangup('monitored-call-ended');
-        },
+      onAnswered: async (supervisor) => {
+        supervisor.timeline('supervisor-joined', { agent_sid: agent.sid, call_sid: customer.sid, mode: req.mode });
+        // A whisperer joins muted and is heard once coaching is in place: joined unmuted and coached after, the
+        // caller heard its first ~140 ms on a loaded machine.
+        const member = await supervisor.leg!.joinConference(room, { muted: req.mode !== 'barge' });
+        if (req.mode === 'whisper') {
+          await member.coach(agentMember);
+          await member.setMuted(false);
+        }
+        await Promise.race([member.left, agentLeg.ended]);
+        await member.leave().catch(() => undefined);
+        await supervisor.hangup('monitored-call-ended');
       },
     });
     customer.timeline('supervisor-called', { agent_sid: agent.sid, call_sid: placed.call.sid, mode: req.mode });

@@ -1,19 +1,10 @@
 import type { CallLeg, OriginateTarget } from '../engine/port.js';
-import type { MarkupFormat, Verb } from '../markup/index.js';
 import type { CallRecord } from '../store/calls.js';
 import { newSid } from '../crypto/tokens.js';
 import type { CallServices } from './services.js';
 import { CallSession } from './session.js';
 import { trackStatusCallbacks, type StatusCallbackTarget } from './call-status-events.js';
-import type { Flow } from './flow.js';
 import { vetOriginateTarget } from './sip-targets.js';
-import { fetchAndRun, runMarkup } from './interpreter.js';
-
-export type MarkupSource =
-  | { kind: 'url'; url: string; method: 'POST' | 'GET'; format: MarkupFormat }
-  | { kind: 'inline'; verbs: Verb[]; format: MarkupFormat }
-  /** What the platform itself does with the answered call (a conference participant added through the API). */
-  | { kind: 'task'; run: (session: CallSession) => Promise<void> };
 
 export interface PlaceCall {
   accountId: number;
@@ -22,7 +13,8 @@ export interface PlaceCall {
   target: OriginateTarget;
   numberId: number | null;
   trunkId: number | null;
-  markup: MarkupSource;
+  /** What runs on the answered call: its markup (src/flows/outbound.ts), or the platform's own task. */
+  onAnswered: (session: CallSession) => Promise<void>;
   callback: StatusCallbackTarget | null;
   timeoutMs: number;
   record: { tracks: 'inbound' | 'outbound' | 'both'; dualChannel: boolean; immutable: boolean; callbackUrl: string | null } | null;
@@ -37,8 +29,8 @@ export interface PlaceCall {
 }
 
 /**
- * Places an API call: the call is stored (queued) before anything else, so it exists even if the process dies
- * right after; the engine then dials, and once answered the markup runs on it. Returns at once.
+ * Places a call: it is stored (queued) before anything else, so it exists even if the process dies right after;
+ * the engine then dials, and once answered `onAnswered` runs on it. Returns at once.
  */
 export async function placeCall(services: CallServices, req: PlaceCall): Promise<{ call: CallRecord; done: Promise<void> }> {
   const call = await services.store.calls.create({
@@ -83,8 +75,5 @@ async function run(session: CallSession, req: PlaceCall, progress: (e: 'ringing'
   if (session.withdrawn.aborted) return session.hangup();
   progress('in-progress');
   if (req.record) await session.startRecording({ source: 'call', ...req.record });
-  if (req.markup.kind === 'task') return req.markup.run(session);
-  const flow: Flow = { session, docUrl: null, format: req.markup.format };
-  if (req.markup.kind === 'inline') return runMarkup(flow, req.markup.verbs);
-  await fetchAndRun(flow, req.markup.url, req.markup.method, { from: req.from, to: req.to, direction: 'outbound-api', call_sid: session.sid });
+  await req.onAnswered(session);
 }

@@ -1,20 +1,36 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { EnginePort } from '../engine/port.js';
-import type { Store } from '../store/index.js';
+import type { SqlDb } from '../store/sql.js';
+import type { CallRepo } from '../store/calls.js';
+import type { RecordingRepo } from '../store/recordings.js';
+import type { TrunkRepo } from '../store/trunks.js';
+import type { NumberRepo } from '../numbers/repo.js';
 import type { CustomerHttp } from './customer-http.js';
 import type { LifecycleEvents } from '../events/lifecycle.js';
 import type { CallWatch } from './watch.js';
 import type { MediaCache } from '../media/media-cache.js';
 import type { PromptCache } from '../media/prompt-cache.js';
 import type { CustomerUrlRule, SipTargetPolicy } from '../net/index.js';
-import type { ConferenceService } from '../conferences/service.js';
-import type { CallbackOutbox } from '../callbacks/worker.js';
-import type { AcdService } from '../acd/service.js';
 
-/** What a call needs from the rest of the platform, wired once by createApp. */
+/** The repositories a call uses; the composition root's Store (src/repositories.ts) has these and the rest. */
+export interface CallStore {
+  /** The database as converted repositories use it (promises; SQLite or PostgreSQL). */
+  sql: SqlDb;
+  /** This process's identity in the shared database: it owns the calls and recordings it creates. */
+  instanceId: string;
+  calls: CallRepo;
+  recordings: RecordingRepo;
+  trunks: TrunkRepo;
+  numbers: NumberRepo;
+}
+
+/**
+ * What a call needs from the rest of the platform, wired once by createApp: the calls kernel's own, no feature
+ * services (src/flows adds the ACD and conferences for the verbs that use them).
+ */
 export interface CallServices {
-  store: Store;
+  store: CallStore;
   engine: EnginePort;
   clock: Clock;
   log: Logger;
@@ -33,10 +49,4 @@ export interface CallServices {
   sip: SipTargetPolicy;
   /** The https rule for customer callback URLs given at the API (src/net/customer-url.ts). */
   urls: CustomerUrlRule;
-  /** Conference rooms and their lifecycle (set by createApp once the other services exist: it uses them). */
-  conferences: ConferenceService;
-  /** Queues and agents: callers wait here until an agent takes the call (set by createApp like conferences). */
-  acd: AcdService;
-  /** Durable per-resource callbacks (src/callbacks): enqueue inside the transaction of the change that owes them. */
-  callbacks?: CallbackOutbox;
 }

@@ -1,5 +1,5 @@
 import type { OriginateTarget } from '../engine/port.js';
-import type { Store } from '../store/index.js';
+import type { TrunkRepo } from '../store/trunks.js';
 import type { CallServices } from './services.js';
 
 export type TargetVet = { ok: true; target: OriginateTarget } | { ok: false; reason: string };
@@ -9,7 +9,7 @@ export type TargetVet = { ok: true; target: OriginateTarget } | { ok: false; rea
  * account's own seats (a trunk's endpoint name), never another account's, registered or not. The registrar knows
  * nothing of accounts, so this is the only place the line is drawn.
  */
-export async function clientTargetProblem(store: Pick<Store, 'trunks'>, accountId: number, identity: string): Promise<string | null> {
+export async function clientTargetProblem(store: { trunks: TrunkRepo }, accountId: number, identity: string): Promise<string | null> {
   return (await store.trunks.getByEndpointName(identity))?.accountId === accountId ? null : `client:${identity} is not a seat of this account`;
 }
 

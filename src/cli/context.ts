@@ -1,6 +1,6 @@
 import { loadConfig, loadMasterKey, type Config } from '../config.js';
 import { systemClock } from '../clock.js';
-import { openStore, type Store } from '../store/index.js';
+import { openStore, type Store } from '../repositories.js';
 import { createSecretBox, type SecretBox } from '../crypto/secret-box.js';
 
 export class CliError extends Error {

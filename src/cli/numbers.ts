@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { CliError, parseId, type CliContext, type Runner } from './context.js';
 import { NumberError, NumberService } from '../numbers/service.js';
-import type { PhoneNumber } from '../store/numbers.js';
+import type { PhoneNumber } from '../numbers/repo.js';
 
 interface SetFlags { webhookUrl?: string; fallbackUrl?: string; format?: string; hangupUrl?: string; clientRef?: string; active?: boolean; settings?: string }
 

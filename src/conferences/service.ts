@@ -3,15 +3,15 @@
 // status callbacks each change owes (queued in the same transaction as the change).
 import type { CallLeg, ConferenceMember, LocalMedia } from '../engine/port.js';
 import { settledWithin, whenAborted } from '../waits.js';
-import type { CallServices } from '../calls/services.js';
+import type { RecordingRepo } from '../store/recordings.js';
 import type { CallSession } from '../calls/session.js';
 import type { MediaLease } from '../media/media-cache.js';
-import type { TimerHandle } from '../clock.js';
+import type { Clock, TimerHandle } from '../clock.js';
 import { leaseMedia, localMedia } from '../calls/media-lease.js';
 import { newSid } from '../crypto/tokens.js';
 import { makePrivate } from '../private-files.js';
-import type { SqlQueries } from '../store/sql.js';
-import type { Conference, Participant, ParticipantChanges } from './repo.js';
+import type { SqlDb, SqlQueries } from '../store/sql.js';
+import type { Conference, ConferenceRepo, Participant, ParticipantChanges } from './repo.js';
 import { queueConferenceCallback, type CallbackQueue, type ConferenceEvent } from './callbacks.js';
 
 export interface JoinOptions {
@@ -70,7 +70,7 @@ export class ConferenceService {
   readonly #emptyChecks = new Set<TimerHandle>();
 
   constructor(
-    private readonly services: Pick<CallServices, 'store' | 'clock'>,
+    private readonly services: { store: { sql: SqlDb; conferences: ConferenceRepo; recordings: RecordingRepo }; clock: Clock },
     private readonly callbacks: CallbackQueue,
     private readonly beep: LocalMedia,
   ) {}

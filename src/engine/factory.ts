@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Clock } from '../clock.js';
-import type { Store } from '../store/index.js';
+import type { CarrierRepo } from '../store/carriers.js';
+import type { RegistrationRepo } from '../store/registrations.js';
 import type { EnginePort } from './port.js';
 import { SandboxEngine } from './sandbox/index.js';
 import { DrachtioEngine } from './drachtio/index.js';
@@ -10,7 +11,7 @@ import { DrachtioEngine } from './drachtio/index.js';
  * The real engine reads the operator's carrier list (its inbound trust and PSTN route) and keeps SIP
  * registrations in the store.
  */
-export function createEngine(config: Config, clock: Clock, logger: Logger, store: Pick<Store, 'carriers' | 'registrations' | 'instanceId'>): EnginePort {
+export function createEngine(config: Config, clock: Clock, logger: Logger, store: { carriers: CarrierRepo; registrations: RegistrationRepo; instanceId: string }): EnginePort {
   if (config.engine.kind === 'sandbox') {
     logger.info('using the sandbox engine (no drachtio/FreeSWITCH configured)');
     return new SandboxEngine(clock);

@@ -6,6 +6,10 @@ import type { Transport } from '../store/trunks.js';
 import type { RingTone } from '../markup/ring-tones.js';
 import type { MediaCache } from '../media/media-cache.js';
 import type { PromptCache } from '../media/prompt-cache.js';
+import type { LocalMedia } from '../media/local-media.js';
+
+// The port speaks of local media (defined beside the caches that make it) to every engine and its callers.
+export type { LocalMedia };
 
 export interface TrunkCredentials {
   endpointName: string;
@@ -56,16 +60,6 @@ export interface HangupInfo {
 
 export interface SayOptions { voice: string; language: string }
 
-/**
- * Audio the control plane has already fetched (through the media policy) into a local file. Engines play only
- * these: a media server never fetches a customer URL itself.
- */
-export interface LocalMedia {
-  /** Absolute path of a WAV or MP3 file the media server can read. */
-  file: string;
-  /** Where it came from (the customer's URL), for transcripts and logs. */
-  source: string;
-}
 
 /** A media prompt inside a digit collection. */
 export type Prompt =

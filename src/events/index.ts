@@ -3,7 +3,8 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { SecretBox } from '../crypto/secret-box.js';
-import type { Store } from '../store/index.js';
+import type { SqlDb } from '../store/sql.js';
+import type { OrgSettingsRepo } from '../org/settings.js';
 import { createGuardedClient } from '../net/index.js';
 import { OutboxStore } from './outbox-store.js';
 import { DeliveryWorker } from './delivery-worker.js';
@@ -19,7 +20,7 @@ export interface EventSystem {
 }
 
 export async function createEventSystem(deps: {
-  store: Store; clock: Clock; secrets: SecretBox; log: Logger; allowLocalTargets: boolean; random?: () => number;
+  store: { sql: SqlDb; orgSettings: OrgSettingsRepo }; clock: Clock; secrets: SecretBox; log: Logger; allowLocalTargets: boolean; random?: () => number;
 }): Promise<EventSystem> {
   const { store, clock, secrets, log } = deps;
   // Before any delivery or request can read a subscription (see sealLegacyHeaders).

@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { Store } from '../store/index.js';
+import type { Store } from '../repositories.js';
 import type { AcdCount, AcdStats } from '../acd/stats.js';
 import type { MetricsRegistries } from './metrics.js';
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config.js';
 import type { Clock } from '../clock.js';
-import type { Store } from '../store/index.js';
+import type { Store } from '../repositories.js';
 import type { EnginePort } from '../engine/port.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { randomToken } from '../crypto/tokens.js';
@@ -19,12 +19,13 @@ import { trunkRoutes } from './live/trunks.js';
 import { callRoutes } from './live/calls.js';
 import { recordingRoutes } from './live/recordings.js';
 import { cpsCapFor } from '../calls/shared-cps-limiter.js';
-import { handleTrunkCall } from '../calls/trunk-calls.js';
+import { handleTrunkCall } from '../flows/trunk-calls.js';
 import path from 'node:path';
 import { createGuardedClient, SipTargetPolicy } from '../net/index.js';
 import { SigningSecrets } from '../accounts/signing-secret.js';
 import { CustomerHttp } from '../calls/customer-http.js';
-import { CallDispatcher } from '../calls/dispatcher.js';
+import { CallDispatcher } from '../flows/dispatcher.js';
+import type { PlatformServices } from './platform-services.js';
 import type { CallServices } from '../calls/services.js';
 import { MediaCache } from '../media/media-cache.js';
 import { CallWatch } from '../calls/watch.js';
@@ -62,7 +63,7 @@ export interface App {
   calls: CallDispatcher;
   signingSecrets: SigningSecrets;
   /** Everything call flows use; features built on calls (calls API, dashboard) take it from here. */
-  callServices: CallServices;
+  callServices: PlatformServices;
   /** The sandbox that runs simulated calls (the main engine when it is the sandbox). */
   simulator: SandboxEngine;
   /** Lifecycle events: durable outbox, delivery workers (stopped by close()), emitAndWait for sync flows. */
@@ -131,30 +132,33 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // so a carrier added or removed at run time counts from the next check on.
   let carrierHosts = (await store.carriers.list()).map((c) => c.host);
   const rereadCarrierHosts = () => store.carriers.list().then((all) => { carrierHosts = all.map((c) => c.host); }, () => undefined);
-  // The ACD carries calls itself (it needs every service here), so it joins once the rest exist.
-  const callServices = {
-    store, engine, clock, events, callbacks,
-    conferences: new ConferenceService({ store, clock }, callbacks, conferenceBeep(path.join(config.dataDir, 'tones'))),
+  const media = new MediaCache({
+    dir: path.join(config.dataDir, 'media-cache'), client: outbound, clock,
+    log: logger.child({ component: 'media' }), allowLoopback: config.devAllowLocalTargets,
+    maxBytes: config.mediaCache.maxMb * MIB, maxFileBytes: config.mediaCache.maxFileMb * MIB,
+  });
+  // The calls kernel's services; the ACD and conferences carry calls with them, and markup runs with all three.
+  const kernel = {
+    store, engine, clock, events, media,
     log: logger.child({ component: 'calls' }),
     http: customerHttp,
     recordingsDir: path.join(config.dataDir, 'recordings'),
     urls: { allowLocalTargets: config.devAllowLocalTargets },
     publicBaseUrl: config.publicBaseUrl ?? `http://${config.host}:${config.port}`,
     watch: new CallWatch(),
-    media: new MediaCache({
-      dir: path.join(config.dataDir, 'media-cache'), client: outbound, clock,
-      log: logger.child({ component: 'media' }), allowLoopback: config.devAllowLocalTargets,
-      maxBytes: config.mediaCache.maxMb * MIB, maxFileBytes: config.mediaCache.maxFileMb * MIB,
-    }),
+    // Rendered speech shares the fetched media's cache (one byte bound, one eviction order).
+    prompts: engine.usePromptCache?.(media) ?? null,
     sip: new SipTargetPolicy({
       allowLoopback: config.devAllowLocalTargets, allowedNetworks: config.sipAllowedNetworks,
       carrierHosts: () => { void rereadCarrierHosts(); return carrierHosts; },
     }),
-  } satisfies Omit<CallServices, 'acd'> as unknown as CallServices;
-  callServices.acd = new AcdService(callServices);
+  } satisfies CallServices;
+  const callServices: PlatformServices = {
+    ...kernel,
+    conferences: new ConferenceService(kernel, callbacks, conferenceBeep(path.join(config.dataDir, 'tones'))),
+    acd: new AcdService(kernel),
+  };
   installAcdMetrics(metrics, store, callServices.acd.stats, () => clock.now());
-  // Rendered speech shares the fetched media's cache (one byte bound, one eviction order).
-  callServices.prompts = engine.usePromptCache?.(callServices.media) ?? null;
   // Before any call is taken: what a dead predecessor left open is finished first.
   const instance = await startInstance(callServices);
   callServices.acd.start();

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Account } from '../store/accounts.js';
-import type { Store } from '../store/index.js';
+import type { Store } from '../repositories.js';
 import { addressBucket } from '../net/address-bucket.js';
 import type { AuthFailureLimit } from './auth-throttle.js';
 import { errors } from './errors.js';

@@ -1,8 +1,7 @@
 // One catalogue of domain errors. Each is rendered in the live API's shapes ({error} / {message, errors} / code)
 // or in the preview envelope, by whichever root served the request (see error-handler.ts).
 import { refusedHeaders, type RateLimitState } from './rate-limit-headers.js';
-
-export type FieldErrors = Record<string, string[]>;
+import type { FieldErrors } from '../field-errors.js';
 
 export class ApiError extends Error {
   override name = 'ApiError';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { EnginePort } from '../engine/port.js';
-import type { Store } from '../store/index.js';
+import type { Store } from '../repositories.js';
 
 export function installHealth(app: FastifyInstance, store: Store, engine: EnginePort): void {
   // A person who opens the server's address lands on the dashboard rather than a JSON 404.

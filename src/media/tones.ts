@@ -2,7 +2,7 @@
 // the engine plays them like any other local media.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { LocalMedia } from '../engine/port.js';
+import type { LocalMedia } from './local-media.js';
 import { ensurePrivateDir } from '../private-files.js';
 import { writeWav } from './wav.js';
 

@@ -1,7 +1,7 @@
 // A number an account calls from must be its own and active at the moment it dials, not only when the call was
 // set up: a number released to the pool (and perhaps given to another account since) stops every callback and
 // campaign that named it, however long ago that was. One rule for the API's `from`, callbacks and campaigns.
-import type { NumberRepo, PhoneNumber } from '../store/numbers.js';
+import type { NumberRepo, PhoneNumber } from './repo.js';
 import type { SqlQueries } from '../store/sql.js';
 import { E164 } from './settings.js';
 

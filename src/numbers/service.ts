@@ -1,5 +1,6 @@
-import type { NumberRepo, PhoneNumber } from '../store/numbers.js';
-import { applySettings, DEFAULT_NUMBER_SETTINGS, E164, type FieldErrors } from './settings.js';
+import type { NumberRepo, PhoneNumber } from './repo.js';
+import { applySettings, DEFAULT_NUMBER_SETTINGS, E164 } from './settings.js';
+import type { FieldErrors } from '../field-errors.js';
 import type { CustomerUrlRule } from '../net/customer-url.js';
 
 export class NumberError extends Error {

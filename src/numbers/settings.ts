@@ -2,6 +2,7 @@
 // Validation returns messages keyed by field so the dashboard can show each next to its input.
 import { checkCustomerUrl, customerUrlProblem, type CustomerUrlRule } from '../net/customer-url.js';
 import { NAME_LIMITS, nameProblem } from '../names/index.js';
+import type { FieldErrors } from '../field-errors.js';
 
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
@@ -66,8 +67,6 @@ export const DEFAULT_NUMBER_SETTINGS: NumberSettings = {
 export const E164 = /^\+[1-9]\d{1,14}$/;
 const HHMM = /^([01]\d|2[0-3]):[0-5]\d$|^24:00$/;
 const IVR_KEYS = /^[0-9*#]$/;
-
-export type FieldErrors = Record<string, string[]>;
 
 class Collector {
   constructor(readonly urls: CustomerUrlRule) {}

@@ -1,5 +1,5 @@
 import type { CallRecord } from '../store/calls.js';
-import type { Store } from '../store/index.js';
+import type { CallStore } from '../calls/services.js';
 import { statusFields } from '../calls/status-callback.js';
 
 export interface FinalCallback { url: string; method: 'POST' | 'GET'; fields: Record<string, string> }
@@ -9,7 +9,7 @@ export interface FinalCallback { url: string; method: 'POST' | 'GET'; fields: Re
  * and the trunk's (when subscribed to `completed`), the number's Hangup URL. Sequence numbers continue from
  * the callbacks the call's timeline shows were already sent.
  */
-export async function finalCallbacks(store: Store, call: CallRecord, nowMs: number): Promise<FinalCallback[]> {
+export async function finalCallbacks(store: CallStore, call: CallRecord, nowMs: number): Promise<FinalCallback[]> {
   const timeline = await store.calls.timeline(call.sid);
   const sent = (url: string) => timeline.filter((e) => e.kind === 'status-callback' && e.detail.url === url).length;
   const progress = (url: string, extra: Record<string, string>) =>

@@ -1,7 +1,6 @@
 import { hostname } from 'node:os';
-import type { CallServices } from '../calls/services.js';
 import { pidAlive, type Liveness } from './instances.js';
-import { reconcileDeadInstances, type Reconciled } from './reconcile.js';
+import { reconcileDeadInstances, type Reconciled, type RecoveryServices } from './reconcile.js';
 
 export { InstanceRepo, type Instance } from './instances.js';
 export { RESTART_CAUSE } from './reconcile.js';
@@ -21,7 +20,7 @@ export interface RunningInstance {
  * Registers this process in the shared database, finishes what dead instances left open before any call is
  * taken, then beats and sweeps every BEAT_MS so a peer that dies later is finished by whoever outlives it.
  */
-export async function startInstance(services: CallServices): Promise<RunningInstance> {
+export async function startInstance(services: RecoveryServices): Promise<RunningInstance> {
   const { store, clock, log } = services;
   const self = store.instanceId;
   const host = hostname();

@@ -1,14 +1,18 @@
 import { existsSync } from 'node:fs';
-import type { CallServices } from '../calls/services.js';
+import type { CallServices, CallStore } from '../calls/services.js';
+import type { ConferenceService } from '../conferences/service.js';
 import type { CallRecord } from '../store/calls.js';
 import type { RecordingRecord } from '../store/recordings.js';
 import { sendStatusCallback, type CallbackSink } from '../calls/status-callback.js';
 import { sendRecordingCallback } from '../calls/recording-callback.js';
-import { deadInstances, type Instance, type Liveness } from './instances.js';
+import { deadInstances, type Instance, type InstanceRepo, type Liveness } from './instances.js';
 import { finalCallbacks } from './final-callbacks.js';
 import { repairWavHeader } from './wav-repair.js';
 
 export const RESTART_CAUSE = 'platform-restart';
+
+/** What recovery works with: a call's services, the instance table, and the conferences a lost call leaves. */
+export type RecoveryServices = CallServices & { store: CallStore & { instances: InstanceRepo }; conferences: Pick<ConferenceService, 'settleLostCall'> };
 
 export interface Reconciled {
   /** The instances found dead (null: rows from before instances were recorded). */
@@ -27,7 +31,7 @@ export interface Reconciled {
  * instance is claimed by one survivor (claimDead) and every row by a conditional update, so when several instances
  * reconcile at once each dead instance is handled, and each call finished and announced, exactly once.
  */
-export async function reconcileDeadInstances(services: CallServices, liveness: Liveness): Promise<Reconciled> {
+export async function reconcileDeadInstances(services: RecoveryServices, liveness: Liveness): Promise<Reconciled> {
   const { store, log } = services;
   const claimed = await claimDead(services, liveness);
   const known = new Set((await store.instances.list()).map((i) => i.id));
@@ -72,7 +76,7 @@ export async function reconcileDeadInstances(services: CallServices, liveness: L
  * sweep at once (several nodes on one PostgreSQL database) each dead instance is finished by one of them. A claim
  * held by a survivor that died too is taken over; one held by a living survivor is left to it.
  */
-async function claimDead({ store }: CallServices, liveness: Liveness): Promise<Instance[]> {
+async function claimDead({ store }: RecoveryServices, liveness: Liveness): Promise<Instance[]> {
   const instances = await store.instances.list();
   const dead = deadInstances(instances, liveness);
   const living = new Set(instances.filter((i) => !dead.includes(i)).map((i) => i.id));
@@ -85,14 +89,14 @@ async function claimDead({ store }: CallServices, liveness: Liveness): Promise<I
 }
 
 /** The owner's last heartbeat; without one (rows older than heartbeats), the call's last recorded activity. */
-async function endOf({ store }: CallServices, call: CallRecord, beatMs: number | undefined): Promise<number> {
+async function endOf({ store }: RecoveryServices, call: CallRecord, beatMs: number | undefined): Promise<number> {
   const started = Date.parse(call.answeredAt ?? call.createdAt);
   if (beatMs !== undefined) return Math.max(beatMs, started);
   const last = await store.calls.lastActivity(call.sid);
   return Math.max(last ? Date.parse(last) : started, started);
 }
 
-function finishCall(services: CallServices, call: CallRecord, endMs: number, owner: string | null): Promise<CallRecord | null> {
+function finishCall(services: RecoveryServices, call: CallRecord, endMs: number, owner: string | null): Promise<CallRecord | null> {
   const { store, events } = services;
   const status = call.answeredAt ? 'completed' : 'failed';
   const duration = call.answeredAt ? Math.max(0, Math.round((endMs - Date.parse(call.answeredAt)) / 1000)) : 0;
@@ -109,7 +113,7 @@ function finishCall(services: CallServices, call: CallRecord, endMs: number, own
   });
 }
 
-async function closeRecording(services: CallServices, rec: RecordingRecord, endMs: number): Promise<RecordingRecord | null> {
+async function closeRecording(services: RecoveryServices, rec: RecordingRecord, endMs: number): Promise<RecordingRecord | null> {
   const { store } = services;
   const audio = existsSync(rec.file) ? repairWavHeader(rec.file) : null;
   const done = await store.recordings.closeLost(rec.sid, audio?.durationMs ?? null, new Date(endMs).toISOString());
@@ -120,11 +124,11 @@ async function closeRecording(services: CallServices, rec: RecordingRecord, endM
   return done;
 }
 
-const sinkFor = (services: CallServices, accountId: number, callSid: string): CallbackSink => ({
+const sinkFor = (services: RecoveryServices, accountId: number, callSid: string): CallbackSink => ({
   services, accountId, timeline: (kind, detail) => services.store.calls.addTimeline(callSid, kind, detail),
 });
 
-async function sendCallbacks(services: CallServices, calls: CallRecord[], recordings: RecordingRecord[]): Promise<void> {
+async function sendCallbacks(services: RecoveryServices, calls: CallRecord[], recordings: RecordingRecord[]): Promise<void> {
   const now = services.clock.now();
   const owed = await Promise.all(calls.map(async (c) => ({ c, callbacks: await finalCallbacks(services.store, c, now) })));
   await Promise.all([

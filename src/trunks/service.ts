@@ -4,7 +4,7 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import { randomLowerAlnum, randomToken } from '../crypto/tokens.js';
 import type { Account } from '../store/accounts.js';
 import type { Transport, Trunk, TrunkRepo, TrunkSettings } from '../store/trunks.js';
-import type { FieldErrors } from '../http/errors.js';
+import type { FieldErrors } from '../field-errors.js';
 import type { CustomerUrlRule } from '../net/customer-url.js';
 import { trunkSettingsProblems } from './settings-rules.js';
 

@@ -1,6 +1,6 @@
 // What trunk settings may hold beyond their shape (the schema, which also holds sip_domain to the host name rule):
 // callback URLs under the one https rule, caller IDs in E.164. Used by the API and the dashboard through TrunkService.
-import type { FieldErrors } from '../http/errors.js';
+import type { FieldErrors } from '../field-errors.js';
 import type { TrunkSettings } from '../store/trunks.js';
 import { checkCustomerUrl, customerUrlProblem, type CustomerUrlRule } from '../net/customer-url.js';
 import { E164 } from '../numbers/settings.js';

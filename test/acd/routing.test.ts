@@ -7,7 +7,7 @@
 // once against one PostgreSQL database: routing-concurrency.test.ts.
 import t from 'tap';
 import fc from 'fast-check';
-import { openStore, type Store } from '../../src/store/index.js';
+import { openStore, type Store } from '../../src/repositories.js';
 import { AcdRouter, type Offer } from '../../src/acd/routing.js';
 import { tempDir } from '../helpers/harness.js';
 import { countTransactions, emptyDatabase, harnessDatabase, onEachBackend } from '../helpers/backends.js';

@@ -2,7 +2,7 @@
 // process expires and the rows are claimed again): nothing lost. Runs on the backend the run selects: with
 // RINGBASE_TEST_STORE=postgres the killed server, the restarted one and the final count share one database.
 import t from 'tap';
-import { openStore } from '../../src/store/index.js';
+import { openStore } from '../../src/repositories.js';
 import { systemClock } from '../../src/clock.js';
 import { CallbackStore } from '../../src/callbacks/store.js';
 import { databaseEnv, harnessDatabase } from '../helpers/backends.js';

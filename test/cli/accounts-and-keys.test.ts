@@ -4,7 +4,7 @@ import path from 'node:path';
 import { cli } from '../helpers/spawn.js';
 import { operatorCli } from '../helpers/harness.js';
 import { databaseEnv, storedBytes } from '../helpers/backends.js';
-import { openStore } from '../../src/store/index.js';
+import { openStore } from '../../src/repositories.js';
 import { systemClock } from '../../src/clock.js';
 
 t.test('accounts and keys through the operator CLI', async (t) => {

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { operatorCli } from '../helpers/harness.js';
-import { openStore } from '../../src/store/index.js';
+import { openStore } from '../../src/repositories.js';
 import { systemClock } from '../../src/clock.js';
 import { DEFAULT_QUEUE_SETTINGS } from '../../src/acd/queues.js';
 

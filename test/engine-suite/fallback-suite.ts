@@ -5,7 +5,7 @@ import type { Test } from 'tap';
 import type { EngineDriver } from './driver.js';
 import { makeTrunk, scene, CALLER, DID, type Scene } from './flows.js';
 import { xml } from '../helpers/webhook-app.js';
-import { APPLICATION_ERROR_MESSAGE } from '../../src/calls/flow.js';
+import { APPLICATION_ERROR_MESSAGE } from '../../src/flows/flow.js';
 import { NumberService } from '../../src/numbers/service.js';
 
 type MakeDriver = (t: Test) => Promise<EngineDriver>;

@@ -3,7 +3,7 @@
 // again. Runs on the backend the run selects: with RINGBASE_TEST_STORE=postgres the killed server, the restarted
 // one and the final count are all on one PostgreSQL database.
 import t from 'tap';
-import { openStore } from '../../src/store/index.js';
+import { openStore } from '../../src/repositories.js';
 import { systemClock } from '../../src/clock.js';
 import { databaseEnv, harnessDatabase } from '../helpers/backends.js';
 import { tempDir } from '../helpers/harness.js';

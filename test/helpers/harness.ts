@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../src/config.js';
 import { FakeClock, systemClock, type Clock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';
-import { openStore, type Store } from '../../src/store/index.js';
+import { openStore, type Store } from '../../src/repositories.js';
 import { databaseEnv, harnessDatabase, settleClockOnStore } from './backends.js';
 import { cli } from './spawn.js';
 import { createSecretBox } from '../../src/crypto/secret-box.js';

@@ -96,10 +96,10 @@ t.test('renders survive a restart and share the media cache bound (least recentl
 
 t.test("saving a number's settings renders what they make the platform say", async (t) => {
   const { prompts, renders } = setup(t);
-  const { numberPrompts, prerenderNumberPrompts } = await import('../../src/calls/number-prompts.js');
+  const { numberPrompts, prerenderNumberPrompts } = await import('../../src/flows/number-prompts.js');
   const { DEFAULT_NUMBER_SETTINGS } = await import('../../src/numbers/settings.js');
-  const { VOICEMAIL_GREETING } = await import('../../src/calls/features/voicemail.js');
-  const { QUEUE_GREETING } = await import('../../src/calls/features/queue.js');
+  const { VOICEMAIL_GREETING } = await import('../../src/flows/features/voicemail.js');
+  const { QUEUE_GREETING } = await import('../../src/flows/features/queue.js');
   const plain = numberPrompts(DEFAULT_NUMBER_SETTINGS);
   t.notOk(plain.includes(VOICEMAIL_GREETING), 'no voicemail phrases for a number that never leads to voicemail');
   const ivr = { enabled: true, prompt: 'For sales press 1, for support press 2.', timeout_seconds: 5, keys: { 1: { action: 'queue' as const, queue: 'sales' }, 2: { action: 'voicemail' as const } } };

@@ -6,7 +6,7 @@ import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { enginesOrSkip, startEngines } from '../helpers/engines.js';
-import { openStore } from '../../src/store/index.js';
+import { openStore } from '../../src/repositories.js';
 import { systemClock } from '../../src/clock.js';
 import { NumberService } from '../../src/numbers/service.js';
 import { decodeWav } from '../../src/media/wav.js';

@@ -4,7 +4,7 @@
 // nothing twice. Runs on the backend the run selects: with RINGBASE_TEST_STORE=postgres every server process and
 // the final reads are on one PostgreSQL database.
 import t from 'tap';
-import { openStore } from '../../src/store/index.js';
+import { openStore } from '../../src/repositories.js';
 import { systemClock } from '../../src/clock.js';
 import { NumberService } from '../../src/numbers/service.js';
 import { databaseEnv, harnessDatabase } from '../helpers/backends.js';

@@ -5,7 +5,7 @@ import { sandboxDriver } from '../engine-suite/sandbox-driver.js';
 import { scene, CALLER, DID } from '../engine-suite/flows.js';
 import { xml } from '../helpers/webhook-app.js';
 import { tempDir } from '../helpers/harness.js';
-import { openStore, DB_FILE } from '../../src/store/index.js';
+import { openStore, DB_FILE } from '../../src/repositories.js';
 import { systemClock } from '../../src/clock.js';
 
 const mode = (p: string) => statSync(p).mode & 0o777;

@@ -7,7 +7,7 @@ import { startPreviewHarness } from '../http/preview/helpers.js';
 import { startWebhookApp } from '../helpers/webhook-app.js';
 import { tempDir } from '../helpers/harness.js';
 import { migrations } from '../../src/store/migrations.js';
-import { DB_FILE, openStore } from '../../src/store/index.js';
+import { DB_FILE, openStore } from '../../src/repositories.js';
 import { createSecretBox } from '../../src/crypto/secret-box.js';
 import { createEventSystem } from '../../src/events/index.js';
 import { createLogger } from '../../src/logger.js';

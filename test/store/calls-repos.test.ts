@@ -6,7 +6,7 @@ import { FakeClock } from '../../src/clock.js';
 import { ConferenceRepo, type NewConference } from '../../src/conferences/repo.js';
 import { InstanceRepo } from '../../src/recovery/instances.js';
 import { CallRepo } from '../../src/store/calls.js';
-import { NumberRepo } from '../../src/store/numbers.js';
+import { NumberRepo } from '../../src/numbers/repo.js';
 import { DEFAULT_NUMBER_SETTINGS } from '../../src/numbers/settings.js';
 import type { SqlDb } from '../../src/store/sql.js';
 

@@ -4,7 +4,7 @@
 // data_version) or on one PostgreSQL database (seen within one second, through LISTEN/NOTIFY).
 import t from 'tap';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { openStore, type Store } from '../../src/store/index.js';
+import { openStore, type Store } from '../../src/repositories.js';
 import { FakeClock } from '../../src/clock.js';
 import { tempDir } from '../helpers/harness.js';
 import { harnessDatabase, sqliteConnection, STORE_VAR } from '../helpers/backends.js';

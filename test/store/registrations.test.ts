@@ -1,6 +1,6 @@
 import t from 'tap';
 import { FakeClock } from '../../src/clock.js';
-import { openStore } from '../../src/store/index.js';
+import { openStore } from '../../src/repositories.js';
 import { openTestStore, tempDir } from '../helpers/harness.js';
 import { harnessDatabase } from '../helpers/backends.js';
 

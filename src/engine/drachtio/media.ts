@@ -30,7 +30,6 @@ export function playTarget(media: LocalMedia): string | null {
   return path.isAbsolute(file) && !/[{}$!\s]|:\/\//.test(file) ? file : null;
 }
 
-/** One FreeSWITCH playback string per prompt, or a speak request; pauses become silence streams. */
 /** Stops whatever the channel plays or records now. */
 export const breakMedia = (ep: Endpoint) => ep.api('uuid_break', `${ep.uuid} all`);
 
@@ -42,6 +41,7 @@ export const settleBreakOn = (ep: Endpoint) => ep.play('silence_stream://20');
 
 export type MediaStep = { kind: 'file'; file: string } | { kind: 'speak'; args: ReturnType<typeof speakArgs> };
 
+/** One FreeSWITCH playback string per prompt, or a speak request; pauses become silence streams. */
 export function promptStep(prompt: Prompt): MediaStep | null {
   switch (prompt.kind) {
     case 'say': return { kind: 'speak', args: speakArgs(prompt.text, prompt.voice) };

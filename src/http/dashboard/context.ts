@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../clock.js';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../repositories.js';
 import type { Account } from '../../store/accounts.js';
 import type { TrunkService } from '../../trunks/service.js';
 import type { SigningSecrets } from '../../accounts/signing-secret.js';
-import type { CallServices } from '../../calls/services.js';
-import type { CallDispatcher } from '../../calls/dispatcher.js';
+import type { PlatformServices } from '../platform-services.js';
+import type { CallDispatcher } from '../../flows/dispatcher.js';
 import type { SandboxEngine } from '../../engine/sandbox/index.js';
 import type { NumberService } from '../../numbers/service.js';
 import type { UserService } from '../../users/service.js';
@@ -21,7 +21,7 @@ export interface DashboardDeps {
   clock: Clock;
   trunks: TrunkService;
   signingSecrets: SigningSecrets;
-  callServices: CallServices;
+  callServices: PlatformServices;
   /** Every call flow a page starts is tracked here, so a shutdown waits for it. */
   dispatcher: CallDispatcher;
   simulator: SandboxEngine;

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { constantTimeEqual, randomToken } from '../../crypto/tokens.js';
 import { SESSION_TTL_MS, type Session, type UserService } from '../../users/service.js';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../repositories.js';
 import { formOf } from './context.js';
 
 export const SESSION_COOKIE = 'rb_session';

@@ -1,6 +1,6 @@
 import type { CallRecord } from '../../store/calls.js';
 import type { RecordingRecord } from '../../store/recordings.js';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../repositories.js';
 import { recordingMediaUrl } from '../../calls/recording-callback.js';
 
 export function recordingView(r: RecordingRecord, baseUrl: string) {

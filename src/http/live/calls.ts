@@ -1,16 +1,17 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { CallServices } from '../../calls/services.js';
+import type { PlatformServices } from '../platform-services.js';
 import type { CallsPerSecondCap } from '../../calls/cps-limiter.js';
-import { placeCall } from '../../calls/outbound.js';
+import { placeMarkupCall } from '../../flows/outbound.js';
 import { endByRequest, type EndRefusal } from '../../calls/end-by-request.js';
-import type { CallDispatcher } from '../../calls/dispatcher.js';
-import { checkInlineMarkup, toPlacement } from '../../calls/place-request.js';
-import { redirectByRequest, type RedirectRefusal, type RedirectRequest } from '../../calls/redirect-by-request.js';
+import type { CallDispatcher } from '../../flows/dispatcher.js';
+import { checkInlineMarkup, toPlacement } from '../place-request.js';
+import { redirectByRequest, type RedirectRefusal, type RedirectRequest } from '../../flows/redirect-by-request.js';
 import { checkCustomerUrl, checkStreamUrl, customerUrlProblem } from '../../net/index.js';
 import { sipUrisOf } from '../../markup/index.js';
 import type { CallRecord } from '../../store/calls.js';
-import { errors, type ApiError, type FieldErrors } from '../errors.js';
+import { errors, type ApiError } from '../errors.js';
+import type { FieldErrors } from '../../field-errors.js';
 import { CallCreateBody, CallList, CallListQuery, CallResource, CallUpdateBody, type CallCreateInput, type CallListInput, type CallUpdateInput } from '../schemas/call.js';
 import { callView } from './call-views.js';
 import { authErrors, notFoundError, validationError } from './error-responses.js';
@@ -19,7 +20,7 @@ const tags = ['Calls (live)'];
 const security = [{ bearerAuth: [] }];
 const SidParams = Type.Object({ callSid: Type.String() });
 
-export async function loadCall(services: CallServices, req: FastifyRequest<{ Params: { callSid: string } }>): Promise<CallRecord> {
+export async function loadCall(services: PlatformServices, req: FastifyRequest<{ Params: { callSid: string } }>): Promise<CallRecord> {
   const call = await services.store.calls.getForAccount(req.account.id, req.params.callSid);
   if (!call) throw errors.notFound('Call');
   return call;
@@ -29,7 +30,7 @@ export async function loadCall(services: CallServices, req: FastifyRequest<{ Par
  * Names in SIP destinations judged on what they resolve to now, so a name pointing inside is a 422 rather than
  * a failed call. A name that does not resolve yet is let through: the dial re-checks it and fails visibly.
  */
-async function refusedSipNames(services: CallServices, named: Array<[field: string, uri: string]>): Promise<FieldErrors | null> {
+async function refusedSipNames(services: PlatformServices, named: Array<[field: string, uri: string]>): Promise<FieldErrors | null> {
   const errors: FieldErrors = {};
   for (const [field, uri] of named) {
     const vet = await services.sip.vet(uri);
@@ -47,7 +48,7 @@ const REFUSALS: Record<EndRefusal | RedirectRefusal, (call: CallRecord) => ApiEr
 };
 
 /** What a redirect asks for, checked as a placed call's url or markup is; field errors when it is refused. */
-async function toRedirect(services: CallServices, body: CallUpdateInput): Promise<RedirectRequest> {
+async function toRedirect(services: PlatformServices, body: CallUpdateInput): Promise<RedirectRequest> {
   if (body.url !== undefined) {
     const check = checkCustomerUrl(body.url, services.urls);
     if (!check.ok) throw errors.validation({ url: [customerUrlProblem('url', check)] });
@@ -70,7 +71,7 @@ function updateShapeErrors(body: CallUpdateInput): FieldErrors | null {
   return null;
 }
 
-export async function callRoutes(app: FastifyInstance, deps: { services: CallServices; cps: CallsPerSecondCap; dispatcher: CallDispatcher }): Promise<void> {
+export async function callRoutes(app: FastifyInstance, deps: { services: PlatformServices; cps: CallsPerSecondCap; dispatcher: CallDispatcher }): Promise<void> {
   const { services, cps, dispatcher } = deps;
   const { store, engine } = services;
   const view = (c: CallRecord) => callView(c, store, services.publicBaseUrl);
@@ -99,7 +100,7 @@ export async function callRoutes(app: FastifyInstance, deps: { services: CallSer
     if (route) throw errors.callNotPlaced(route);
     const slot = await cps.take(req.account.id, req.account.cpsCap);
     if (!slot.ok) throw errors.callsPerSecondExceeded(req.account.cpsCap, slot.retryAfterSeconds, slot.resetAt);
-    const { call, done } = await placeCall(services, { ...checked.placement, admittedAtMs: slot.at });
+    const { call, done } = await placeMarkupCall(services, { ...checked.placement, admittedAtMs: slot.at });
     void dispatcher.track(done);
     return reply.status(201).send(await view(call));
   });

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { createReadStream, statSync } from 'node:fs';
-import type { CallServices } from '../../calls/services.js';
+import type { PlatformServices } from '../platform-services.js';
 import type { ActiveRecording, CallSession } from '../../calls/session.js';
 import { EngineError } from '../../engine/port.js';
 import type { RecordingRecord } from '../../store/recordings.js';
@@ -26,7 +26,7 @@ async function engineCommand<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function recordingRoutes(app: FastifyInstance, deps: { services: CallServices }): Promise<void> {
+export async function recordingRoutes(app: FastifyInstance, deps: { services: PlatformServices }): Promise<void> {
   const { services } = deps;
   const { store } = services;
   const view = (r: RecordingRecord) => recordingView(r, services.publicBaseUrl);

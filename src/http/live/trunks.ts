@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../clock.js';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../repositories.js';
 import { CapacityExceededError, type Trunk, type TrunkSettings, SETTING_COLUMNS } from '../../store/trunks.js';
 import { TrunkRevokedError, TrunkSettingsError, type TrunkService } from '../../trunks/service.js';
 import { connectionFor, iceServersFor } from '../../trunks/connection.js';

@@ -1,8 +1,8 @@
 // POST /v1/agents/{sid}/monitor: a supervisor's phone is called into the busy agent's call to listen, whisper to
 // the agent, or barge in (src/acd/service.ts monitor; docs/acd.md).
 import type { FastifyInstance } from 'fastify';
-import type { CallServices } from '../../calls/services.js';
-import type { CallDispatcher } from '../../calls/dispatcher.js';
+import type { PlatformServices } from '../platform-services.js';
+import type { CallDispatcher } from '../../flows/dispatcher.js';
 import type { CallsPerSecondCap } from '../../calls/cps-limiter.js';
 import { errors, previewErrors } from '../errors.js';
 import { acceptFormBodies } from '../form-bodies.js';
@@ -14,7 +14,7 @@ import { accountNumberOn } from '../../acd/service.js';
 const tags = ['Queues and agents (preview)'];
 const security = [{ bearerAuth: [] }];
 
-export async function agentMonitorRoutes(app: FastifyInstance, deps: { services: CallServices; dispatcher: CallDispatcher; cps: CallsPerSecondCap }): Promise<void> {
+export async function agentMonitorRoutes(app: FastifyInstance, deps: { services: PlatformServices; dispatcher: CallDispatcher; cps: CallsPerSecondCap }): Promise<void> {
   acceptFormBodies(app);
   const { services, dispatcher, cps } = deps;
   const { store } = services;

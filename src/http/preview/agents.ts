@@ -1,6 +1,6 @@
 // /v1/agents: the people the ACD offers calls to: their seat, queues, status (theirs) and activity (the platform's).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../repositories.js';
 import type { Account } from '../../store/accounts.js';
 import type { Agent, AgentFields } from '../../acd/agents.js';
 import type { AcdService } from '../../acd/service.js';

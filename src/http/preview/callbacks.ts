@@ -1,7 +1,7 @@
 // /v1/callbacks: a customer to call back for a queue at a time; the ACD rings an agent first, then the customer
 // (src/acd/callback-dialer.ts). Cancel while scheduled (docs/acd.md).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../repositories.js';
 import type { Clock } from '../../clock.js';
 import type { ScheduledCallback } from '../../acd/callbacks.js';
 import { newSid } from '../../crypto/tokens.js';

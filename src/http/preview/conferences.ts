@@ -1,8 +1,8 @@
 // /v1/conferences: list, fetch, end or announce; participants list, add (places the call), update, remove.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { CallServices } from '../../calls/services.js';
-import type { CallDispatcher } from '../../calls/dispatcher.js';
+import type { PlatformServices } from '../platform-services.js';
+import type { CallDispatcher } from '../../flows/dispatcher.js';
 import type { CallsPerSecondCap } from '../../calls/cps-limiter.js';
 import type { Account } from '../../store/accounts.js';
 import type { Conference, Participant, ParticipantChanges } from '../../conferences/repo.js';
@@ -24,7 +24,7 @@ import { callerNumber, calledTarget } from './call-parties.js';
 import { CALL_SID, CONFERENCE_SID, flag } from './conference-input.js';
 import { acceptFormBodies } from '../form-bodies.js';
 
-interface Deps { services: CallServices; dispatcher: CallDispatcher; cps: CallsPerSecondCap }
+interface Deps { services: PlatformServices; dispatcher: CallDispatcher; cps: CallsPerSecondCap }
 
 const tags = ['Conferences (preview)'];
 const security = [{ bearerAuth: [] }];
@@ -169,12 +169,9 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
     const { done } = await placeCall(services, {
       accountId: req.account.id, from: b.from, to: b.to, target, numberId: number.id, trunkId: null, callback: null, record: null,
       timeoutMs: RING_TIMEOUT_MS, sid: callSid, signal: cancel.signal, admittedAtMs: slot.at,
-      markup: {
-        kind: 'task',
-        run: async (session) => {
-          await conferences.enter(session, conf.sid, opts);
-          if (!session.ended) await session.hangup('conference-left');
-        },
+      onAnswered: async (session) => {
+        await conferences.enter(session, conf.sid, opts);
+        if (!session.ended) await session.hangup('conference-left');
       },
     });
     void dispatcher.track(done.then(() => conferences.placementSettled(conf.sid, callSid)));

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Disposition } from '../../acd/dispositions.js';
 import type { AcdService } from '../../acd/service.js';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../repositories.js';
 import { previewErrors } from '../errors.js';
 import { acceptFormBodies } from '../form-bodies.js';
 import { previewErrorResponses } from '../schemas/preview.js';

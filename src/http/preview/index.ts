@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../clock.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../repositories.js';
 import type { EventSystem } from '../../events/index.js';
 import { isPreview } from '../error-handler.js';
 import { previewErrors } from '../errors.js';
@@ -21,14 +21,14 @@ import { dispositionRoutes } from './dispositions.js';
 import { callbackRoutes } from './callbacks.js';
 import { agentMonitorRoutes } from './agent-monitor.js';
 import { leadCampaignRoutes } from './lead-campaigns.js';
-import type { CallServices } from '../../calls/services.js';
-import type { CallDispatcher } from '../../calls/dispatcher.js';
+import type { PlatformServices } from '../platform-services.js';
+import type { CallDispatcher } from '../../flows/dispatcher.js';
 import type { CallsPerSecondCap } from '../../calls/cps-limiter.js';
 import type { AuthenticateHook } from '../auth.js';
 
 export interface PreviewDeps {
   config: Config; store: Store; clock: Clock; secrets: SecretBox; eventSystem: EventSystem;
-  callServices: CallServices; dispatcher: CallDispatcher; cps: CallsPerSecondCap;
+  callServices: PlatformServices; dispatcher: CallDispatcher; cps: CallsPerSecondCap;
   /** The bearer-key check the live root uses too, so both share one failed-attempt throttle. */
   authenticate: AuthenticateHook;
 }

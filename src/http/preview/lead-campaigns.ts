@@ -1,7 +1,7 @@
 // /v1/lead-campaigns/{name}: a campaign's settings. Speed to lead: each lead injected for the campaign becomes a
 // callback due at once in a queue (docs/acd.md), calling the lead from the campaign's caller ID.
 import type { FastifyInstance } from 'fastify';
-import type { CallServices } from '../../calls/services.js';
+import type { PlatformServices } from '../platform-services.js';
 import type { LeadCampaign } from '../../acd/campaigns.js';
 import { errors, previewErrors } from '../errors.js';
 import { acceptFormBodies } from '../form-bodies.js';
@@ -14,7 +14,7 @@ const tags = ['Lead injection (preview)'];
 const security = [{ bearerAuth: [] }];
 const view = (c: LeadCampaign) => ({ name: c.name, speed_to_lead_queue_sid: c.queueSid, caller_id: c.callerId, date_created: c.createdAt, date_updated: c.updatedAt });
 
-export async function leadCampaignRoutes(app: FastifyInstance, deps: { services: Pick<CallServices, 'store'> }): Promise<void> {
+export async function leadCampaignRoutes(app: FastifyInstance, deps: { services: Pick<PlatformServices, 'store'> }): Promise<void> {
   acceptFormBodies(app);
   const { store } = deps.services;
 

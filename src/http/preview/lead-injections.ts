@@ -1,7 +1,7 @@
 // POST /v1/lead-injections: web forms and partner systems push leads in. Authenticated by the organisation's
 // injection token and IP allow-list, not an API key (the token may sit in a less trusted system).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../repositories.js';
 import type { SqlQueries } from '../../store/sql.js';
 import type { LifecycleEvents } from '../../events/lifecycle.js';
 import type { Lead as LeadRecord } from '../../org/leads.js';

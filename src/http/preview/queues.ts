@@ -1,6 +1,6 @@
 // /v1/queues: ACD queues (settings, live size and waits) and the callers waiting in each (docs/acd.md).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../repositories.js';
 import type { MediaCache } from '../../media/media-cache.js';
 import { DEFAULT_QUEUE_SETTINGS, QueueNameTakenError, type Queue, type QueueSettings } from '../../acd/queues.js';
 import { newSid } from '../../crypto/tokens.js';

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../repositories.js';
 import type { EventSystem } from '../../events/index.js';
 import { newSubscriptionSecret, SubscriptionExistsError, type Subscription, type SubscriptionChanges } from '../../events/subscriptions.js';
 import type { DeliveryLogEntry } from '../../events/outbox-store.js';

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { createHash } from 'node:crypto';
 import type Srf from 'drachtio-srf';
 import { FakeClock } from '../../../src/clock.js';
-import { openStore } from '../../../src/store/index.js';
+import { openStore } from '../../../src/repositories.js';
 import { CredentialStore } from '../../../src/engine/drachtio/credentials.js';
 import { DigestAuthority } from '../../../src/engine/drachtio/digest.js';
 import { Registrar } from '../../../src/engine/drachtio/registrar.js';

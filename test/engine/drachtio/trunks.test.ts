@@ -2,7 +2,7 @@
 // INVITEs from sources that are neither carriers nor trunks.
 import t from 'tap';
 import { systemClock } from '../../../src/clock.js';
-import { openStore } from '../../../src/store/index.js';
+import { openStore } from '../../../src/repositories.js';
 import { enginesOrSkip } from '../../helpers/engines.js';
 import { freePort } from '../../helpers/server-process.js';
 import { realDrivers, type RealDriver } from '../../engine-suite/real-driver.js';

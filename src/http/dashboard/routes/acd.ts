@@ -10,7 +10,7 @@ import { DEFAULT_QUEUE_SETTINGS, QueueNameTakenError } from '../../../acd/queues
 import type { Agent, AgentStatus } from '../../../acd/agents.js';
 import { newSid } from '../../../crypto/tokens.js';
 import { connectionFor, iceServersFor } from '../../../trunks/connection.js';
-import { calledTarget } from '../../../calls/place-request.js';
+import { calledTarget } from '../../place-request.js';
 import { NAME_LIMITS, nameProblem, TEXT_LIMITS, textProblem, trimName } from '../../../names/index.js';
 import { accountNumberOn, type MonitorMode } from '../../../acd/service.js';
 import { errors as apiErrors } from '../../errors.js';

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { formOf, queryOf, sendPage, viewerOf, type Dashboard, type Viewer } from '../context.js';
 import { endByRequest, type EndRefusal } from '../../../calls/end-by-request.js';
-import { redirectByRequest, type RedirectRefusal } from '../../../calls/redirect-by-request.js';
+import { redirectByRequest, type RedirectRefusal } from '../../../flows/redirect-by-request.js';
 import { checkCustomerUrl, customerUrlProblem } from '../../../net/index.js';
 import { FormRender, type FieldErrors } from '../forms.js';
 import type { CallDirection, CallFilter, CallRecord, CallStatus } from '../../../store/calls.js';

@@ -7,8 +7,8 @@ import { numberView } from '../views/number.js';
 import { numbersView } from '../views/numbers.js';
 import { errorView } from '../views/auth.js';
 import { numberPath } from '../format.js';
-import type { PhoneNumber } from '../../../store/numbers.js';
-import { prerenderNumberPrompts } from '../../../calls/number-prompts.js';
+import type { PhoneNumber } from '../../../numbers/repo.js';
+import { prerenderNumberPrompts } from '../../../flows/number-prompts.js';
 
 type NumberReq = FastifyRequest<{ Params: { e164: string } }>;
 

@@ -2,7 +2,7 @@ import { html, type Html } from '../html.js';
 import { csrfField, type FormRender } from '../forms.js';
 import { actionButton, copyable, page } from '../layout.js';
 import type { Viewer } from '../context.js';
-import type { PhoneNumber } from '../../../store/numbers.js';
+import type { PhoneNumber } from '../../../numbers/repo.js';
 import { WEEKDAYS } from '../../../numbers/settings.js';
 import { IVR_KEYS } from '../number-form.js';
 import { numberPath } from '../format.js';

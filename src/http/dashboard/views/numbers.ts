@@ -1,7 +1,7 @@
 import { html, type Html } from '../html.js';
 import { actionButton, page } from '../layout.js';
 import type { Viewer } from '../context.js';
-import type { PhoneNumber } from '../../../store/numbers.js';
+import type { PhoneNumber } from '../../../numbers/repo.js';
 import { numberPath } from '../format.js';
 
 export function numbersView(v: Viewer, mine: PhoneNumber[], pool: PhoneNumber[], opts: { notice?: string; problem?: string }): Html {

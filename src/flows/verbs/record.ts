@@ -1,7 +1,7 @@
 import type { RecordVerb } from '../../markup/index.js';
 import { followAction, resolveUrl, type Flow, type Outcome } from '../flow.js';
-import { recordMessage } from '../record-message.js';
-import { recordingMediaUrl } from '../recording-callback.js';
+import { recordMessage } from '../../calls/record-message.js';
+import { recordingMediaUrl } from '../../calls/recording-callback.js';
 
 export async function recordVerb(flow: Flow, verb: RecordVerb): Promise<Outcome> {
   const { session } = flow;

@@ -3,11 +3,11 @@ import { detectFormat, formatIssues, MarkupError, parseMarkup, sipUrisOf, stream
 import { customerUrlProblem, type SipStaticCheck, type SipTargetPolicy, type UrlCheck } from '../net/index.js';
 import { E164 } from '../numbers/settings.js';
 import { checkCallerId } from '../numbers/caller-id.js';
-import type { Store } from '../store/index.js';
-import type { FieldErrors } from '../http/errors.js';
-import type { CallCreateInput } from '../http/schemas/call.js';
-import type { PlaceCall } from './outbound.js';
-import { clientTargetProblem } from './sip-targets.js';
+import type { Store } from '../repositories.js';
+import type { FieldErrors } from '../field-errors.js';
+import type { CallCreateInput } from './schemas/call.js';
+import type { PlaceMarkupCall } from '../flows/outbound.js';
+import { clientTargetProblem } from '../calls/sip-targets.js';
 
 const SIP_URI = /^sips?:[^\s@]+@[^\s]+$|^sips?:[^\s@]+$/;
 const CLIENT = /^client:[A-Za-z0-9_.@-]{1,128}$/;
@@ -86,7 +86,7 @@ export function checkInlineMarkup(text: string, checks: Omit<PlacementChecks, 'c
  * Checks a place-call request against the account's own state (its numbers and trunks) and turns it into a
  * placement. Everything wrong is reported at once, keyed by field, before anything is dialled.
  */
-export async function toPlacement(store: Store, accountId: number, body: CallCreateInput, checks: PlacementChecks): Promise<{ ok: true; placement: PlaceCall } | { ok: false; errors: FieldErrors }> {
+export async function toPlacement(store: Store, accountId: number, body: CallCreateInput, checks: PlacementChecks): Promise<{ ok: true; placement: PlaceMarkupCall } | { ok: false; errors: FieldErrors }> {
   const errors: FieldErrors = {};
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
 
@@ -118,7 +118,7 @@ export async function toPlacement(store: Store, accountId: number, body: CallCre
     if (check && !check.ok) add(field, customerUrlProblem(field, check));
   }
 
-  let markup: PlaceCall['markup'] | null = null;
+  let markup: PlaceMarkupCall['markup'] | null = null;
   if ((body.url === undefined) === (body.markup === undefined)) add('url', 'Give either url or markup (one of them).');
   else if (body.url !== undefined) markup = { kind: 'url', url: body.url, method: body.method ?? 'POST', format: 'xml' };
   else {

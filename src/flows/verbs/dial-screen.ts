@@ -4,7 +4,7 @@
 // (or <Reject>) in it, or no document, declines the party.
 import type { Verb } from '../../markup/index.js';
 import { requestDocument, resolveUrl, type Flow } from '../flow.js';
-import type { CallSession } from '../session.js';
+import type { CallSession } from '../../calls/session.js';
 
 export type RunMarkup = (flow: Flow, verbs: Verb[], opts: { keepCall?: boolean }) => Promise<void>;
 
@@ -16,7 +16,7 @@ export async function screenParty(caller: Flow, party: CallSession, doc: { url: 
   }
   party.timeline('screening', { url });
   // The party's own flow: its relative URLs resolve against its documents, and it has no fallback.
-  const screening: Flow = { session: party, docUrl: null, format: caller.format };
+  const screening: Flow = { services: caller.services, session: party, docUrl: null, format: caller.format };
   const got = await requestDocument(screening, url, doc.method, {
     call_sid: party.sid, parent_call_sid: caller.session.sid, from: party.call.from, to: party.call.to, direction: 'outbound-dial',
   });

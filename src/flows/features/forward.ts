@@ -1,5 +1,5 @@
-import type { CallSession } from '../session.js';
-import { dial } from '../dial.js';
+import type { CallSession } from '../../calls/session.js';
+import { dial } from '../../calls/dial.js';
 
 const FORWARD_TIMEOUT_MS = 30_000;
 

@@ -2,8 +2,8 @@ import type { GatherVerb, PromptVerb } from '../../markup/index.js';
 import type { Prompt } from '../../engine/port.js';
 import type { MediaLease } from '../../media/media-cache.js';
 import { followAction, type Flow, type Outcome } from '../flow.js';
-import { leaseMedia, localMedia } from '../media-lease.js';
-import type { CallSession } from '../session.js';
+import { leaseMedia, localMedia } from '../../calls/media-lease.js';
+import type { CallSession } from '../../calls/session.js';
 
 /** The prompts as the engine plays them; a Play whose media could not be had is left out. */
 function toPrompts(prompts: PromptVerb[], leases: Array<MediaLease | null>): Prompt[] {

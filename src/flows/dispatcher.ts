@@ -1,9 +1,9 @@
 import type { IncomingCall } from '../engine/port.js';
-import type { CallServices } from './services.js';
+import type { FlowServices } from './services.js';
 import { handleNumberCall } from './inbound.js';
-import type { CallSession } from './session.js';
+import type { CallSession } from '../calls/session.js';
 
-export type TrunkCallHandler = (services: CallServices, incoming: IncomingCall) => Promise<CallSession | undefined>;
+export type TrunkCallHandler = (services: FlowServices, incoming: IncomingCall) => Promise<CallSession | undefined>;
 
 /**
  * Routes every incoming call by where it came from. Carrier calls reach numbers; trunk and WSS-client calls
@@ -13,7 +13,7 @@ export class CallDispatcher {
   readonly #active = new Set<Promise<unknown>>();
   #trunkHandler: TrunkCallHandler | undefined;
 
-  constructor(private readonly services: CallServices) {}
+  constructor(private readonly services: FlowServices) {}
 
   setTrunkHandler(handler: TrunkCallHandler): void { this.#trunkHandler = handler; }
 

@@ -9,7 +9,7 @@ import { followAction, resolveUrl, type Flow, type Outcome } from '../flow.js';
 export async function enqueueVerb(flow: Flow, verb: EnqueueVerb): Promise<Outcome> {
   const { session } = flow;
   const waitUrl = verb.waitUrl === undefined ? undefined : resolveUrl(flow, verb.waitUrl) ?? undefined;
-  const outcome = await session.services.acd.wait(session, {
+  const outcome = await flow.services.acd.wait(session, {
     signal: session.document.signal, queue: verb.queue, ...(waitUrl ? { waitUrl } : {}), ...(verb.maxWait === undefined ? {} : { maxWaitSeconds: verb.maxWait }),
   });
   session.timeline('queue-result', { result: outcome.result, queue_sid: outcome.queueSid, wait_seconds: outcome.waitSeconds });

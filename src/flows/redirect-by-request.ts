@@ -2,9 +2,9 @@
 // call" with Url or Twiml): the new document is had first, then replaces the running one, whose verb stops.
 import type { Verb } from '../markup/index.js';
 import type { CallRecord } from '../store/calls.js';
-import type { CallServices } from './services.js';
+import type { FlowServices } from './services.js';
 import { requestDocument } from './flow.js';
-import type { CallSession } from './session.js';
+import type { CallSession } from '../calls/session.js';
 
 export type RedirectRequest = { kind: 'url'; url: string; method: 'POST' | 'GET' } | { kind: 'markup'; verbs: Verb[] };
 export type RedirectRefusal = 'call_ended' | 'call_not_carried_here' | 'call_not_running_markup';
@@ -23,7 +23,7 @@ const refusalOf = (session: CallSession): RedirectRefusal | null =>
  * Markup runs on a call from its first document request until its last verb: an outbound call still ringing, a
  * dialled or agent leg (bridged, no markup of its own) and a call whose markup has finished cannot be redirected.
  */
-export async function redirectByRequest(services: CallServices, call: CallRecord, req: RedirectRequest): Promise<RedirectResult> {
+export async function redirectByRequest(services: FlowServices, call: CallRecord, req: RedirectRequest): Promise<RedirectResult> {
   if (call.endedAt) return { ok: false, refusal: 'call_ended' };
   const session = services.watch.live(call.sid);
   if (!session) return { ok: false, refusal: 'call_not_carried_here' };
@@ -35,7 +35,7 @@ export async function redirectByRequest(services: CallServices, call: CallRecord
   }
   // Asked as the call's own document requests are (signed, through the target policy), with no fallback: the
   // REST client hears at once that its URL failed, and the call goes on.
-  const got = await requestDocument({ session, docUrl: null, format: 'xml' }, req.url, req.method, {
+  const got = await requestDocument({ services, session, docUrl: null, format: 'xml' }, req.url, req.method, {
     from: call.from, to: call.to, direction: call.direction, call_sid: call.sid,
   });
   if (!got.ok) return { ok: false, unavailable: got.reason };

@@ -1,8 +1,9 @@
 import type { MarkupFormat, Verb } from '../markup/index.js';
-import type { CallSession } from './session.js';
+import type { CallSession } from '../calls/session.js';
+import type { FlowServices } from './services.js';
 import { fetchMarkup, type MarkupFetchResult } from './markup-fetch.js';
-import type { CustomerPayload } from './customer-http.js';
-import { PLATFORM_VOICE } from './platform-voice.js';
+import type { CustomerPayload } from '../calls/customer-http.js';
+import { PLATFORM_VOICE } from '../calls/platform-voice.js';
 
 /** What a verb decides: go on with the next verb, run a new document, or stop. */
 export type Outcome = { kind: 'next' } | { kind: 'goto'; verbs: Verb[]; url: string } | { kind: 'end' };
@@ -10,8 +11,10 @@ export type Outcome = { kind: 'next' } | { kind: 'goto'; verbs: Verb[]; url: str
 /** Where the platform asks for a document: a number's or trunk's webhook, a fallback. */
 export interface WebhookTarget { url: string; method: 'POST' | 'GET' }
 
-/** The state a document runs in: its call and the URL relative action URLs resolve against. */
+/** The state a document runs in: its services, its call and the URL relative action URLs resolve against. */
 export interface Flow {
+  /** The call's services with the feature services verbs use (the same object as session.services, more of it). */
+  services: FlowServices;
   session: CallSession;
   docUrl: string | null;
   format: MarkupFormat;

@@ -1,6 +1,6 @@
 import type { PauseVerb, PlayVerb, SayVerb } from '../../markup/index.js';
 import type { Flow, Outcome } from '../flow.js';
-import { leaseMedia, localMedia } from '../media-lease.js';
+import { leaseMedia, localMedia } from '../../calls/media-lease.js';
 
 // loop="0" means "until the call ends"; the cap keeps a runaway document bounded all the same.
 const MAX_LOOPS = 1_000;

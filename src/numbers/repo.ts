@@ -1,6 +1,6 @@
-import type { SqlDb, SqlQueries } from './sql.js';
+import type { SqlDb, SqlQueries } from '../store/sql.js';
 import type { Clock } from '../clock.js';
-import { DEFAULT_NUMBER_SETTINGS, type NumberSettings } from '../numbers/settings.js';
+import { DEFAULT_NUMBER_SETTINGS, type NumberSettings } from './settings.js';
 
 export interface PhoneNumber {
   id: number;

@@ -1,6 +1,6 @@
-import type { CallSession } from '../session.js';
-import { recordMessage } from '../record-message.js';
-import { PLATFORM_VOICE } from '../platform-voice.js';
+import type { CallSession } from '../../calls/session.js';
+import { recordMessage } from '../../calls/record-message.js';
+import { PLATFORM_VOICE } from '../../calls/platform-voice.js';
 
 export const VOICEMAIL_GREETING = 'Please leave a message after the tone. Press pound when you are finished.';
 export const VOICEMAIL_THANKS = 'Thank you. Goodbye.';

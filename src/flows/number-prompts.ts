@@ -6,7 +6,7 @@ import { IVR_GOODBYE, IVR_INVALID } from './features/ivr.js';
 import { QUEUE_GIVE_UP, QUEUE_GREETING } from './features/queue.js';
 import { VOICEMAIL_GREETING, VOICEMAIL_THANKS } from './features/voicemail.js';
 import { APPLICATION_ERROR_MESSAGE } from './flow.js';
-import { PLATFORM_VOICE } from './platform-voice.js';
+import { PLATFORM_VOICE } from '../calls/platform-voice.js';
 
 export function numberPrompts(settings: NumberSettings): string[] {
   const texts = new Set<string>([APPLICATION_ERROR_MESSAGE]);

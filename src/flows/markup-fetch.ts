@@ -1,6 +1,6 @@
 import { parseMarkup, MarkupError, type MarkupFormat, type Verb } from '../markup/index.js';
 import { OutboundError } from '../net/index.js';
-import type { CustomerHttp, CustomerPayload } from './customer-http.js';
+import type { CustomerHttp, CustomerPayload } from '../calls/customer-http.js';
 
 export const WEBHOOK_REPLY_BUDGET_MS = 5_000;
 export const CALL_SID_HEADER = 'X-CPaaS-Call-Sid';

@@ -1,12 +1,12 @@
 import type { IncomingCall } from '../engine/port.js';
-import type { PhoneNumber } from '../store/numbers.js';
+import type { PhoneNumber } from '../numbers/repo.js';
 import { newSid } from '../crypto/tokens.js';
 import { isOpen } from '../numbers/schedule.js';
-import type { CallServices } from './services.js';
-import { CallSession } from './session.js';
+import type { FlowServices } from './services.js';
+import { CallSession } from '../calls/session.js';
 import { fetchAndRun } from './interpreter.js';
 import { failCall, type Flow } from './flow.js';
-import { statusFields, sendStatusCallback } from './status-callback.js';
+import { statusFields, sendStatusCallback } from '../calls/status-callback.js';
 import { voicemail } from './features/voicemail.js';
 import { forward } from './features/forward.js';
 import { runIvr } from './features/ivr.js';
@@ -15,7 +15,7 @@ import { runIvr } from './features/ivr.js';
  * A call from a carrier to one of our numbers. The order is the spec's: inactive → hang up without the
  * webhook; outside the schedule → the after-hours action; IVR menu on → the menu; otherwise the webhook.
  */
-export async function handleNumberCall(services: CallServices, incoming: IncomingCall): Promise<CallSession | undefined> {
+export async function handleNumberCall(services: FlowServices, incoming: IncomingCall): Promise<CallSession | undefined> {
   const number = await services.store.numbers.getByE164(incoming.to);
   if (!number || number.accountId === null) {
     services.log.info({ to: incoming.to }, 'incoming call to a number nobody holds; refused');
@@ -30,14 +30,14 @@ export async function handleNumberCall(services: CallServices, incoming: Incomin
     const url = settings.hangup_url;
     session.onFinal((call) => sendStatusCallback(session, url, statusFields(call, services.clock.now(), { ClientRef: settings.client_ref ?? '' })));
   }
-  await route(session, incoming, number).catch(async (err: unknown) => {
+  await route(services, session, incoming, number).catch(async (err: unknown) => {
     session.log.error({ err }, 'call flow failed');
     await session.hangup('internal-error').catch(() => undefined);
   });
   return session;
 }
 
-async function route(session: CallSession, incoming: IncomingCall, number: PhoneNumber): Promise<void> {
+async function route(services: FlowServices, session: CallSession, incoming: IncomingCall, number: PhoneNumber): Promise<void> {
   const { settings } = number;
   if (!settings.active) {
     session.timeline('routing', { decision: 'inactive' });
@@ -46,9 +46,9 @@ async function route(session: CallSession, incoming: IncomingCall, number: Phone
   await incoming.ring();
   await applyRecordingPolicy(session, number);
   const fallback = settings.fallback_url ? { url: settings.fallback_url, method: 'POST' as const } : null;
-  const flow: Flow = { session, docUrl: null, format: settings.response_format, fallback };
+  const flow: Flow = { services, session, docUrl: null, format: settings.response_format, fallback };
   const recordingCallback = settings.recording.callback_url;
-  if (!isOpen(settings.schedule, session.services.clock.now())) {
+  if (!isOpen(settings.schedule, services.clock.now())) {
     const action = settings.after_hours;
     session.timeline('routing', { decision: 'after-hours', action: action.action });
     switch (action.action) {
@@ -60,7 +60,7 @@ async function route(session: CallSession, incoming: IncomingCall, number: Phone
   }
   if (settings.ivr?.enabled) {
     session.timeline('routing', { decision: 'ivr' });
-    return runIvr(session, settings.ivr, recordingCallback);
+    return runIvr(session, settings.ivr, recordingCallback, services.acd);
   }
   session.timeline('routing', { decision: 'webhook' });
   if (!settings.webhook_url) {

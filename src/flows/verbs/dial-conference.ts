@@ -17,7 +17,7 @@ export async function dialConference(flow: Flow, verb: DialVerb, target: Confere
     if (check.ok) statusCallback = { url: callbackUrl, method: target.statusCallbackMethod, events: target.statusCallbackEvent };
     else session.timeline('conference-callback-refused', { url: callbackUrl, reason: customerUrlProblem('statusCallback', check) });
   }
-  const outcome = await session.services.conferences.joinByMarkup(session, {
+  const outcome = await flow.services.conferences.joinByMarkup(session, {
     signal: session.document.signal,
     friendlyName: target.name, muted: target.muted, startConferenceOnEnter: target.startConferenceOnEnter,
     endConferenceOnExit: target.endConferenceOnExit, maxParticipants: target.maxParticipants, record: target.record === 'record-from-start', beep: target.beep,

@@ -2,13 +2,13 @@ import type { IncomingCall } from '../engine/port.js';
 import type { Trunk } from '../store/trunks.js';
 import { newSid } from '../crypto/tokens.js';
 import { parseMarkup, MarkupError, type Verb } from '../markup/index.js';
-import type { CallServices } from './services.js';
-import { CallSession } from './session.js';
+import type { FlowServices } from './services.js';
+import { CallSession } from '../calls/session.js';
 import { WEBHOOK_REPLY_BUDGET_MS } from './markup-fetch.js';
 import { failCall, type Flow } from './flow.js';
 import { fetchAndRun, runMarkup } from './interpreter.js';
-import { dial } from './dial.js';
-import { trackStatusCallbacks } from './call-status-events.js';
+import { dial } from '../calls/dial.js';
+import { trackStatusCallbacks } from '../calls/call-status-events.js';
 
 type CallerIdChoice = { kind: 'caller-id'; callerId: string | null; reason: string } | { kind: 'markup'; flow: Flow; verbs: Verb[] };
 
@@ -17,7 +17,7 @@ type CallerIdChoice = { kind: 'caller-id'; callerId: string | null; reason: stri
  * Otherwise the call goes on to its destination with a caller ID chosen by cli_lookup_url (5 s; `{callerId}` or
  * a whole <Response>), checked against allowed_caller_ids, falling back to default_caller_id.
  */
-export async function handleTrunkCall(services: CallServices, incoming: IncomingCall): Promise<CallSession | undefined> {
+export async function handleTrunkCall(services: FlowServices, incoming: IncomingCall): Promise<CallSession | undefined> {
   const endpointName = incoming.source.kind === 'trunk' ? incoming.source.endpointName : incoming.source.kind === 'client' ? incoming.source.identity : '';
   const trunk = await services.store.trunks.getByEndpointName(endpointName);
   if (!trunk || trunk.status === 'revoked' || trunk.status === 'suspended') {
@@ -43,16 +43,16 @@ export async function handleTrunkCall(services: CallServices, incoming: Incoming
       await session.startRecording({ source: 'call', tracks: 'both', dualChannel: true, callbackUrl: null, immutable: false });
     }
   });
-  await route(session, trunk).catch(async (err: unknown) => {
+  await route(services, session, trunk).catch(async (err: unknown) => {
     session.log.error({ err }, 'trunk call flow failed');
     await session.hangup('internal-error').catch(() => undefined);
   });
   return session;
 }
 
-async function route(session: CallSession, trunk: Trunk): Promise<void> {
+async function route(services: FlowServices, session: CallSession, trunk: Trunk): Promise<void> {
   const fallback = trunk.voice_fallback_url ? { url: trunk.voice_fallback_url, method: trunk.voice_fallback_method } : null;
-  const flow: Flow = { session, docUrl: null, format: 'xml', fallback };
+  const flow: Flow = { services, session, docUrl: null, format: 'xml', fallback };
   const { call } = session;
   const payload = { from: call.from, to: call.to, direction: 'trunk', call_sid: call.sid, trunk_id: trunk.id, endpoint_name: trunk.endpoint_name };
 

@@ -1,8 +1,8 @@
 import type { ConferenceTarget, DialTarget, DialVerb } from '../../markup/index.js';
 import { dialConference } from './dial-conference.js';
 import type { OriginateTarget } from '../../engine/port.js';
-import { dial } from '../dial.js';
-import type { CallSession } from '../session.js';
+import { dial } from '../../calls/dial.js';
+import type { CallSession } from '../../calls/session.js';
 import { followAction, type Flow, type Outcome } from '../flow.js';
 import { screenParty, type RunMarkup } from './dial-screen.js';
 
