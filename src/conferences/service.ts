@@ -158,9 +158,12 @@ export class ConferenceService {
       p = added;
     }
     const leg = session.leg ?? await session.answer();
+    // A coach joins muted and is unmuted once coaching is in place: joined unmuted and coached after, the whole
+    // room would hear its first moments (as a whispering supervisor did, src/acd/service.ts monitor).
+    const coaches = opts.coach !== undefined || (p.coaching && p.callSidToCoach !== null);
     let member: ConferenceMember;
     try {
-      member = await leg.joinConference(conferenceSid, { muted: p.muted });
+      member = await leg.joinConference(conferenceSid, { muted: p.muted || coaches });
     } catch (err) {
       session.timeline('conference-join-failed', { conference_sid: conferenceSid, reason: (err as Error).message });
       await this.placementSettled(conferenceSid, session.sid);
@@ -185,6 +188,7 @@ export class ConferenceService {
     if (p.hold) await this.#hold(live, p.holdUrl, session);
     if (opts.coach) await this.updateParticipant(conferenceSid, session.sid, { coaching: true, callSidToCoach: opts.coach });
     await this.#applyCoaching(conferenceSid);
+    if (coaches && !p.muted) await member.setMuted(false);
 
     await Promise.race([member.left, leg.ended, ...(opts.signal ? [whenAborted(opts.signal)] : [])]);
     if (opts.signal?.aborted && !leg.isEnded) await member.leave();
