@@ -7,9 +7,8 @@ import type { CallRecord } from '../store/calls.js';
 import type { Agent, AgentStatus } from './agents.js';
 import { placeCall } from '../calls/outbound.js';
 import type { AcdServices } from './services.js';
+import type { HoldPlayback } from '../calls/hold-audio.js';
 import { CallSession } from '../calls/session.js';
-import { leaseMedia, localMedia } from '../calls/media-lease.js';
-import type { MediaLease } from '../media/media-cache.js';
 import type { TimerHandle } from '../clock.js';
 import { newSid } from '../crypto/tokens.js';
 import { emitDisposition, emitQueueEvent } from '../events/acd.js';
@@ -25,9 +24,9 @@ import { AgentRinger } from './agent-ringing.js';
 /**
  * Twilio's QueueResult values that apply here (plus `timeout`: the wait reached maxWait / max_wait_seconds).
  * `redirected`: a REST client's redirect took the caller out of the line; `redirected-from-bridged`: out of the
- * talk with an agent (whose call is hung up).
+ * talk with an agent (whose call is hung up); `leave`: a <Leave> in the wait document took it out of the line.
  */
-export type QueueResult = 'bridged' | 'hangup' | 'timeout' | 'error' | 'redirected' | 'redirected-from-bridged';
+export type QueueResult = 'bridged' | 'hangup' | 'timeout' | 'error' | 'redirected' | 'redirected-from-bridged' | 'leave';
 
 export interface WaitRequest {
   queue: string;
@@ -62,7 +61,8 @@ interface Waiter {
   queue: Queue;
   enteredAt: number;
   member: ConferenceMember;
-  holdLease: MediaLease | null;
+  /** What the caller hears while waiting (the queue's wait audio or document); null once an agent took it. */
+  holding: HoldPlayback | null;
   /** Set when the wait is over; later events (a late answer, a second hang-up) find it settled. */
   settled: boolean;
   finish: (result: QueueResult) => void;
@@ -184,13 +184,9 @@ export class AcdService {
       session.timeline('queue-error', { queue: queue.friendlyName, reason: 'the media server could not hold the caller' });
       return outcome(leg.isEnded ? 'hangup' : 'error');
     }
-    const url = req.waitUrl ?? queue.waitUrl;
-    const holdLease = url ? await leaseMedia(session, url) : null;
-    await member.hold(holdLease ? localMedia(holdLease) : null);
-
     let finish!: (r: QueueResult) => void;
     const finished = new Promise<QueueResult>((resolve) => { finish = resolve; });
-    const waiter: Waiter = { session, queue, enteredAt, member, holdLease, settled: false, finish, ringing: null, agent: null, maxWait: null, redirected: false };
+    const waiter: Waiter = { session, queue, enteredAt, member, holding: null, settled: false, finish, ringing: null, agent: null, maxWait: null, redirected: false };
     if (leg.isEnded || !(await this.router.enqueue(session.sid, queue.id))) {
       await this.#release(waiter);
       return outcome('hangup');
@@ -203,6 +199,15 @@ export class AcdService {
     void leg.ended.then(() => this.#callerGone(waiter));
     const redirected = () => void this.#redirected(waiter);
     const stopWatching = onAbort(req.signal, redirected);
+    // The wait audio starts once the caller is in line, as a wait document's <Leave> takes it out of the line; before
+    // the first offer, so no agent joins a caller who is not held yet. A document is asked for again each time it
+    // ends, with the caller's wait so far (Twilio's QueueTime).
+    waiter.holding = await this.services.holdAudio.hold(session, member, req.waitUrl ?? queue.waitUrl, {
+      params: () => ({ queue_sid: queue.sid, queue_time: this.#waited(enteredAt) }),
+      onLeave: () => void this.#leaveLine(waiter, 'leave'),
+    });
+    // Gone while the wait audio was fetched: released already, so this playback is stopped here.
+    if (waiter.settled) await waiter.holding.stop();
     void this.kick(queue.id);
 
     const result = await finished;
@@ -264,9 +269,9 @@ export class AcdService {
     session.timeline('queue-bridged', { agent_sid: offer.agentSid, call_sid: ring.childSid, wait_seconds: this.#waited(waiter.enteredAt) });
     try {
       waiter.agent.member = await agentLeg.joinConference(acdRoom(session.sid), { muted: false });
+      await waiter.holding?.stop();
+      waiter.holding = null;
       await waiter.member.unhold();
-      waiter.holdLease?.release();
-      waiter.holdLease = null;
       await Promise.race([agentLeg.ended, waiter.member.left]);
     } catch (err) {
       session.log.warn({ err }, 'queue: the agent could not join the caller');
@@ -298,14 +303,14 @@ export class AcdService {
   }
 
   /** A waiting caller leaves the line (hung up: abandoned; waited too long: no-agent), withdrawing a ringing offer. */
-  async #leaveLine(waiter: Waiter, result: 'hangup' | 'timeout' | 'redirected'): Promise<void> {
+  async #leaveLine(waiter: Waiter, result: 'hangup' | 'timeout' | 'redirected' | 'leave'): Promise<void> {
     if (waiter.settled) return;
     const position = (await this.router.position(waiter.session.sid)) ?? 1;
     waiter.ringing?.abort();
     if (!(await this.router.leave(waiter.session.sid))) return;
     const queue = waiter.queue.friendlyName;
-    if (result === 'redirected') {
-      waiter.session.timeline('queue-redirected', { queue });
+    if (result === 'redirected' || result === 'leave') {
+      waiter.session.timeline(result === 'leave' ? 'queue-left' : 'queue-redirected', { queue });
     } else if (result === 'hangup') {
       waiter.session.timeline('abandoned', { queue });
       this.stats.count(waiter.queue.sid, 'abandoned');
@@ -325,11 +330,11 @@ export class AcdService {
     waiter.finish(result);
   }
 
-  /** The caller leaves its room (the leg stays up for what follows the Enqueue) and the hold music is let go. */
-  async #release(waiter: Pick<Waiter, 'member' | 'holdLease'>): Promise<void> {
+  /** The wait audio stops and the caller leaves its room (the leg stays up for what follows the Enqueue). */
+  async #release(waiter: Pick<Waiter, 'member' | 'holding'>): Promise<void> {
+    await waiter.holding?.stop();
+    waiter.holding = null;
     await waiter.member.leave().catch(() => undefined);
-    waiter.holdLease?.release();
-    waiter.holdLease = null;
   }
 
   /** Whole seconds since a caller entered the queue. */

@@ -12,6 +12,7 @@ import type { CallWatch } from './watch.js';
 import type { MediaCache } from '../media/media-cache.js';
 import type { PromptCache } from '../media/prompt-cache.js';
 import type { CustomerUrlRule, SipTargetPolicy } from '../net/index.js';
+import type { HoldAudio } from './hold-audio.js';
 
 /** The repositories a call uses; the composition root's Store (src/repositories.ts) has these and the rest. */
 export interface CallStore {
@@ -49,4 +50,6 @@ export interface CallServices {
   sip: SipTargetPolicy;
   /** The https rule for customer callback URLs given at the API (src/net/customer-url.ts). */
   urls: CustomerUrlRule;
+  /** What held and waiting members hear from a wait or hold URL: audio, or a hold document (src/flows/hold-documents.ts). */
+  holdAudio: HoldAudio;
 }

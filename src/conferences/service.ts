@@ -5,9 +5,8 @@ import type { CallLeg, ConferenceMember, LocalMedia } from '../engine/port.js';
 import { settledWithin, whenAborted } from '../waits.js';
 import type { RecordingRepo } from '../store/recordings.js';
 import type { CallSession } from '../calls/session.js';
-import type { MediaLease } from '../media/media-cache.js';
 import type { Clock, TimerHandle } from '../clock.js';
-import { leaseMedia, localMedia } from '../calls/media-lease.js';
+import type { HoldAudio, HoldOptions, HoldPlayback, HoldSource, HoldSourceResult } from '../calls/hold-audio.js';
 import { newSid } from '../crypto/tokens.js';
 import { makePrivate } from '../private-files.js';
 import type { SqlDb, SqlQueries } from '../store/sql.js';
@@ -53,7 +52,7 @@ export type EndReason = 'conference-ended-via-api' | 'participant-with-end-confe
 export const EMPTY_CONFERENCE_WAIT_MS = 60_000;
 
 interface LiveMember {
-  callSid: string; session: CallSession; leg: CallLeg; member: ConferenceMember; waiting: boolean; holdLease: MediaLease | null;
+  callSid: string; session: CallSession; leg: CallLeg; member: ConferenceMember; waiting: boolean; holding: HoldPlayback | null;
   /** Whom the engine was last told this member coaches (null: heard by everyone). */
   coaching: string | null;
   /** Resolves once the member's leave is stored (its participant row completed). */
@@ -65,12 +64,15 @@ const LEAVES_STORED_MS = 5_000;
 interface RoomRecording { sid: string; file: string; startedAt: number }
 interface LiveRoom { members: Map<string, LiveMember>; ringing: Map<string, AbortController>; recording: RoomRecording | null }
 
+/** A conference's wait and hold documents are posted its sid besides the call's fields. */
+const holdOptions = (conferenceSid: string): HoldOptions => ({ params: () => ({ conference_sid: conferenceSid }) });
+
 export class ConferenceService {
   readonly #rooms = new Map<string, LiveRoom>();
   readonly #emptyChecks = new Set<TimerHandle>();
 
   constructor(
-    private readonly services: { store: { sql: SqlDb; conferences: ConferenceRepo; recordings: RecordingRepo }; clock: Clock },
+    private readonly services: { store: { sql: SqlDb; conferences: ConferenceRepo; recordings: RecordingRepo }; clock: Clock; holdAudio: HoldAudio },
     private readonly callbacks: CallbackQueue,
     private readonly beep: LocalMedia,
   ) {}
@@ -171,7 +173,7 @@ export class ConferenceService {
     }
     let leaveStored!: () => void;
     const stored = new Promise<void>((resolve) => { leaveStored = resolve; });
-    const live: LiveMember = { callSid: session.sid, session, leg, member, waiting: false, holdLease: null, coaching: null, stored };
+    const live: LiveMember = { callSid: session.sid, session, leg, member, waiting: false, holding: null, coaching: null, stored };
     this.#room(conferenceSid).members.set(session.sid, live);
     await this.#change(conferenceSid, 'participant-join', (tx) => repo.setParticipantStatus(conferenceSid, session.sid, 'in-progress', tx), session.sid);
     session.timeline('conference-joined', { conference_sid: conferenceSid, muted: p.muted });
@@ -182,10 +184,9 @@ export class ConferenceService {
     if (conf.status === 'init' && p.startConferenceOnEnter) await this.#start(conferenceSid, session);
     else if (conf.status === 'init') {
       live.waiting = true;
-      live.holdLease = opts.waitUrl ? await leaseMedia(session, opts.waitUrl) : null;
-      await member.hold(live.holdLease ? localMedia(live.holdLease) : null);
+      live.holding = await this.services.holdAudio.hold(session, member, opts.waitUrl ?? null, holdOptions(conferenceSid));
     }
-    if (p.hold) await this.#hold(live, p.holdUrl, session);
+    if (p.hold) await this.#hold(conferenceSid, live, p.holdUrl);
     if (opts.coach) await this.updateParticipant(conferenceSid, session.sid, { coaching: true, callSidToCoach: opts.coach });
     await this.#applyCoaching(conferenceSid);
     if (coaches && !p.muted) await member.setMuted(false);
@@ -193,7 +194,7 @@ export class ConferenceService {
     await Promise.race([member.left, leg.ended, ...(opts.signal ? [whenAborted(opts.signal)] : [])]);
     if (opts.signal?.aborted && !leg.isEnded) await member.leave();
     this.#rooms.get(conferenceSid)?.members.delete(session.sid);
-    live.holdLease?.release();
+    await live.holding?.stop();
     session.timeline('conference-left', { conference_sid: conferenceSid });
     const remaining = [...(this.#rooms.get(conferenceSid)?.members.values() ?? [])][0];
     if (remaining && (beep === 'true' || beep === 'onExit')) void remaining.member.announce(this.beep).catch(() => undefined);
@@ -208,18 +209,18 @@ export class ConferenceService {
   }
 
   /** Applies API changes to a participant: stored, applied to its leg if it is in the room, and announced. */
-  async updateParticipant(conferenceSid: string, callSid: string, changes: ParticipantChanges, holdMedia?: MediaLease | null): Promise<Participant> {
+  async updateParticipant(conferenceSid: string, callSid: string, changes: ParticipantChanges, holdMedia?: HoldSource | null): Promise<Participant> {
     const { before, after } = (await this.#repo.updateParticipant(conferenceSid, callSid, changes))!;
     const live = this.#rooms.get(conferenceSid)?.members.get(callSid);
     const muteChanged = changes.muted !== undefined && changes.muted !== before.muted;
     const holdChanged = changes.hold !== undefined && changes.hold !== before.hold;
     if (live) {
-      if (holdChanged && changes.hold) await this.#holdWith(live, holdMedia ?? null);
+      if (holdChanged && changes.hold) await this.#holdWith(conferenceSid, live, holdMedia ?? null);
       else if (holdChanged) await this.#unhold(live);
-      else if (changes.hold && holdMedia !== undefined) await this.#holdWith(live, holdMedia);
+      else if (changes.hold && holdMedia !== undefined) await this.#holdWith(conferenceSid, live, holdMedia);
       if (muteChanged && !live.waiting && !(changes.hold ?? before.hold)) await live.member.setMuted(changes.muted!);
       if (changes.coaching !== undefined || changes.callSidToCoach !== undefined) await this.#applyCoaching(conferenceSid);
-    } else holdMedia?.release();
+    } else if (holdMedia?.kind === 'audio') holdMedia.lease.release();
     if (muteChanged) await this.#change(conferenceSid, 'participant-mute', async () => true, callSid);
     if (holdChanged) await this.#change(conferenceSid, 'participant-hold', async () => true, callSid);
     return after;
@@ -233,11 +234,24 @@ export class ConferenceService {
     if (live) await live.session.hangup('conference-participant-removed');
   }
 
-  /** Plays audio once to everyone in the room (an announcement), then the conference resumes. */
-  announce(conferenceSid: string, media: MediaLease): void {
-    const live = [...(this.#rooms.get(conferenceSid)?.members.values() ?? [])][0];
-    if (!live) { media.release(); return; }
-    void live.member.announce(localMedia(media)).catch(() => undefined).finally(() => media.release());
+  /** Plays audio or a document once to everyone in the room (an announcement), then the conference resumes. */
+  announce(conferenceSid: string, source: HoldSource): void {
+    const members = [...(this.#rooms.get(conferenceSid)?.members.values() ?? [])];
+    if (members.length === 0) {
+      if (source.kind === 'audio') source.lease.release();
+      return;
+    }
+    void this.services.holdAudio.announce(members[0]!.session, members.map((live) => live.member), source).catch(() => undefined);
+  }
+
+  /**
+   * What `url` gives (audio, or a hold document), asked for as a call in the room: `callSid`'s when it is there, else
+   * the first member's. Null when nobody is in the room: a hold starts with the participant's join, and fetches then.
+   */
+  async holdSource(conferenceSid: string, url: string, callSid?: string): Promise<HoldSourceResult | null> {
+    const members = this.#rooms.get(conferenceSid)?.members;
+    const live = (callSid ? members?.get(callSid) : undefined) ?? [...(members?.values() ?? [])][0];
+    return live ? this.services.holdAudio.resolve(live.session, url, holdOptions(conferenceSid)) : null;
   }
 
   /**
@@ -287,8 +301,8 @@ export class ConferenceService {
       live.waiting = false;
       const p = await this.#repo.participant(conferenceSid, live.callSid);
       if (p?.hold) continue;
-      live.holdLease?.release();
-      live.holdLease = null;
+      await live.holding?.stop();
+      live.holding = null;
       await live.member.unhold();
     }
   }
@@ -332,19 +346,19 @@ export class ConferenceService {
     }
   }
 
-  async #hold(live: LiveMember, holdUrl: string | null, session: CallSession): Promise<void> {
-    await this.#holdWith(live, holdUrl ? await leaseMedia(session, holdUrl) : null);
+  async #hold(conferenceSid: string, live: LiveMember, holdUrl: string | null): Promise<void> {
+    await live.holding?.stop();
+    live.holding = await this.services.holdAudio.hold(live.session, live.member, holdUrl, holdOptions(conferenceSid));
   }
 
-  async #holdWith(live: LiveMember, media: MediaLease | null): Promise<void> {
-    live.holdLease?.release();
-    live.holdLease = media;
-    await live.member.hold(media ? localMedia(media) : null);
+  async #holdWith(conferenceSid: string, live: LiveMember, source: HoldSource | null): Promise<void> {
+    await live.holding?.stop();
+    live.holding = this.services.holdAudio.start(live.session, live.member, source, holdOptions(conferenceSid));
   }
 
   async #unhold(live: LiveMember): Promise<void> {
-    live.holdLease?.release();
-    live.holdLease = null;
+    await live.holding?.stop();
+    live.holding = null;
     if (live.waiting) await live.member.hold(null);
     else await live.member.unhold();
   }

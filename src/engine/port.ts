@@ -142,6 +142,12 @@ export interface ConferenceMember {
   hold(music: LocalMedia | null): Promise<void>;
   /** Back in the room, muted or not as before the hold. */
   unhold(): Promise<void>;
+  /**
+   * Plays `prompts` once, in order, to this member alone (over what it hears; while held without music, the only
+   * thing it hears): a hold, wait or announcement document. True once all have played; false when cut short by
+   * `stop`, by the member leaving or by its leg ending.
+   */
+  playAlone(prompts: Prompt[], stop: AbortSignal): Promise<boolean>;
   /** Coaching: heard only by `target` (another member of the room); null makes it heard by everyone again. */
   coach(target: ConferenceMember | null): Promise<void>;
   /** Plays to the whole room once; resolves when it has played (or the member left). */

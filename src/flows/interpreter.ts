@@ -9,6 +9,7 @@ import { dialVerb } from './verbs/dial.js';
 import { enqueueVerb } from './verbs/enqueue.js';
 import { connectVerb, startVerb, stopVerb } from './verbs/stream.js';
 import { referVerb } from './verbs/refer.js';
+import { leaveVerb } from './verbs/leave.js';
 
 type Handlers = { [V in Verb as V['verb']]: (flow: Flow, verb: V) => Promise<Outcome> };
 
@@ -16,7 +17,7 @@ const handlers: Handlers = {
   say: sayVerb, play: playVerb, pause: pauseVerb, gather: gatherVerb, redirect: redirectVerb,
   // A Dial runs its parties' screening documents with this interpreter (passed in: the verbs do not import it).
   hangup: hangupVerb, reject: rejectVerb, record: recordVerb, dial: (flow, verb) => dialVerb(flow, verb, runMarkup), enqueue: enqueueVerb,
-  connect: connectVerb, start: startVerb, stop: stopVerb, refer: referVerb,
+  connect: connectVerb, start: startVerb, stop: stopVerb, refer: referVerb, leave: leaveVerb,
 };
 
 // A document that redirects to itself forever must not hold a call (and our CPU) hostage.

@@ -20,6 +20,7 @@ import { callRoutes } from './live/calls.js';
 import { recordingRoutes } from './live/recordings.js';
 import { cpsCapFor } from '../calls/shared-cps-limiter.js';
 import { handleTrunkCall } from '../flows/trunk-calls.js';
+import { holdDocuments } from '../flows/hold-documents.js';
 import path from 'node:path';
 import { createGuardedClient, SipTargetPolicy } from '../net/index.js';
 import { SigningSecrets } from '../accounts/signing-secret.js';
@@ -140,6 +141,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // The calls kernel's services; the ACD and conferences carry calls with them, and markup runs with all three.
   const kernel = {
     store, engine, clock, events, media,
+    holdAudio: holdDocuments,
     log: logger.child({ component: 'calls' }),
     http: customerHttp,
     recordingsDir: path.join(config.dataDir, 'recordings'),

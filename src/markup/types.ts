@@ -66,6 +66,11 @@ export interface HangupVerb {
   verb: 'hangup';
 }
 
+/** In a queue's wait document: the caller leaves the queue and its call goes on after the <Enqueue>. */
+export interface LeaveVerb {
+  verb: 'leave';
+}
+
 export interface RejectVerb {
   verb: 'reject';
   reason: 'rejected' | 'busy';
@@ -206,6 +211,7 @@ export type Verb =
   | PauseVerb
   | RedirectVerb
   | HangupVerb
+  | LeaveVerb
   | RejectVerb
   | RecordVerb
   | DialVerb

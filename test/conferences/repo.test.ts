@@ -3,6 +3,7 @@ import { FakeClock } from '../../src/clock.js';
 import type { NewConference } from '../../src/conferences/repo.js';
 import { openTestStore, tempDir } from '../helpers/harness.js';
 import { ConferenceService, EMPTY_CONFERENCE_WAIT_MS } from '../../src/conferences/service.js';
+import { holdDocuments } from '../../src/flows/hold-documents.js';
 
 async function setup(t: Parameters<typeof tempDir>[0]) {
   const clock = new FakeClock();
@@ -75,7 +76,7 @@ t.test('participants: forward-only status, counted only while in progress, flags
 t.test('a conference nobody connects to or joins within its wait window ends by itself; one with a participant does not', async (t) => {
   const { clock, store, account } = await setup(t);
   const sent: Array<Record<string, string>> = [];
-  const service = new ConferenceService({ store, clock }, { enqueue: async (c) => sent.push(c.fields) }, { file: '/dev/null' } as never);
+  const service = new ConferenceService({ store, clock, holdAudio: holdDocuments }, { enqueue: async (c) => sent.push(c.fields) }, { file: '/dev/null' } as never);
   t.teardown(() => service.stop());
   const cb = { url: 'https://app.example.com/conf', method: 'POST' as const, events: ['end'] };
   const empty = await service.openByName(account.id, 'left-empty', { maxParticipants: 250, record: false, statusCallback: cb });
@@ -95,7 +96,7 @@ t.test('a conference nobody connects to or joins within its wait window ends by 
     sid: `CF${'9'.repeat(32)}`, accountId: account.id, friendlyName: 'leftover', record: false, maxParticipants: 250, statusCallback: null, statusCallbackMethod: 'POST', statusCallbackEvents: [],
   })).conference;
   await clock.advance(EMPTY_CONFERENCE_WAIT_MS + 1);
-  const next = new ConferenceService({ store, clock }, { enqueue: async () => undefined }, { file: '/dev/null' } as never);
+  const next = new ConferenceService({ store, clock, holdAudio: holdDocuments }, { enqueue: async () => undefined }, { file: '/dev/null' } as never);
   next.start();
   await clock.advance(0);
   t.match(await store.conferences.get(leftover.sid), { status: 'completed', endReason: 'no-participant-within-wait' });

@@ -2,15 +2,20 @@
 // member, so joining is one execute whose completion is the leave; the join itself is confirmed by FreeSWITCH's
 // add-member event for this channel (with a deadline). Member and room operations that fsmrf's Conference class
 // lacks (hold music to one member, relate for coaching, ending the room) are `conference <room> ...` API commands.
-import { EngineError, type ConferenceJoinOptions, type ConferenceMember, type LocalMedia } from '../port.js';
+import { EngineError, type ConferenceJoinOptions, type ConferenceMember, type LocalMedia, type Prompt } from '../port.js';
+import type { PromptCache } from '../../media/prompt-cache.js';
+import type { MediaLease } from '../../media/media-cache.js';
+import { wavFileAudio } from '../../media/wav.js';
+import { onAbort } from '../../waits.js';
 import type { Endpoint, EslEvent } from './fsmrf.js';
-import { breakMedia, playTarget } from './media.js';
+import { breakMedia, playTarget, speakArgs } from './media.js';
 import { quietly, type MediaContext } from './media-context.js';
 
 export const JOIN_TIMEOUT_MS = 5_000;
 const MAINTENANCE = 'conference::maintenance';
 
-type Leg = Pick<MediaContext, 'ep' | 'ended' | 'isEnded' | 'log'>;
+/** `prompts` renders what a member hears alone (playAlone) into files: mod_conference plays files to one member. */
+type Leg = Pick<MediaContext, 'ep' | 'ended' | 'isEnded' | 'log'> & { readonly prompts?: PromptCache | null };
 
 /** FreeSWITCH room names are the control plane's sids; anything else could smuggle API syntax into commands. */
 function checkRoom(room: string): void {
@@ -56,10 +61,12 @@ class DrachtioMember implements ConferenceMember {
   #muted: boolean;
   #held = false;
   #out = false;
+  /** Aborted when the member is out of the room (its leg's end included). */
+  readonly #gone = new AbortController();
 
   constructor(private readonly leg: Leg, readonly room: string, readonly memberId: string, muted: boolean, readonly left: Promise<void>) {
     this.#muted = muted;
-    void left.then(() => { this.#out = true; });
+    void left.then(() => { this.#out = true; this.#gone.abort(); });
   }
 
   get #ep(): Endpoint { return this.leg.ep; }
@@ -91,6 +98,50 @@ class DrachtioMember implements ConferenceMember {
     const file = music ? playTarget(music) : null;
     // mod_conference repeats a member's file while it is given loops=inf, until `stop`.
     if (file) await this.#api(`play {loops=inf}${file} ${this.memberId}`);
+  }
+
+  async playAlone(prompts: Prompt[], stop: AbortSignal): Promise<boolean> {
+    for (const prompt of prompts) {
+      if (stop.aborted || this.#out) return false;
+      const lease = prompt.kind === 'say' ? await this.#spoken(prompt.text, prompt.voice) : null;
+      try {
+        const file = prompt.kind === 'play' ? playTarget(prompt.media) : lease?.file ?? null;
+        const ms = prompt.kind === 'pause' ? prompt.seconds * 1000 : file ? wavFileAudio(file)?.durationMs : undefined;
+        if (ms === undefined) {
+          this.leg.log.warn({ prompt: prompt.kind }, 'conference member: a prompt that cannot be played alone was skipped');
+          continue;
+        }
+        if (file) await this.#api(`play ${file} ${this.memberId}`);
+        if (!(await this.#played(ms, stop))) {
+          if (file) await this.#api(`stop all ${this.memberId}`);
+          return false;
+        }
+      } finally {
+        lease?.release();
+      }
+    }
+    return !this.#out;
+  }
+
+  /**
+   * The prompt as a rendered file (rendered now when it was not yet: the member hears nothing for the render's
+   * time, as long as the speech, the first time only). Null when the text cannot be rendered.
+   */
+  async #spoken(text: string, voice: string): Promise<MediaLease | null> {
+    const prompts = this.leg.prompts;
+    if (!prompts) return null;
+    const args = speakArgs(text, voice);
+    return prompts.take(args.text, args.voice) ?? ((await prompts.prepare(args.text, args.voice)) ? prompts.take(args.text, args.voice) : null);
+  }
+
+  /** True after `ms`; false as soon as `stop` aborts or the member is out of the room. */
+  #played(ms: number, stop: AbortSignal): Promise<boolean> {
+    const until = AbortSignal.any([stop, this.#gone.signal]);
+    if (until.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => { off(); resolve(true); }, ms);
+      const off = onAbort(until, () => { clearTimeout(timer); resolve(false); });
+    });
   }
 
   async unhold(): Promise<void> {

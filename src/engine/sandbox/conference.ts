@@ -1,10 +1,11 @@
 // Simulated conference rooms: membership and who hears whom, computed from the same member states mod_conference
 // keeps (muted, held = muted + deaf, coaching relations), so call flows and tests can ask "does A hear B now?".
-import { EngineError, type ConferenceJoinOptions, type ConferenceMember, type LocalMedia } from '../port.js';
+import { EngineError, type ConferenceJoinOptions, type ConferenceMember, type LocalMedia, type Prompt } from '../port.js';
 import type { Line } from './line.js';
 import type { Clock } from '../../clock.js';
 import { writeWav } from '../../media/wav.js';
 import { callAudio } from './audio.js';
+import { promptMedia } from './media-timing.js';
 
 class SandboxMember implements ConferenceMember {
   muted: boolean;
@@ -13,6 +14,7 @@ class SandboxMember implements ConferenceMember {
   coaching: SandboxMember | null = null;
   readonly left: Promise<void>;
   #resolveLeft!: () => void;
+  readonly #gone = new AbortController();
   #stopWatching: () => void;
 
   constructor(readonly rooms: SandboxRooms, readonly room: string, readonly line: Line, opts: ConferenceJoinOptions) {
@@ -30,6 +32,12 @@ class SandboxMember implements ConferenceMember {
   }
 
   async unhold(): Promise<void> { this.held = false; }
+
+  async playAlone(prompts: Prompt[], stop: AbortSignal): Promise<boolean> {
+    const until = AbortSignal.any([stop, this.#gone.signal]);
+    for (const prompt of prompts) if (!(await this.line.perform(promptMedia(prompt), until))) return false;
+    return true;
+  }
 
   async coach(target: ConferenceMember | null): Promise<void> {
     this.coaching = target instanceof SandboxMember ? target : null;
@@ -55,6 +63,7 @@ class SandboxMember implements ConferenceMember {
   #out(): void {
     if (!this.rooms.remove(this)) return;
     if (!this.line.isEnded) this.line.transcript.add({ type: 'conference-left', room: this.room });
+    this.#gone.abort();
     this.#resolveLeft();
   }
 }

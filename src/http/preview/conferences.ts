@@ -6,7 +6,7 @@ import type { CallDispatcher } from '../../flows/dispatcher.js';
 import type { CallsPerSecondCap } from '../../calls/cps-limiter.js';
 import type { Account } from '../../store/accounts.js';
 import type { Conference, Participant, ParticipantChanges } from '../../conferences/repo.js';
-import type { MediaLease } from '../../media/media-cache.js';
+import type { HoldSource } from '../../calls/hold-audio.js';
 import type { Beep } from '../../conferences/service.js';
 import { placeCall } from '../../calls/outbound.js';
 import { newSid } from '../../crypto/tokens.js';
@@ -75,10 +75,11 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
   const open = (conf: Conference) => {
     if (conf.status === 'completed') throw previewErrors.conflict('conference_completed', `Conference ${conf.sid} has completed; a new one starts when a participant is added to its name.`);
   };
-  async function media(url: string, param: string): Promise<MediaLease> {
-    const got = await services.media.acquire(url);
-    if (!got.ok) throw previewErrors.parameterInvalid(param, `The ${param} could not be used (${got.code}): ${got.reason}.`);
-    return got.lease;
+  /** What `url` gives (audio or a hold document), asked for as a call in the room; undefined when nobody is in it. */
+  async function holdSource(conf: Conference, url: string, param: string, callSid?: string): Promise<HoldSource | undefined> {
+    const got = await conferences.holdSource(conf.sid, url, callSid);
+    if (got && !got.ok) throw previewErrors.parameterInvalid(param, `The ${param} could not be used (${got.code}): ${got.reason}.`);
+    return got?.source;
   }
 
   app.get<{ Querystring: { status?: string; friendly_name?: string; page_size?: number; cursor?: string } }>('/v1/conferences', {
@@ -120,7 +121,8 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
     if (b.status === undefined && b.announce_url === undefined) throw previewErrors.parameterMissing('status', 'Give status=completed or an announce_url.');
     if (b.status !== undefined && b.status !== 'completed') throw previewErrors.parameterInvalid('status', 'The only status a conference can be set to is completed.');
     open(conf);
-    if (b.announce_url !== undefined) conferences.announce(conf.sid, await media(b.announce_url, 'announce_url'));
+    const announcement = b.announce_url === undefined ? undefined : await holdSource(conf, b.announce_url, 'announce_url');
+    if (announcement) conferences.announce(conf.sid, announcement);
     if (b.status === 'completed') await conferences.end(conf.sid, 'conference-ended-via-api');
     return conferenceView((await repo.get(conf.sid))!);
   });
@@ -216,7 +218,7 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
     // Hold audio is fetched when a hold starts or its URL changes while held: a bad URL is refused before anything changes.
     const holdUrl = b.hold_url ?? p.holdUrl;
     const holding = changes.hold ?? p.hold;
-    const holdAudio = holding && holdUrl && (b.hold_url !== undefined || changes.hold === true) ? await media(holdUrl, 'hold_url') : undefined;
+    const holdAudio = holding && holdUrl && (b.hold_url !== undefined || changes.hold === true) ? await holdSource(conf, holdUrl, 'hold_url', p.callSid) : undefined;
     return participantView(await conferences.updateParticipant(conf.sid, p.callSid, changes, holdAudio));
   });
 

@@ -23,7 +23,7 @@ const queueSettings = {
   ring_timeout_seconds: limited('ring_timeout_seconds', "How long an agent's seat rings before the call goes to the next agent."),
   wrap_up_seconds: limited('wrap_up_seconds', 'After a call, the agent gets no call for this long, or until a disposition is set.'),
   max_no_answer: limited('max_no_answer', 'Offers an agent misses in a row before the platform puts the agent on break.'),
-  wait_url: Nullable(Type.String({ maxLength: 2048, description: 'Audio (WAV or MP3) looped to waiting callers, fetched under the media policy; null for silence.' })),
+  wait_url: Nullable(Type.String({ maxLength: 2048, description: 'Audio (WAV or MP3) looped to waiting callers, fetched under the media policy, or a wait document (<Say>, <Play>, <Pause>, <Redirect>) asked for again each time it ends; null for silence.' })),
 };
 
 export const QueueCreateBody = Type.Composite([

@@ -52,7 +52,7 @@ export const ConferenceListQuery = Type.Object({
 
 export const ConferenceUpdateBody = Type.Object({
   status: Type.Optional(Type.String({ description: 'completed ends the conference: every participant is disconnected.' })),
-  announce_url: Type.Optional(Type.String({ description: 'Audio (WAV or MP3) played once to every participant; the conference then resumes.' })),
+  announce_url: Type.Optional(Type.String({ description: 'Audio (WAV or MP3), or a document of <Say>, <Play> and <Pause>, played once to every participant; the conference then resumes.' })),
 }, { additionalProperties: false });
 
 export const ParticipantCreateBody = Type.Object({
@@ -68,7 +68,7 @@ export const ParticipantCreateBody = Type.Object({
 export const ParticipantUpdateBody = Type.Object({
   muted: Flag('Not heard by the room while muted.'),
   hold: Flag('On hold: not heard, hears the hold audio instead of the room.'),
-  hold_url: Type.Optional(Type.String({ maxLength: 2048, description: 'Audio (WAV or MP3) played in a loop while on hold; silence when absent. Checked under the media policy when written.' })),
+  hold_url: Type.Optional(Type.String({ maxLength: 2048, description: 'Audio (WAV or MP3) played in a loop while on hold, or a hold document (<Say>, <Play>, <Pause>, <Redirect>) asked for again each time it ends; silence when absent. Checked under the media policy when written.' })),
   coaching: Flag('Heard only by call_sid_to_coach.'),
   call_sid_to_coach: Type.Optional(Type.String({ description: 'The participant this one coaches (required with coaching=true).' })),
 }, { additionalProperties: false });

@@ -3,16 +3,16 @@
  * element without importing the registry (which imports them).
  */
 
-export const VERB_NAMES = ['Say', 'Play', 'Pause', 'Gather', 'Redirect', 'Hangup', 'Reject', 'Record', 'Dial', 'Enqueue', 'Connect', 'Start', 'Stop', 'Refer'] as const;
+export const VERB_NAMES = ['Say', 'Play', 'Pause', 'Gather', 'Redirect', 'Hangup', 'Reject', 'Record', 'Dial', 'Enqueue', 'Leave', 'Connect', 'Start', 'Stop', 'Refer'] as const;
 
 /** Nouns that only make sense inside `<Dial>`. */
 export const DIAL_NOUNS = ['Number', 'Sip', 'Client', 'Conference'] as const;
 
 /**
- * Twilio's agent-side queue markup (<Dial><Queue> dequeues, <Leave> ends a wait): recognised so that authors get
- * a pointer to the ACD, which offers queued callers to agents itself, rather than "unknown".
+ * Twilio's agent-side queue markup (<Dial><Queue> dequeues): recognised so that authors get a pointer to the ACD,
+ * which offers queued callers to agents itself, rather than "unknown".
  */
-export const NOT_YET_XML = ['Queue', 'Leave'] as const;
+export const NOT_YET_XML = ['Queue'] as const;
 
 /** Nouns of the media stream verbs (<Connect>, <Start>, <Stop>). */
 export const STREAM_NOUNS = ['Stream', 'Parameter'] as const;

@@ -4,6 +4,7 @@ import { dial } from './dial.js';
 import { enqueue } from './enqueue.js';
 import { gather } from './gather.js';
 import { hangup } from './hangup.js';
+import { leave } from './leave.js';
 import { pause } from './pause.js';
 import { play } from './play.js';
 import { record } from './record.js';
@@ -13,7 +14,7 @@ import { say } from './say.js';
 import { connect, start, stop } from './stream.js';
 import { refer } from './refer.js';
 
-export const VERBS: readonly VerbDef[] = [say, play, pause, gather, redirect, hangup, reject, record, dial, enqueue, connect, start, stop, refer];
+export const VERBS: readonly VerbDef[] = [say, play, pause, gather, redirect, hangup, leave, reject, record, dial, enqueue, connect, start, stop, refer];
 
 /** Bounds the work an interpreter can be handed by one document (nested prompts included). */
 export const MAX_VERBS = 100;

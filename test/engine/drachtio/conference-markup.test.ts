@@ -1,6 +1,7 @@
 // Conferences as customers use them, on the real engines: three sipp callers reach a number whose document is
 // <Dial><Conference>, each sending its own tone; the platform's conference service then mutes, holds (with hold
-// audio fetched through the media cache), coaches, announces and ends, and each caller's RTP shows who hears whom.
+// audio fetched through the media cache, or a hold document), coaches, announces (audio, then a document) and ends, and
+// each caller's RTP shows who hears whom.
 import t from 'tap';
 import { checker, phase, HOLD_HZ, TONES, type Name } from './support/room-audio.js';
 import { enginesOrSkip } from '../../helpers/engines.js';
@@ -14,10 +15,36 @@ import { rtpRecorder, toneAlaw, type RtpRecorder } from '../../engine-suite/real
 import { runCaller, type SippRun } from '../../engine-suite/real-sipp.js';
 import { readFileSync } from 'node:fs';
 import { decodeWav } from '../../../src/media/wav.js';
-import { toneShare } from '../../helpers/tone.js';
+import { bestToneShare, toneShare } from '../../helpers/tone.js';
+import { bestCorrelation } from '../../helpers/correlation.js';
 
 /** Ending the conference to every caller's BYE. */
 const BYE_WITHIN_MS = 2_000;
+const HOLD_SENTENCE = 'Thank you for holding, someone will be with you shortly.';
+const ANNOUNCE_SENTENCE = 'This conference is being recorded for quality purposes.';
+
+const sampleMarks = (callers: Record<Name, Caller>) => Object.fromEntries(Object.values(callers).map((c) => [c.name, c.rtp.samples().length])) as Record<Name, number>;
+const samplesSince = (callers: Record<Name, Caller>, marks: Record<Name, number>) =>
+  Object.fromEntries(Object.values(callers).map((c) => [c.name, c.rtp.samples().subarray(marks[c.name])])) as Record<Name, Float32Array>;
+
+/** The prompt cache's render of `text` in the default voice, as samples. */
+function rendered(d: { h: { app: { callServices: { prompts?: { take(text: string, voice: string): { file: string; release(): void } | null } | null } } } }, text: string): Float32Array {
+  const lease = d.h.app.callServices.prompts?.take(text, 'default');
+  if (!lease) throw new Error(`no render of "${text}"`);
+  try {
+    return decodeWav(readFileSync(lease.file)).channels[0]!;
+  } finally {
+    lease.release();
+  }
+}
+
+/**
+ * How well `heard` holds the rendered speech: the best correlation of quarter-second pieces of it (a packet lost
+ * or late on a loaded machine shifts what follows, so one long piece spanning the gap would no longer line up).
+ */
+function speechIn(speech: Float32Array, heard: Float32Array): number {
+  return Math.max(...[2000, 6000, 10000, 14000].filter((at) => at + 2000 <= speech.length).map((at) => bestCorrelation(speech.slice(at, at + 2000), heard).r));
+}
 
 interface Caller { name: Name; rtp: RtpRecorder; sipp: SippRun; exited: number | null; callSid: string }
 
@@ -63,7 +90,7 @@ if (bins) {
     const lease = async (url: string) => {
       const got = await d.h.app.callServices.media.acquire(url);
       if (!got.ok) throw new Error(got.reason);
-      return got.lease;
+      return { kind: 'audio' as const, lease: got.lease };
     };
 
     let heard = await phase(callers);
@@ -98,6 +125,41 @@ if (bins) {
     service.announce(conf.sid, await lease(`${origin.origin}/announce.wav`));
     heard = await phase(callers);
     for (const listener of ['a', 'b', 'c'] as const) check(heard, listener, 'hold', true, 'the announcement reaches everyone');
+
+    // A hold document: b alone hears its <Say> (the very speech the prompt cache rendered) and its <Play>, and the
+    // document is asked for again once it has played through.
+    s.app.on('/hold-doc', xml(`<Say>${HOLD_SENTENCE}</Say><Play>${origin.origin}/hold.wav</Play>`));
+    let marks = sampleMarks(callers);
+    const holdDoc = await service.holdSource(conf.sid, `${s.app.url}/hold-doc`, b.callSid);
+    if (!holdDoc?.ok) throw new Error(`the hold document was not had: ${JSON.stringify(holdDoc)}`);
+    await service.updateParticipant(conf.sid, b.callSid, { hold: true, holdUrl: `${s.app.url}/hold-doc` }, holdDoc.source);
+    await until('the hold document played through twice', 40_000, () => s.app.requests.filter((r) => r.path === '/hold-doc' && r.method === 'POST').length >= 3, 50);
+    let since = samplesSince(callers, marks);
+    const holdSpeech = rendered(d, HOLD_SENTENCE);
+    t.ok(speechIn(holdSpeech, since.b) > 0.8, `held b heard the document's <Say> (best correlation with the render ${speechIn(holdSpeech, since.b).toFixed(3)})`);
+    t.ok(bestToneShare(since.b, HOLD_HZ) > 0.8, `and its <Play> (tone share ${bestToneShare(since.b, HOLD_HZ).toFixed(3)})`);
+    for (const other of ['a', 'c'] as const) {
+      t.ok(speechIn(holdSpeech, since[other]) < 0.4, `${other} did not hear b's hold document (correlation ${speechIn(holdSpeech, since[other]).toFixed(3)})`);
+    }
+    await service.updateParticipant(conf.sid, b.callSid, { hold: false });
+
+    // An announcement document reaches every participant, over the room: everyone is muted for it, so what each
+    // hears is the speech alone and its correlation with the render is not lowered by the others' tones.
+    s.app.on('/announce-doc', xml(`<Say>${ANNOUNCE_SENTENCE}</Say>`));
+    for (const p of [a, b, c]) await service.updateParticipant(conf.sid, p.callSid, { muted: true });
+    marks = sampleMarks(callers);
+    const announceDoc = await service.holdSource(conf.sid, `${s.app.url}/announce-doc`);
+    if (!announceDoc?.ok) throw new Error(`the announcement document was not had: ${JSON.stringify(announceDoc)}`);
+    service.announce(conf.sid, announceDoc.source);
+    const announceSpeech = await until('the announcement rendered', 30_000, () => d.h.app.callServices.prompts?.prepare(ANNOUNCE_SENTENCE, 'default') ?? false, 100)
+      .then(() => rendered(d, ANNOUNCE_SENTENCE));
+    // Played once the render exists: the speech's length again, and a margin for the packets to arrive.
+    await new Promise((r) => setTimeout(r, announceSpeech.length / 8 + 1_000));
+    since = samplesSince(callers, marks);
+    for (const listener of ['a', 'b', 'c'] as const) {
+      t.ok(speechIn(announceSpeech, since[listener]) > 0.8, `${listener} heard the announcement document (correlation ${speechIn(announceSpeech, since[listener]).toFixed(3)})`);
+    }
+    for (const p of [a, b, c]) await service.updateParticipant(conf.sid, p.callSid, { muted: false });
 
     const endedAt = Date.now();
     await service.end(conf.sid, 'conference-ended-via-api');

@@ -3,7 +3,7 @@ import { queryOf, sendPage, viewerOf, type Dashboard } from '../context.js';
 import { errorView } from '../views/auth.js';
 import { conferencesView, conferenceView, conferenceLive } from '../views/conferences.js';
 import type { Conference, ParticipantChanges } from '../../../conferences/repo.js';
-import type { MediaLease } from '../../../media/media-cache.js';
+import type { HoldSource } from '../../../calls/hold-audio.js';
 
 const SID = /^CF[0-9a-f]{32}$/;
 const CALL_SID = /^CA[0-9a-f]{32}$/;
@@ -62,7 +62,7 @@ export function conferenceRoutes(app: FastifyInstance, d: Dashboard): void {
   });
 
   // The API's rules: nothing changes on an ended conference or a participant that has left; holding plays the
-  // participant's hold_url when it has one (fetched first, so audio that cannot be used refuses the hold).
+  // participant's hold_url when it has one (fetched first, so audio or a document that cannot be used refuses the hold).
   app.post<{ Params: { sid: string; callSid: string; action: string } }>('/conferences/:sid/participants/:callSid/:action', async (req: PartRequest, reply) => {
     const c = await load(req, reply);
     if (!c) return reply;
@@ -75,11 +75,11 @@ export function conferenceRoutes(app: FastifyInstance, d: Dashboard): void {
       await service.removeParticipant(c.sid, p.callSid);
       return reply.redirect(`/dashboard/conferences/${c.sid}?done=participant-removed`, 303);
     }
-    let holdAudio: MediaLease | undefined;
+    let holdAudio: HoldSource | undefined;
     if (action.hold && !p.hold && p.holdUrl) {
-      const got = await d.callServices.media.acquire(p.holdUrl);
-      if (!got.ok) return refuse(req, reply, c, 422, `The participant's hold audio (${p.holdUrl}) could not be used (${got.code}): ${got.reason}. Not put on hold.`);
-      holdAudio = got.lease;
+      const got = await service.holdSource(c.sid, p.holdUrl, p.callSid);
+      if (got && !got.ok) return refuse(req, reply, c, 422, `The participant's hold audio (${p.holdUrl}) could not be used (${got.code}): ${got.reason}. Not put on hold.`);
+      holdAudio = got?.source;
     }
     await service.updateParticipant(c.sid, p.callSid, action, holdAudio);
     return reply.redirect(`/dashboard/conferences/${c.sid}?done=participant-updated`, 303);
