@@ -62,6 +62,20 @@ export class AcdRouter {
     }
   }
 
+  /**
+   * Takes the first caller in line not offered to an agent, one this process carries, out of the line for a
+   * <Dial><Queue> (Twilio's dequeue): its row is locked and deleted in one transaction, so two dequeuers, or a
+   * dequeuer and an agent's reservation, never take the same caller. Null when nobody is waiting.
+   */
+  async takeFirst(queueId: number, callerHere: CallerCheck): Promise<string | null> {
+    return this.sql.transaction(async (tx) => {
+      const caller = await this.#firstCaller(tx, queueId, callerHere);
+      if (!caller) return null;
+      await tx.run('DELETE FROM acd_members WHERE id = ? AND offered_to IS NULL', [caller.id]);
+      return caller.call_sid;
+    });
+  }
+
   /** One decision for `agent`: the first caller in line and the agent, each locked, then both taken. */
   async #reserve(tx: SqlQueries, queueId: number, agent: Candidate, callerHere: CallerCheck): Promise<Offer | null | 'agent-taken'> {
     const caller = await this.#firstCaller(tx, queueId, callerHere);

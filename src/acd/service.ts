@@ -18,7 +18,7 @@ import { CallbackDialer } from './callback-dialer.js';
 import { AcdStats } from './stats.js';
 import { AcdSweeper } from './sweeper.js';
 import { DEFAULT_QUEUE_SETTINGS, QueueNameTakenError, type Queue } from './queues.js';
-import { onAbort } from '../waits.js';
+import { onAbort, whenAborted } from '../waits.js';
 import { AgentRinger } from './agent-ringing.js';
 
 /**
@@ -35,6 +35,26 @@ export interface WaitRequest {
   maxWaitSeconds?: number;
   /** Aborted when a redirect replaces the caller's document: the caller leaves the line, or the agent's call ends. */
   signal?: AbortSignal;
+}
+
+/** <Dial><Queue>: the dialling call takes the first caller waiting in the queue and talks with it. */
+export interface DequeueRequest {
+  queue: string;
+  /** How long to wait for a caller when nobody is waiting. */
+  timeoutMs: number;
+  /** Aborted when a redirect replaces the dialler's document: it stops waiting, or leaves the talk. */
+  signal: AbortSignal;
+  /** A document played to the dequeued caller alone before the two are connected (Twilio's <Queue url>). */
+  url?: string;
+}
+
+export interface DequeueOutcome {
+  /** `completed`: talked; `no-answer`: nobody came before the timeout; `failed`: no such queue; `canceled`: redirected. */
+  status: 'completed' | 'no-answer' | 'failed' | 'canceled';
+  queueSid: string | null;
+  /** The dequeued caller's call, and how long it had waited in line. */
+  callSid: string | null;
+  waitSeconds: number;
 }
 
 export type MonitorMode = 'monitor' | 'whisper' | 'barge';
@@ -67,7 +87,8 @@ interface Waiter {
   settled: boolean;
   finish: (result: QueueResult) => void;
   ringing: AbortController | null;
-  agent: { sid: string; leg: CallLeg; member: ConferenceMember | null } | null;
+  /** Who talks with the caller: an agent whose seat rang, or a call that dequeued it (<Dial><Queue>, sid null). */
+  agent: { sid: string | null; leg: CallLeg; member: ConferenceMember | null; end: () => Promise<void> } | null;
   maxWait: TimerHandle | null;
   /** A redirect took the caller away (see WaitRequest.signal). */
   redirected: boolean;
@@ -77,6 +98,8 @@ export class AcdService {
   readonly router: AcdRouter;
   readonly stats = new AcdStats();
   readonly #waiters = new Map<string, Waiter>();
+  /** Diallers of <Dial><Queue> waiting for a caller, by queue id: told when one is in line. */
+  readonly #dequeuers = new Map<number, Set<() => void>>();
   readonly #callbacks: CallbackDialer;
   readonly #sweeper: AcdSweeper;
   /** Rings agents' seats for offers (the queue's callers and the callbacks). */
@@ -208,6 +231,7 @@ export class AcdService {
     });
     // Gone while the wait audio was fetched: released already, so this playback is stopped here.
     if (waiter.settled) await waiter.holding.stop();
+    for (const arrived of this.#dequeuers.get(queue.id) ?? []) arrived();
     void this.kick(queue.id);
 
     const result = await finished;
@@ -217,13 +241,97 @@ export class AcdService {
   }
 
   /**
+   * <Dial><Queue>: `dialler` takes the first caller waiting in the queue (waiting for one up to the timeout), hears
+   * it played the url document first if any, then the two talk in the caller's room until either leaves; the
+   * caller's <Enqueue> then goes on with queue_result bridged, the dialler's document after its Dial. Counted like
+   * an agent's offer answered.
+   */
+  async dequeue(dialler: CallSession, req: DequeueRequest): Promise<DequeueOutcome> {
+    const queue = await this.services.store.queues.find(dialler.accountId, req.queue);
+    if (!queue) return { status: 'failed', queueSid: null, callSid: null, waitSeconds: 0 };
+    const none = (status: DequeueOutcome['status']): DequeueOutcome => ({ status, queueSid: queue.sid, callSid: null, waitSeconds: 0 });
+    const waiter = await this.#nextCaller(queue.id, req);
+    if (!waiter) return none(req.signal.aborted ? 'canceled' : 'no-answer');
+    const { session } = waiter;
+    const waitSeconds = this.#waited(waiter.enteredAt);
+    this.stats.count(queue.sid, 'offered');
+    this.stats.count(queue.sid, 'answered');
+    if (waiter.maxWait) this.services.clock.clearTimeout(waiter.maxWait);
+    const leg = await dialler.answer();
+    const over = new AbortController();
+    waiter.agent = { sid: null, leg, member: null, end: async () => { over.abort(); } };
+    session.timeline('queue-bridged', { dequeued_by: dialler.sid, wait_seconds: waitSeconds });
+    dialler.timeline('queue-dequeued', { call_sid: session.sid, queue: queue.friendlyName, wait_seconds: waitSeconds });
+    try {
+      await waiter.holding?.stop();
+      waiter.holding = null;
+      if (req.url) await this.#announceTo(waiter, req.url, { queue_sid: queue.sid, queue_time: waitSeconds, dequeuing_call_sid: dialler.sid });
+      waiter.agent.member = await leg.joinConference(acdRoom(session.sid), { muted: false });
+      await waiter.member.unhold();
+      await Promise.race([leg.ended, waiter.member.left, whenAborted(over.signal), whenAborted(req.signal)]);
+    } catch (err) {
+      session.log.warn({ err }, 'queue: the dequeuing call could not join the caller');
+    }
+    await waiter.agent.member?.leave().catch(() => undefined);
+    await this.#settle(waiter, waiter.redirected ? 'redirected-from-bridged' : 'bridged');
+    return { status: req.signal.aborted ? 'canceled' : 'completed', queueSid: queue.sid, callSid: session.sid, waitSeconds };
+  }
+
+  /** The first caller in line this process carries, taken out of the line; waits for one up to the timeout. */
+  async #nextCaller(queueId: number, req: DequeueRequest): Promise<Waiter | null> {
+    const deadline = this.services.clock.now() + req.timeoutMs;
+    for (;;) {
+      const sid = await this.router.takeFirst(queueId, (c) => this.#takeable(c));
+      const waiter = sid ? this.#waiters.get(sid) : undefined;
+      if (waiter) return waiter;
+      const left = deadline - this.services.clock.now();
+      if (left <= 0 || req.signal.aborted) return null;
+      // Until a caller is in line (wait() tells), the timeout, or a redirect: then the line is looked at again.
+      await new Promise<void>((resolve) => {
+        const waiting = this.#dequeuers.get(queueId) ?? new Set<() => void>();
+        this.#dequeuers.set(queueId, waiting);
+        const done = () => {
+          waiting.delete(done);
+          if (waiting.size === 0 && this.#dequeuers.get(queueId) === waiting) this.#dequeuers.delete(queueId);
+          this.services.clock.clearTimeout(timer);
+          off();
+          resolve();
+        };
+        waiting.add(done);
+        const timer = this.services.clock.setTimeout(done, left);
+        const off = onAbort(req.signal, done);
+      });
+    }
+  }
+
+  /**
+   * A waiting caller this process carries that an agent or a dequeuer may take: not one whose wait audio is still
+   * being fetched (its hold would start over the talk; wait() kicks the queue once it is held).
+   */
+  #takeable(callSid: string): boolean {
+    const w = this.#waiters.get(callSid);
+    return w !== undefined && !w.settled && !w.agent && w.holding !== null;
+  }
+
+  /** Plays the <Queue url> document to the dequeued caller alone, once, before it is connected. */
+  async #announceTo(waiter: Waiter, url: string, fields: Record<string, unknown>): Promise<void> {
+    const { holdAudio } = this.services;
+    const got = await holdAudio.resolve(waiter.session, url, { params: () => fields });
+    if (!got.ok) {
+      waiter.session.timeline('hold-audio-skipped', { url, code: got.code, reason: got.reason });
+      return;
+    }
+    await holdAudio.announce(waiter.session, [waiter.member], got.source);
+  }
+
+  /**
    * Offers the queue's callers (those this process carries) to its free agents, as long as both remain. Never
    * rejects: a failed decision is logged, and the next sweep tries the queue again.
    */
   async kick(queueId: number): Promise<void> {
     try {
       for (;;) {
-        const offer = await this.router.reserveNext(queueId, (a) => this.#seatUp(a.trunkId), (sid) => this.#waiters.get(sid)?.settled === false || this.#callbacks.waiting(sid));
+        const offer = await this.router.reserveNext(queueId, (a) => this.#seatUp(a.trunkId), (sid) => this.#takeable(sid) || this.#callbacks.waiting(sid));
         if (!offer) return;
         const offering = this.#waiters.has(offer.callSid) ? this.#offer(offer) : this.#callbacks.offer(offer);
         void offering.catch((err: unknown) => this.services.log.error({ err, callSid: offer.callSid }, 'queue: offer failed'));
@@ -264,7 +372,7 @@ export class AcdService {
       return;
     }
     const agentLeg = ring.leg;
-    waiter.agent = { sid: offer.agentSid, leg: agentLeg, member: null };
+    waiter.agent = { sid: offer.agentSid, leg: agentLeg, member: null, end: () => agentLeg.hangup() };
     if (waiter.maxWait) this.services.clock.clearTimeout(waiter.maxWait);
     session.timeline('queue-bridged', { agent_sid: offer.agentSid, call_sid: ring.childSid, wait_seconds: this.#waited(waiter.enteredAt) });
     try {
@@ -285,14 +393,14 @@ export class AcdService {
   /** A redirect replaced the caller's document: out of the line (no abandoned call), or out of the agent's talk. */
   async #redirected(waiter: Waiter): Promise<void> {
     waiter.redirected = true;
-    if (waiter.agent) await waiter.agent.leg.hangup();
+    if (waiter.agent) await waiter.agent.end();
     else await this.#leaveLine(waiter, 'redirected');
   }
 
   /** The caller's leg ended: while waiting that is an abandoned call; once bridged, the agent's leg ends too. */
   async #callerGone(waiter: Waiter): Promise<void> {
     if (waiter.agent) {
-      await waiter.agent.leg.hangup();
+      await waiter.agent.end();
       return;
     }
     await this.#leaveLine(waiter, 'hangup');

@@ -3,11 +3,7 @@ import { isPlainObject, jsonFields, jsonPath, show } from './fields.js';
 import { findJsonSyntaxError } from './json-syntax.js';
 import { LineIndex } from './position.js';
 import type { Verb } from './types.js';
-import { notSupportedYet } from './verbs/define.js';
-import { NOT_YET_XML } from './verbs/names.js';
 import { JSON_NAMES, jsonVerb, MAX_VERBS, verbCounter, XML_ONLY } from './verbs/registry.js';
-
-const NOT_YET_JSON = new Set<string>(NOT_YET_XML.map((name) => name.toLowerCase()));
 
 function parseText(src: string): unknown {
   try {
@@ -22,8 +18,6 @@ function parseText(src: string): unknown {
 function refuseName(name: string, issues: IssueList, path: string): void {
   if (XML_ONLY.has(name)) {
     issues.add('not_supported_in_json', `"${name}" is only available in XML markup; a JSON reply just connects the caller`, { path });
-  } else if (NOT_YET_JSON.has(name)) {
-    notSupportedYet(`"${name}"`, issues, { path });
   } else {
     const near = JSON_NAMES.find((known) => known === name.toLowerCase());
     const hint = near ? ` (did you mean "${near}"?)` : '';

@@ -20,7 +20,8 @@ export function targetUrlsOf(verbs: readonly Verb[]): string[] {
     switch (verb.verb) {
       case 'redirect': return [verb.url];
       case 'gather': return [verb.action];
-      case 'dial': return [verb.action, ...verb.targets.map((t) => (t.type === 'conference' ? t.statusCallback : undefined))];
+      // A conference's status callback; a party's screening document, a queue's document for the dequeued caller.
+      case 'dial': return [verb.action, ...verb.targets.map((t) => (t.type === 'conference' ? t.statusCallback : t.url))];
       case 'record': return [verb.action, verb.recordingStatusCallback];
       case 'enqueue': return [verb.action];
       case 'connect': return [verb.action, verb.stream.statusCallback];

@@ -138,7 +138,14 @@ export interface ConferenceTarget {
   coach?: string;
 }
 
-export type DialTarget = NumberTarget | SipTarget | ClientTarget | ConferenceTarget;
+/** <Dial><Queue>: the first caller waiting in the queue is connected to this call (Twilio's dequeue). */
+export interface QueueTarget extends Screened {
+  type: 'queue';
+  /** The queue's friendly name. */
+  name: string;
+}
+
+export type DialTarget = NumberTarget | SipTarget | ClientTarget | ConferenceTarget | QueueTarget;
 
 export type DialRecord = 'do-not-record' | 'record-from-answer' | 'record-from-ringing';
 

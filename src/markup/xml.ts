@@ -5,8 +5,8 @@ import { xmlFields } from './fields.js';
 import { LineIndex } from './position.js';
 import type { Verb } from './types.js';
 import { type StartTag, scanXml } from './xml-scan.js';
-import { notSupportedYet, type ReadContext } from './verbs/define.js';
-import { DIAL_NOUNS, NOT_YET_XML, STREAM_NOUNS, suggestElement } from './verbs/names.js';
+import type { ReadContext } from './verbs/define.js';
+import { DIAL_NOUNS, STREAM_NOUNS, suggestElement } from './verbs/names.js';
 import { xmlVerb, verbCounter } from './verbs/registry.js';
 
 /**
@@ -101,8 +101,6 @@ function readVerbs(root: XmlElement, cx: ReadContext): Verb[] {
     if (def) {
       cx.countVerb(where);
       verbs.push(def.fromXml(child, cx));
-    } else if ((NOT_YET_XML as readonly string[]).includes(child.name)) {
-      notSupportedYet(`<${child.name}>`, cx.issues, where);
     } else if ((DIAL_NOUNS as readonly string[]).includes(child.name)) {
       cx.issues.add('invalid_nesting', `<${child.name}> is only allowed inside <Dial>`, where);
     } else if ((STREAM_NOUNS as readonly string[]).includes(child.name)) {

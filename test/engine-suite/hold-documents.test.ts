@@ -53,6 +53,8 @@ t.test('<Conference waitUrl> with a document until the conference starts; a docu
   t.ok(said(call, 'Still waiting.') >= 2, `its redirect target was heard and asked for again (${said(call, 'Still waiting.')} times)`);
   t.match(s.app.requests.find((r) => r.path === '/wait-2' && r.method === 'POST')?.json, { conference_sid: /^CF/ });
 
+  // Another room: the first one is ending as its last member left.
+  s.app.on('/voice', xml('<Dial><Conference waitUrl="/wait" startConferenceOnEnter="false">Room 2</Conference></Dial>'));
   s.app.on('/wait', xml('<Dial>+15550001111</Dial>'));
   const second = d.h.engine.simulateInbound({ from: CALLER, to: DID });
   const secondSid = () => newestCall(d, s.accountId);

@@ -120,6 +120,7 @@ function targetXml(tg: DialTarget): string {
   if (tg.type === 'number') return element('Number', tg, esc(tg.number), ['type', 'number']);
   if (tg.type === 'sip') return element('Sip', tg, esc(tg.uri), ['type', 'uri']);
   if (tg.type === 'conference') return element('Conference', { ...tg, statusCallbackEvent: tg.statusCallbackEvent.join(' ') }, esc(tg.name), ['type', 'name']);
+  if (tg.type === 'queue') return element('Queue', tg, esc(tg.name), ['type', 'name']);
   return element('Client', tg, esc(tg.identity), ['type', 'identity']);
 }
 

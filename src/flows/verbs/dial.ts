@@ -1,12 +1,16 @@
-import type { ConferenceTarget, DialTarget, DialVerb } from '../../markup/index.js';
+import type { ConferenceTarget, DialTarget, DialVerb, QueueTarget } from '../../markup/index.js';
 import { dialConference } from './dial-conference.js';
+import { dialQueue } from './dial-queue.js';
 import type { OriginateTarget } from '../../engine/port.js';
 import { dial } from '../../calls/dial.js';
 import type { CallSession } from '../../calls/session.js';
 import { followAction, type Flow, type Outcome } from '../flow.js';
 import { screenParty, type RunMarkup } from './dial-screen.js';
 
-function toTarget(t: Exclude<DialTarget, ConferenceTarget>): OriginateTarget {
+/** A party the Dial rings (not a conference it joins, nor a queue it takes a caller from). */
+type Party = Exclude<DialTarget, ConferenceTarget | QueueTarget>;
+
+function toTarget(t: Party): OriginateTarget {
   switch (t.type) {
     case 'number': return { kind: 'number', number: t.number };
     case 'sip': return { kind: 'sip', uri: t.uri, ...(t.username ? { username: t.username } : {}), ...(t.password ? { password: t.password } : {}) };
@@ -22,7 +26,8 @@ export async function dialVerb(flow: Flow, verb: DialVerb, run: RunMarkup): Prom
   const { session } = flow;
   const [first] = verb.targets;
   if (first?.type === 'conference') return dialConference(flow, verb, first);
-  const targets = verb.targets.filter((t): t is Exclude<DialTarget, ConferenceTarget> => t.type !== 'conference');
+  if (first?.type === 'queue') return dialQueue(flow, verb, first);
+  const targets = verb.targets.filter((t): t is Party => t.type !== 'conference' && t.type !== 'queue');
   const outcome = await dial(session, {
     targets: targets.map(toTarget),
     ...(targets.some((t) => t.url || (t.type === 'number' && t.sendDigits)) ? { accept: (i: number, party: CallSession) => accept(flow, targets[i]!, party, run) } : {}),
@@ -43,7 +48,7 @@ export async function dialVerb(flow: Flow, verb: DialVerb, run: RunMarkup): Prom
 }
 
 /** Before the bridge: the party's keys (an extension, a conference PIN), then its screening document, if any. */
-async function accept(flow: Flow, target: Exclude<DialTarget, ConferenceTarget>, party: CallSession, run: RunMarkup): Promise<boolean> {
+async function accept(flow: Flow, target: Party, party: CallSession, run: RunMarkup): Promise<boolean> {
   if (target.type === 'number' && target.sendDigits) await party.leg!.sendDigits(target.sendDigits);
   if (!target.url) return !party.ended;
   return screenParty(flow, party, { url: target.url, method: target.method ?? 'POST' }, run);

@@ -2,7 +2,7 @@ import type { IssueList, IssueLocation } from '../errors.js';
 import type { XmlElement } from '../element.js';
 import { Fields, xmlFields } from '../fields.js';
 import type { Verb } from '../types.js';
-import { isKnownElement, NOT_YET_XML, suggestElement } from './names.js';
+import { isKnownElement, suggestElement } from './names.js';
 
 export interface ReadContext {
   issues: IssueList;
@@ -48,17 +48,11 @@ export function readXmlLeaf<T>(el: XmlElement, issues: IssueList, read: (f: Fiel
 /** Picks the right code for a child element that its parent does not accept. */
 export function refuseChild(parent: XmlElement, child: XmlElement, issues: IssueList, rule: string): void {
   const where = child.pos ?? {};
-  if ((NOT_YET_XML as readonly string[]).includes(child.name)) {
-    notSupportedYet(`<${child.name}>`, issues, where);
-  } else if (isKnownElement(child.name)) {
+  if (isKnownElement(child.name)) {
     issues.add('invalid_nesting', `<${parent.name}> ${rule}, got <${child.name}>`, where);
   } else {
     issues.add('unknown_verb', `unknown element <${child.name}>${suggestElement(child.name)}`, where);
   }
-}
-
-export function notSupportedYet(label: string, issues: IssueList, where: IssueLocation): void {
-  issues.add('not_supported_yet', `${label} is recognised, but not supported: the ACD offers queued callers to agents itself (docs/acd.md)`, where);
 }
 
 /** Drops optional properties that were not given, so parsed verbs compare and serialise cleanly. */

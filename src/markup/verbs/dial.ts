@@ -27,11 +27,11 @@ function withAttributes(f: Fields, targets: DialTarget[], where: IssueLocation):
     answerOnBridge: f.bool('answerOnBridge', false),
     targets,
   });
-  // A conference member stays until it leaves or the conference ends: there is no bridge for a limit to end, nor
-  // a party whose answer would answer the caller.
-  const conference = targets.some((t) => t.type === 'conference');
-  if (verb.timeLimit !== undefined && conference) f.issues.add('invalid_attribute', 'timeLimit applies to a dialled party, not to a conference', where);
-  if (verb.answerOnBridge && conference) f.issues.add('invalid_attribute', 'answerOnBridge applies to a dialled party, not to a conference', where);
+  // A conference member stays until it leaves or the conference ends, a dequeuer until it or the caller leaves:
+  // there is no bridge for a limit to end, nor a party whose answer would answer the caller.
+  const room = targets.find((t) => t.type === 'conference' || t.type === 'queue')?.type;
+  if (verb.timeLimit !== undefined && room) f.issues.add('invalid_attribute', `timeLimit applies to a dialled party, not to a ${room}`, where);
+  if (verb.answerOnBridge && room) f.issues.add('invalid_attribute', `answerOnBridge applies to a dialled party, not to a ${room}`, where);
   return verb;
 }
 
@@ -39,25 +39,24 @@ function checkTargetCount(count: number, issues: IssueList, where: IssueLocation
   if (count > MAX_TARGETS) issues.add('too_many_targets', `a dial may ring at most ${MAX_TARGETS} targets at once, got ${count}`, where);
 }
 
-/** As in TwiML: a conference is joined, not raced against other targets. */
+/** As in TwiML: a conference is joined and a queue dequeued, not raced against other targets. */
 function checkConferenceAlone(targets: DialTarget[], issues: IssueList, where: IssueLocation): void {
-  if (targets.length > 1 && targets.some((t) => t.type === 'conference')) {
-    issues.add('invalid_nesting', 'a conference must be the only target of its dial', where);
-  }
+  const room = targets.find((t) => t.type === 'conference' || t.type === 'queue')?.type;
+  if (targets.length > 1 && room) issues.add('invalid_nesting', `a ${room} must be the only target of its dial`, where);
 }
 
 function targetsFromXml(el: XmlElement, f: Fields, issues: IssueList): DialTarget[] {
   // TwiML shorthand: `<Dial>+15551234567</Dial>` is a single number.
   if (el.children.length === 0) {
     if (el.text.trim() !== '') return [{ type: 'number', number: f.content('number', { check: isE164, expect: EXPECT.e164 }) }];
-    issues.add('missing_target', '<Dial> needs a number as text or at least one <Number>, <Sip>, <Client> or <Conference>', el.pos ?? {});
+    issues.add('missing_target', '<Dial> needs a number as text or at least one <Number>, <Sip>, <Client>, <Conference> or <Queue>', el.pos ?? {});
     return [];
   }
   const targets: DialTarget[] = [];
   for (const child of el.children) {
     const kind = BY_XML.get(child.name);
     if (kind) targets.push(readXmlLeaf(child, issues, kind.read));
-    else refuseChild(el, child, issues, 'may only contain <Number>, <Sip>, <Client> and <Conference>');
+    else refuseChild(el, child, issues, 'may only contain <Number>, <Sip>, <Client>, <Conference> and <Queue>');
   }
   checkTargetCount(targets.length, issues, el.pos ?? {});
   checkConferenceAlone(targets, issues, el.pos ?? {});

@@ -6,18 +6,12 @@
 export const VERB_NAMES = ['Say', 'Play', 'Pause', 'Gather', 'Redirect', 'Hangup', 'Reject', 'Record', 'Dial', 'Enqueue', 'Leave', 'Connect', 'Start', 'Stop', 'Refer'] as const;
 
 /** Nouns that only make sense inside `<Dial>`. */
-export const DIAL_NOUNS = ['Number', 'Sip', 'Client', 'Conference'] as const;
-
-/**
- * Twilio's agent-side queue markup (<Dial><Queue> dequeues): recognised so that authors get a pointer to the ACD,
- * which offers queued callers to agents itself, rather than "unknown".
- */
-export const NOT_YET_XML = ['Queue'] as const;
+export const DIAL_NOUNS = ['Number', 'Sip', 'Client', 'Conference', 'Queue'] as const;
 
 /** Nouns of the media stream verbs (<Connect>, <Start>, <Stop>). */
 export const STREAM_NOUNS = ['Stream', 'Parameter'] as const;
 
-const KNOWN: readonly string[] = [...VERB_NAMES, ...DIAL_NOUNS, ...STREAM_NOUNS, ...NOT_YET_XML];
+const KNOWN: readonly string[] = [...VERB_NAMES, ...DIAL_NOUNS, ...STREAM_NOUNS];
 
 export function isKnownElement(name: string): boolean {
   return KNOWN.includes(name);

@@ -5,7 +5,7 @@
  */
 import type { Fields } from '../fields.js';
 import type { ConferenceEventName, DialTarget, Screened } from '../types.js';
-import { EXPECT, isCallSid, isClientIdentity, isConferenceEvents, isConferenceName, isCredential, isE164, isSendDigits, isSipUri, isUrlReference } from '../values.js';
+import { EXPECT, isCallSid, isClientIdentity, isConferenceEvents, isConferenceName, isCredential, isE164, isQueueName, isSendDigits, isSipUri, isUrlReference } from '../values.js';
 import { compact } from './define.js';
 
 export interface TargetKind {
@@ -117,6 +117,17 @@ const conference: TargetKind = {
   },
 };
 
-export const TARGET_KINDS: readonly TargetKind[] = [number, sip, client, conference];
+const QUEUE_NAME = { check: isQueueName, expect: EXPECT.queueName };
+
+/** Its `url` (Twilio's): a document played to the dequeued caller alone before the two are connected. */
+const queue: TargetKind = {
+  type: 'queue',
+  xmlName: 'Queue',
+  fromValue: (value) => ({ type: 'queue', name: value }),
+  ...QUEUE_NAME,
+  read: (f) => compact({ type: 'queue' as const, name: f.content('name', QUEUE_NAME), ...screening(f) }),
+};
+
+export const TARGET_KINDS: readonly TargetKind[] = [number, sip, client, conference, queue];
 
 export const MAX_TARGETS = 10;
