@@ -1,4 +1,5 @@
 // Waiting with a bound, and on abort signals: the few shapes every part of the platform waits in.
+import type { Clock } from './clock.js';
 
 /**
  * `work`'s value, or undefined once `ms` have passed without it; rejects when `work` does, within the bound. The
@@ -35,4 +36,13 @@ export function onAbort(signal: AbortSignal | undefined, react: () => void): () 
   }
   signal.addEventListener('abort', react, { once: true });
   return () => signal.removeEventListener('abort', react);
+}
+
+/** True after `ms` on `clock`; false as soon as `stop` aborts (at once if it has). */
+export function sleepUnless(clock: Clock, ms: number, stop: AbortSignal): Promise<boolean> {
+  if (stop.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const timer = clock.setTimeout(() => { off(); resolve(true); }, ms);
+    const off = onAbort(stop, () => { clock.clearTimeout(timer); resolve(false); });
+  });
 }

@@ -1,6 +1,7 @@
 // The shared bounded wait: the work's value, undefined past the bound, the work's rejection.
 import t from 'tap';
-import { onAbort, settledWithin, whenAborted } from '../src/waits.js';
+import { onAbort, settledWithin, sleepUnless, whenAborted } from '../src/waits.js';
+import { FakeClock } from '../src/clock.js';
 
 t.test('settledWithin gives the value in time, undefined past the bound, and passes a rejection on', async (t) => {
   t.equal(await settledWithin(Promise.resolve(7), 1_000), 7);
@@ -37,4 +38,17 @@ t.test('onAbort reacts once at the abort, at once for a signal already aborted, 
   t.equal(calls, 2, 'a removed reaction does not run');
   t.doesNotThrow(() => onAbort(undefined, () => { calls++; })(), 'no signal: nothing to watch');
   t.equal(calls, 2);
+});
+
+t.test('sleepUnless is true after its time on the clock, false at an abort, and false at once for a signal already aborted', async (t) => {
+  const clock = new FakeClock();
+  const slept = sleepUnless(clock, 100, new AbortController().signal);
+  await clock.advance(100);
+  t.equal(await slept, true);
+  const stop = new AbortController();
+  const stopped = sleepUnless(clock, 100, stop.signal);
+  stop.abort();
+  t.equal(await stopped, false);
+  t.equal(clock.pendingTimers, 0, 'its timer is cleared at the abort');
+  t.equal(await sleepUnless(clock, 100, stop.signal), false);
 });

@@ -6,12 +6,11 @@
 // every document request, with the call's fields and the holder's (a queue's sid and wait).
 import type { ConferenceMember, Prompt } from '../engine/port.js';
 import type { Verb } from '../markup/index.js';
-import type { Clock } from '../clock.js';
 import type { HoldAudio, HoldOptions, HoldParams, HoldPlayback, HoldSource, HoldSourceResult, HoldVerb } from '../calls/hold-audio.js';
 import type { CallSession } from '../calls/session.js';
 import { leaseMedia, localMedia } from '../calls/media-lease.js';
 import type { MediaLease } from '../media/media-cache.js';
-import { onAbort } from '../waits.js';
+import { sleepUnless, whenAborted } from '../waits.js';
 import { fetchMarkup } from './markup-fetch.js';
 
 const HOLD_VERBS = new Set<Verb['verb']>(['say', 'play', 'pause', 'redirect', 'leave']);
@@ -39,15 +38,6 @@ async function fetchDocument(session: CallSession, url: string, method: 'POST' |
     return { ok: false, code: 'not_a_hold_document', reason: `a ${opts.onLeave ? 'wait' : 'hold'} document here takes ${allowed}, not <${other.verb}>` };
   }
   return { ok: true, url: got.url, verbs: got.verbs.filter(takes) };
-}
-
-/** Sleeps on the call's clock; false when `stop` came first. */
-function sleep(clock: Clock, ms: number, stop: AbortSignal): Promise<boolean> {
-  if (stop.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const timer = clock.setTimeout(() => { off(); resolve(true); }, ms);
-    const off = onAbort(stop, () => { clock.clearTimeout(timer); resolve(false); });
-  });
 }
 
 type PassEnd = { kind: 'ended' } | { kind: 'redirect'; url: string; method: 'POST' | 'GET' } | { kind: 'stopped' };
@@ -107,7 +97,7 @@ async function loopDocument(session: CallSession, member: ConferenceMember, firs
       redirects = 0;
     }
     const elapsed = clock.now() - started;
-    if (elapsed < MIN_PASS_MS && !(await sleep(clock, MIN_PASS_MS - elapsed, stop))) return;
+    if (elapsed < MIN_PASS_MS && !(await sleepUnless(clock, MIN_PASS_MS - elapsed, stop))) return;
     const got = await fetchDocument(session, next.url, next.method, opts);
     if (stop.aborted) return;
     if (!got.ok) {
@@ -123,7 +113,7 @@ async function play(session: CallSession, member: ConferenceMember, source: Hold
   if (source?.kind === 'audio') {
     try {
       await member.hold(localMedia(source.lease));
-      await new Promise<void>((resolve) => onAbort(stop, resolve));
+      await whenAborted(stop);
     } finally {
       source.lease.release();
     }

@@ -13,7 +13,7 @@ const A_NUMBER = '+15550002000';
 const JOIN_MS = 20_000;
 
 /** A preview API request, form-encoded as the spec sends it, over HTTPS through the trusted proxy. */
-function v1(d: EngineDriver, method: string, path: string, form?: Record<string, string>) {
+export function v1(d: EngineDriver, method: string, path: string, form?: Record<string, string>) {
   return d.h.request(method, path, {
     ...(form ? { body: new URLSearchParams(form).toString() } : {}),
     headers: { 'x-forwarded-proto': 'https', ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },

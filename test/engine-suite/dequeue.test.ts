@@ -6,6 +6,7 @@ import { sandboxDriver } from './sandbox-driver.js';
 import { scene, CALLER, DID } from './flows.js';
 import { xml } from '../helpers/webhook-app.js';
 import { until } from '../helpers/waits.js';
+import { v1 } from './conference-suite.js';
 import { NumberService } from '../../src/numbers/service.js';
 import type { SimulatedCall } from '../../src/engine/sandbox/index.js';
 
@@ -47,9 +48,7 @@ t.test('<Dial><Queue url> takes the waiting caller: the caller hears the url doc
 
 t.test('an empty queue: the Dial waits for the next caller, or gives up at its timeout; no such queue fails it', async (t) => {
   const { d, s, queued } = await setup(t);
-  const created = await d.h.request('POST', '/v1/queues', {
-    body: 'friendly_name=support', headers: { 'x-forwarded-proto': 'https', 'content-type': 'application/x-www-form-urlencoded' },
-  });
+  const created = await v1(d, 'POST', '/v1/queues', { friendly_name: 'support' });
   t.equal(created.status, 201, 'the queue exists, empty');
   s.app.on('/agent', xml('<Dial action="/after-dial" timeout="600"><Queue>support</Queue></Dial>'));
   const agent = d.h.engine.simulateInbound({ from: AGENT, to: AGENT_LINE });

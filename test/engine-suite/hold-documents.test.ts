@@ -6,6 +6,7 @@ import { sandboxDriver } from './sandbox-driver.js';
 import { scene, CALLER, DID } from './flows.js';
 import { xml } from '../helpers/webhook-app.js';
 import { until } from '../helpers/waits.js';
+import { v1 } from './conference-suite.js';
 import type { SimulatedCall } from '../../src/engine/sandbox/index.js';
 
 const said = (call: SimulatedCall | undefined, text: string) =>
@@ -15,11 +16,6 @@ const said = (call: SimulatedCall | undefined, text: string) =>
 const newestCall = async (d: Awaited<ReturnType<typeof sandboxDriver>>, accountId: number) =>
   (await d.h.store.sql.one<{ sid: string }>('SELECT sid FROM calls WHERE account_id = ? ORDER BY created_at DESC, sid DESC LIMIT 1', [accountId]))!.sid;
 
-/** A preview API request, form-encoded, over HTTPS through the trusted proxy. */
-const v1 = (d: Awaited<ReturnType<typeof sandboxDriver>>, method: string, path: string, form: Record<string, string>) => d.h.request(method, path, {
-  body: new URLSearchParams(form).toString(),
-  headers: { 'x-forwarded-proto': 'https', 'content-type': 'application/x-www-form-urlencoded' },
-});
 
 t.test('<Enqueue waitUrl> with a document: the caller hears it, asked for again each time it ends with the queue and the wait so far', async (t) => {
   const d = await sandboxDriver(t);

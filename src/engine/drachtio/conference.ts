@@ -6,12 +6,15 @@ import { EngineError, type ConferenceJoinOptions, type ConferenceMember, type Lo
 import type { PromptCache } from '../../media/prompt-cache.js';
 import type { MediaLease } from '../../media/media-cache.js';
 import { wavFileAudio } from '../../media/wav.js';
-import { onAbort } from '../../waits.js';
+import { systemClock } from '../../clock.js';
+import { sleepUnless } from '../../waits.js';
 import type { Endpoint, EslEvent } from './fsmrf.js';
 import { breakMedia, playTarget, speakArgs } from './media.js';
 import { quietly, type MediaContext } from './media-context.js';
 
 export const JOIN_TIMEOUT_MS = 5_000;
+/** A member's private prompts are timed in real time, as the media server plays them. */
+const WALL_CLOCK = systemClock();
 const MAINTENANCE = 'conference::maintenance';
 
 /** `prompts` renders what a member hears alone (playAlone) into files: mod_conference plays files to one member. */
@@ -136,12 +139,7 @@ class DrachtioMember implements ConferenceMember {
 
   /** True after `ms`; false as soon as `stop` aborts or the member is out of the room. */
   #played(ms: number, stop: AbortSignal): Promise<boolean> {
-    const until = AbortSignal.any([stop, this.#gone.signal]);
-    if (until.aborted) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => { off(); resolve(true); }, ms);
-      const off = onAbort(until, () => { clearTimeout(timer); resolve(false); });
-    });
+    return sleepUnless(WALL_CLOCK, ms, AbortSignal.any([stop, this.#gone.signal]));
   }
 
   async unhold(): Promise<void> {
