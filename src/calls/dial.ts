@@ -26,6 +26,13 @@ export interface DialRequest {
    * `party`): false declines it, and the Dial goes on waiting for the other targets.
    */
   accept?: (index: number, party: CallSession) => Promise<boolean>;
+  /** Called as the bridge starts (a transfer either side may ask for is heard there); ended with the bridge. */
+  whileBridged?: (caller: CallLeg, party: CallSession) => BridgeWatch;
+}
+
+export interface BridgeWatch {
+  /** The bridge is over: stop watching. True when the party was handed over (it keeps its line: not hung up). */
+  end(): boolean;
 }
 
 export interface DialOutcome {
@@ -166,10 +173,14 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
       answered.leg.hangup().catch((err: unknown) => parent.log.warn({ err }, 'dialled leg not hung up on *'));
     };
     if (req.hangupOnStar) bridged.on('dtmf', onKey);
+    const watch = req.whileBridged?.(bridged, winner.party);
+    const bridgedAt = parent.services.clock.now();
     await bridged.bridge(winner.leg);
+    const handedOver = watch?.end() ?? false;
     bridged.off('dtmf', onKey);
     if (limit) parent.services.clock.clearTimeout(limit);
     if (answerRecording) await parent.stopRecording(answerRecording);
+    if (handedOver) return { status: 'completed', childSid: winner.sid, duration: Math.round((parent.services.clock.now() - bridgedAt) / 1000) };
     const final = await release(winner.party);
     return { status: 'completed', childSid: winner.sid, duration: final.duration ?? 0 };
   }

@@ -129,11 +129,12 @@ export class CallSession {
   }
 
   /**
-   * Replaces the running document at a REST client's request (POST /api/calls/{sid} with url or markup): the verb
-   * under way stops (its media at once) and `next` runs in its place. The caller asks only while markup runs.
+   * Replaces the running document at a REST client's request (POST /api/calls/{sid} with url or markup) or at a
+   * transfer (`kind` names which on the timeline): the verb under way stops (its media at once) and `next` runs in
+   * its place. Asked only while markup runs.
    */
-  async redirect(next: NextDocument, source: Record<string, unknown>): Promise<void> {
-    void this.timeline('redirected-by-request', source);
+  async redirect(next: NextDocument, source: Record<string, unknown>, kind = 'redirected-by-request'): Promise<void> {
+    void this.timeline(kind, source);
     this.document.replace(next);
     await this.#leg?.stopMedia();
   }

@@ -217,7 +217,27 @@ export interface AudioTapOptions { mode: AudioTapMode }
 export interface LegEvents {
   dtmf: (digit: string) => void;
   hangup: (info: HangupInfo) => void;
+  /** The far end asks for a blind transfer (SIP REFER). With no listener the leg declines it (603). */
+  transfer: (asked: TransferAsked) => void;
 }
+
+/**
+ * A blind transfer the far end asks for (SIP REFER, RFC 3515), answered once: the first accept() or decline()
+ * counts. The far end then leaves once told the transfer was done.
+ */
+export interface TransferAsked {
+  /** The Refer-To URI without its angle brackets (its ?headers kept: they carry the transferor's context). */
+  readonly target: string;
+  /** The Referred-By URI, when the far end sent one. */
+  readonly referredBy: string | null;
+  /** 202 Accepted, then a first report (NOTIFY 100 Trying); the returned function sends the final status. */
+  accept(): Promise<TransferReport>;
+  /** 603 Decline. */
+  decline(): void;
+}
+
+/** Tells the far end how its transfer ended (a NOTIFY with a sipfrag status line, subscription terminated). Never rejects. */
+export type TransferReport = (status: 200 | 503) => Promise<void>;
 
 /** A transfer asked with REFER: the far end's answer to it (202: accepted) and the last status its NOTIFYs reported. */
 export interface ReferOutcome { referStatus: number | null; notifyStatus: number | null }

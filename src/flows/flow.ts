@@ -23,6 +23,11 @@ export interface Flow {
    * document request of this call finds its URL unavailable (the first webhook and every action URL alike).
    */
   fallback?: WebhookTarget | null;
+  /**
+   * The number's or trunk's transfer URL: asked when one side of a bridged <Dial> asks for a blind transfer (SIP
+   * REFER); without it such transfers are declined (src/flows/transfers.ts).
+   */
+  referTo?: WebhookTarget | null;
 }
 
 export const APPLICATION_ERROR_MESSAGE = 'Sorry, an application error occurred. Goodbye.';

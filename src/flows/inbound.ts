@@ -46,7 +46,8 @@ async function route(services: FlowServices, session: CallSession, incoming: Inc
   await incoming.ring();
   await applyRecordingPolicy(session, number);
   const fallback = settings.fallback_url ? { url: settings.fallback_url, method: 'POST' as const } : null;
-  const flow: Flow = { services, session, docUrl: null, format: settings.response_format, fallback };
+  const referTo = settings.refer_url ? { url: settings.refer_url, method: 'POST' as const } : null;
+  const flow: Flow = { services, session, docUrl: null, format: settings.response_format, fallback, referTo };
   const recordingCallback = settings.recording.callback_url;
   if (!isOpen(settings.schedule, services.clock.now())) {
     const action = settings.after_hours;

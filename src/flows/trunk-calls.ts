@@ -8,6 +8,7 @@ import { WEBHOOK_REPLY_BUDGET_MS } from './markup-fetch.js';
 import { failCall, type Flow } from './flow.js';
 import { fetchAndRun, runMarkup } from './interpreter.js';
 import { dial } from '../calls/dial.js';
+import { BridgeTransfers } from './transfers.js';
 import { trackStatusCallbacks } from '../calls/call-status-events.js';
 
 type CallerIdChoice = { kind: 'caller-id'; callerId: string | null; reason: string } | { kind: 'markup'; flow: Flow; verbs: Verb[] };
@@ -52,7 +53,8 @@ export async function handleTrunkCall(services: FlowServices, incoming: Incoming
 
 async function route(services: FlowServices, session: CallSession, trunk: Trunk): Promise<void> {
   const fallback = trunk.voice_fallback_url ? { url: trunk.voice_fallback_url, method: trunk.voice_fallback_method } : null;
-  const flow: Flow = { services, session, docUrl: null, format: 'xml', fallback };
+  const referTo = trunk.voice_refer_url ? { url: trunk.voice_refer_url, method: trunk.voice_refer_method } : null;
+  const flow: Flow = { services, session, docUrl: null, format: 'xml', fallback, referTo };
   const { call } = session;
   const payload = { from: call.from, to: call.to, direction: 'trunk', call_sid: call.sid, trunk_id: trunk.id, endpoint_name: trunk.endpoint_name };
 
@@ -65,7 +67,12 @@ async function route(services: FlowServices, session: CallSession, trunk: Trunk)
   if (choice.kind === 'markup') return runMarkup(choice.flow, choice.verbs);
   session.timeline('caller-id', { caller_id: choice.callerId, reason: choice.reason });
   if (!choice.callerId) return void (await failCall(flow, 'no caller ID: the lookup gave none and the trunk has no default_caller_id'));
-  await dial(session, { targets: [{ kind: 'number', number: call.to }], callerId: choice.callerId, timeoutMs: 60_000, record: 'do-not-record' });
+  const transfers = referTo ? new BridgeTransfers(flow, referTo) : null;
+  await dial(session, {
+    targets: [{ kind: 'number', number: call.to }], callerId: choice.callerId, timeoutMs: 60_000, record: 'do-not-record',
+    ...(transfers ? { whileBridged: transfers.watch } : {}),
+  });
+  if (await transfers?.runHandover(runMarkup)) return;
   await session.hangup('dial-done');
 }
 

@@ -5,7 +5,7 @@ const later = '2026-11-24T10:16:44.903Z';
 
 const trunk = {
   id: 7, status: 'active', label: 'Agent seat', client_ref: 'crm-42', endpoint_name: 'tk-ykz4x87t69pb', sip_domain: null,
-  transport: 'wss', voice_webhook_url: null, voice_webhook_method: 'POST', voice_fallback_url: null, voice_fallback_method: 'POST', cli_lookup_url: null, cli_lookup_method: 'POST',
+  transport: 'wss', voice_webhook_url: null, voice_webhook_method: 'POST', voice_fallback_url: null, voice_fallback_method: 'POST', voice_refer_url: null, voice_refer_method: 'POST', cli_lookup_url: null, cli_lookup_method: 'POST',
   default_caller_id: '+14155550100', status_callback_url: 'https://app.example.com/trunk-status', status_callback_events: 'completed',
   status_callback_format: null, hangup_url: null, dual_channel_recording: false, allowed_caller_ids: null, created_at: at,
 };

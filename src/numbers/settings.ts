@@ -41,6 +41,11 @@ export interface NumberSettings {
   webhook_url: string | null;
   /** Asked (POST) when webhook_url, or an action URL of the call, does not answer or answers 5xx. */
   fallback_url: string | null;
+  /**
+   * Asked (POST) when one side of a bridged <Dial> asks for a blind transfer (SIP REFER); its document runs for the
+   * other side. Without it such transfers are declined (603).
+   */
+  refer_url: string | null;
   response_format: 'xml' | 'json';
   hangup_url: string | null;
   client_ref: string | null;
@@ -54,6 +59,7 @@ export interface NumberSettings {
 export const DEFAULT_NUMBER_SETTINGS: NumberSettings = {
   webhook_url: null,
   fallback_url: null,
+  refer_url: null,
   response_format: 'xml',
   hangup_url: null,
   client_ref: null,
@@ -169,6 +175,7 @@ function checkRecording(c: Collector, v: unknown): void {
 const CHECKS: Record<keyof NumberSettings, (c: Collector, v: unknown) => void> = {
   webhook_url: (c, v) => checkUrl(c, 'webhook_url', v, true),
   fallback_url: (c, v) => checkUrl(c, 'fallback_url', v, true),
+  refer_url: (c, v) => checkUrl(c, 'refer_url', v, true),
   response_format: (c, v) => { if (v !== 'xml' && v !== 'json') c.add('response_format', 'Must be xml or json.'); },
   hangup_url: (c, v) => checkUrl(c, 'hangup_url', v, true),
   client_ref: (c, v) => { if (v !== null) checkName(c, 'client_ref', v, NAME_LIMITS.numberReference); },

@@ -378,4 +378,9 @@ export const migrations: string[] = [
   ALTER TABLE trunks ADD COLUMN voice_fallback_url TEXT;
   ALTER TABLE trunks ADD COLUMN voice_fallback_method TEXT NOT NULL DEFAULT 'POST';
   `,
+  // A trunk's transfer URL: asked when one side of a bridged call of the trunk asks for a blind transfer (REFER).
+  `
+  ALTER TABLE trunks ADD COLUMN voice_refer_url TEXT;
+  ALTER TABLE trunks ADD COLUMN voice_refer_method TEXT NOT NULL DEFAULT 'POST';
+  `,
 ];

@@ -15,6 +15,8 @@ export interface TrunkSettings {
   voice_webhook_method: HttpMethod;
   voice_fallback_url: string | null;
   voice_fallback_method: HttpMethod;
+  voice_refer_url: string | null;
+  voice_refer_method: HttpMethod;
   cli_lookup_url: string | null;
   cli_lookup_method: HttpMethod;
   default_caller_id: string | null;
@@ -38,7 +40,7 @@ export interface Trunk extends TrunkSettings {
 }
 
 export const SETTING_COLUMNS = [
-  'label', 'client_ref', 'sip_domain', 'voice_webhook_url', 'voice_webhook_method', 'voice_fallback_url', 'voice_fallback_method', 'cli_lookup_url',
+  'label', 'client_ref', 'sip_domain', 'voice_webhook_url', 'voice_webhook_method', 'voice_fallback_url', 'voice_fallback_method', 'voice_refer_url', 'voice_refer_method', 'cli_lookup_url',
   'cli_lookup_method', 'default_caller_id', 'status_callback_url', 'status_callback_events', 'hangup_url',
   'dual_channel_recording', 'allowed_caller_ids',
 ] as const satisfies readonly (keyof TrunkSettings)[];
@@ -54,6 +56,7 @@ function toTrunk(r: Row): Trunk {
     sipPasswordSealed: r.sip_password_enc, label: r.label, client_ref: r.client_ref, sip_domain: r.sip_domain,
     voice_webhook_url: r.voice_webhook_url, voice_webhook_method: r.voice_webhook_method,
     voice_fallback_url: r.voice_fallback_url, voice_fallback_method: r.voice_fallback_method,
+    voice_refer_url: r.voice_refer_url, voice_refer_method: r.voice_refer_method,
     cli_lookup_url: r.cli_lookup_url, cli_lookup_method: r.cli_lookup_method, default_caller_id: r.default_caller_id,
     status_callback_url: r.status_callback_url, status_callback_events: r.status_callback_events,
     status_callback_format: r.status_callback_format, hangup_url: r.hangup_url,

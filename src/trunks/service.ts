@@ -16,6 +16,8 @@ export const TRUNK_SETTING_DEFAULTS: TrunkSettings = {
   voice_webhook_method: 'POST',
   voice_fallback_url: null,
   voice_fallback_method: 'POST',
+  voice_refer_url: null,
+  voice_refer_method: 'POST',
   cli_lookup_url: null,
   cli_lookup_method: 'POST',
   default_caller_id: null,

@@ -5,7 +5,7 @@ import type { TrunkSettings } from '../store/trunks.js';
 import { checkCustomerUrl, customerUrlProblem, type CustomerUrlRule } from '../net/customer-url.js';
 import { E164 } from '../numbers/settings.js';
 
-const URL_FIELDS = ['voice_webhook_url', 'voice_fallback_url', 'cli_lookup_url', 'status_callback_url', 'hangup_url'] as const;
+const URL_FIELDS = ['voice_webhook_url', 'voice_fallback_url', 'voice_refer_url', 'cli_lookup_url', 'status_callback_url', 'hangup_url'] as const;
 
 export function trunkSettingsProblems(s: Partial<TrunkSettings>, rule: CustomerUrlRule): FieldErrors | null {
   const errors: FieldErrors = {};

@@ -21,7 +21,9 @@ t.test('API keys, trunks and settings in Chromium', { skip: SKIP }, async (t) =>
     await page.click('button:has-text("Create API key")');
     const key = (await page.locator('#new-key').textContent())!.trim();
     t.match(key, /^sk_live_[A-Za-z0-9_-]{43}$/, 'shown once');
-    t.ok(await page.locator('button[data-copy="new-key"]').isVisible(), 'with a copy button');
+    // The page's script shows the button once the document is parsed: wait for it, as a loaded machine may be later.
+    const copy = page.locator('button[data-copy="new-key"]');
+    t.ok(await copy.waitFor({ state: 'visible', timeout: 10_000 }).then(() => true, () => false), 'with a copy button');
     await screenshot(page, 'api-key-created');
     t.equal((await h.request('GET', '/api/partner/trunks', { key })).status, 200, 'the key works with the API');
     await page.goto(`${h.url}/dashboard/keys`);

@@ -140,10 +140,22 @@ export interface CallerOptions {
   referTo?: string;
   /** The caller expects a REFER naming this target (a regular expression), accepts it and reports the transfer done. */
   referredTo?: string;
+  /**
+   * When told (askTransfer), the caller asks the platform for a blind transfer there (REFER) and expects it done:
+   * 202, NOTIFY 100, NOTIFY 200 (its exit code says whether all came), then the platform's BYE.
+   */
+  transferTo?: string;
 }
 
 /** The caller's SDP offering audio only, no telephone-event (payload type 101): keys can only be tones in the audio. */
 const withoutTelephoneEvent = (xml: string) => xml.replace('RTP/AVP 8 101', 'RTP/AVP 8').replace(/\n.*a=(rtpmap|fmtp):101 .*/g, '');
+
+/** transfer.part for one side of a dialog: where its REFER goes, its From and To, its CSeq. */
+function transferPart(target: string, dialog: { requestUri: string; from: string; to: string; cseq: number }): string {
+  return readFileSync(path.join(DIR, 'transfer.part'), 'utf8')
+    .replace('REFER_REQUEST_URI', dialog.requestUri).replace('REFER_FROM', dialog.from).replace('REFER_TO', dialog.to)
+    .replace('REFER_CALL_ID', '[call_id]').replace('REFER_CSEQ', String(dialog.cseq)).replace('REFER_TARGET', target);
+}
 
 /** uac.xml filled in for one caller plan; `hangupMs` is how long it stays after its keys. */
 function callerScenario(o: Omit<CallerOptions, 'target' | 'localPort' | 'to'>): { file: string; hangupMs: number } {
@@ -151,7 +163,10 @@ function callerScenario(o: Omit<CallerOptions, 'target' | 'localPort' | 'to'>): 
   const cseq = o.auth ? 2 : 1;
   const hangupMs = o.plan.hangupAfterMs === undefined ? WAIT_FOR_BYE_MS : Math.max(1, o.plan.hangupAfterMs - media.ms);
   const refer = o.referTo ? readFileSync(path.join(DIR, 'refer.part'), 'utf8').replace('REFER_CSEQ', String(cseq + 1))
-    : o.referredTo ? readFileSync(path.join(DIR, 'refer-in.part'), 'utf8').replace('NOTIFY_CSEQ', String(cseq + 1)).replaceAll('REFER_TARGET', o.referredTo) : '';
+    : o.referredTo ? readFileSync(path.join(DIR, 'refer-in.part'), 'utf8').replace('NOTIFY_CSEQ', String(cseq + 1)).replaceAll('REFER_TARGET', o.referredTo)
+      : o.transferTo ? transferPart(o.transferTo, {
+        requestUri: 'sip:[service]@[remote_ip]:[remote_port]', from: '<sip:[caller]@[local_ip]:[local_port]>;tag=[pid]SIPpTag00[call_number]', to: '[$dialog_to]', cseq: cseq + 1,
+      }) : '';
   const file = scenario('uac.xml', o.scratch, {
     caller: o.from, listen_rtp: String(o.rtpPort), hangup_ms: String(hangupMs),
     auth_user: o.auth?.username ?? '', auth_pass: o.auth?.password ?? '', refer_to: o.referTo ?? '',
@@ -159,7 +174,7 @@ function callerScenario(o: Omit<CallerOptions, 'target' | 'localPort' | 'to'>): 
     .replace('<!-- CHALLENGE -->', o.auth ? readFileSync(path.join(DIR, 'challenge.part'), 'utf8') : '')
     .replace('<!-- MEDIA -->', `${media.ms > 0 ? `<pause milliseconds="${media.ms}"/>` : ''}${refer}`)
     .replaceAll('CSEQ ACK', `${cseq} ACK`)
-    .replace('BYE_CSEQ', String(cseq + (o.referTo || o.referredTo ? 2 : 1))), o.transport);
+    .replace('BYE_CSEQ', String(cseq + (o.referTo || o.referredTo || o.transferTo ? 2 : 1))), o.transport);
   return { file, hangupMs };
 }
 
@@ -236,22 +251,32 @@ export function inviteToOkMs(sipp: SippRun, scratch: string): number | null {
  * was answered).
  */
 async function hangUpSipp(sipp: SippRun, localPort: number, callId: string): Promise<void> {
-  const socket = createSocket('udp4');
-  const notify = [
-    `NOTIFY sip:driver@127.0.0.1:${localPort} SIP/2.0`,
-    `Via: SIP/2.0/UDP 127.0.0.1;branch=z9hG4bK-${Math.random().toString(36).slice(2)}`,
-    'From: <sip:driver@127.0.0.1>;tag=driver', 'To: <sip:party@127.0.0.1>', `Call-ID: ${callId}`, 'CSeq: 1 NOTIFY',
-    'Event: hangup', 'Max-Forwards: 70', 'Content-Length: 0', '', '',
-  ].join('\r\n');
-  await new Promise<void>((resolve) => socket.send(notify, localPort, '127.0.0.1', () => resolve()));
-  socket.close();
+  await tellSipp(localPort, callId, 'hangup');
   const timer = setTimeout(() => sipp.kill(), 5_000);
   await sipp.exited;
   clearTimeout(timer);
 }
 
+/** The driver's NOTIFY in a call of the sipp on `localPort` (Call-ID `callId`): the cue its scenario waits at. */
+async function tellSipp(localPort: number, callId: string, event: 'hangup' | 'transfer'): Promise<void> {
+  const socket = createSocket('udp4');
+  const notify = [
+    `NOTIFY sip:driver@127.0.0.1:${localPort} SIP/2.0`,
+    `Via: SIP/2.0/UDP 127.0.0.1;branch=z9hG4bK-${Math.random().toString(36).slice(2)}`,
+    'From: <sip:driver@127.0.0.1>;tag=driver', 'To: <sip:party@127.0.0.1>', `Call-ID: ${callId}`, 'CSeq: 1 NOTIFY',
+    `Event: ${event}`, 'Max-Forwards: 70', 'Content-Length: 0', '', '',
+  ].join('\r\n');
+  await new Promise<void>((resolve) => socket.send(notify, localPort, '127.0.0.1', () => resolve()));
+  socket.close();
+}
+
+const callerCallId = (sipp: SippRun) => `1-${sipp.pid}@127.0.0.1`;
+
 /** The caller (runCaller) hangs up now; its Call-ID is sipp's own for its first call. */
-export const hangUpCaller = (sipp: SippRun, localPort: number): Promise<void> => hangUpSipp(sipp, localPort, `1-${sipp.pid}@127.0.0.1`);
+export const hangUpCaller = (sipp: SippRun, localPort: number): Promise<void> => hangUpSipp(sipp, localPort, callerCallId(sipp));
+
+/** The caller (runCaller with transferTo) sends its REFER now. */
+export const askCallerToTransfer = (sipp: SippRun, localPort: number): Promise<void> => tellSipp(localPort, callerCallId(sipp), 'transfer');
 
 const PARTY_SCENARIOS: Record<PartyPlan['behavior'], [string, Record<string, string>]> = {
   answer: ['uas.xml', { ring_ms: '500' }],
@@ -275,6 +300,8 @@ export async function runParty(localPort: number, plan: PartyPlan, scratch: stri
 export interface PartyRun extends SippRun {
   /** The party hangs up now (its call answered), or is killed within 5 s. */
   hangup(): Promise<void>;
+  /** A party run with transferTo sends its REFER now (its call answered). */
+  transfer(): Promise<void>;
 }
 
 /**
@@ -282,22 +309,32 @@ export interface PartyRun extends SippRun {
  * test sends it a tone and measures what it hears. It rings `ringMs`, answers with `codec`, and talks until the
  * platform's BYE or its hangup().
  */
-export async function runRtpParty(localPort: number, rtpPort: number, scratch: string, o: { ringMs?: number; codec?: G711 } = {}): Promise<PartyRun> {
+export async function runRtpParty(localPort: number, rtpPort: number, scratch: string, o: { ringMs?: number; codec?: G711; transferTo?: string } = {}): Promise<PartyRun> {
   const pt = o.codec === 'PCMU' ? '0' : '8';
+  // With transferTo (see CallerOptions), the party's REFER is its first request in the dialog: its own BYE comes second.
+  const referPart = o.transferTo ? transferPart(o.transferTo, { requestUri: '[$peer_contact]', from: '[$ack_to]', to: '[$ack_from]', cseq: 1 }) : '';
   const file = scenario('uas.xml', scratch, { ring_ms: String(o.ringMs ?? 500), hangup_ms: String(WAIT_FOR_BYE_MS) }, (xml) => xml
     .replace('m=audio [media_port] RTP/AVP 8 101', `m=audio ${rtpPort} RTP/AVP ${pt} 101`)
     .replace('a=rtpmap:8 PCMA/8000', `a=rtpmap:${pt} ${o.codec ?? 'PCMA'}/8000`)
-    .replace(/<nop>\s*<action><exec play_pcap_audio="[^"]*"\/><\/action>\s*<\/nop>/, ''));
+    .replace(/<nop>\s*<action><exec play_pcap_audio="[^"]*"\/><\/action>\s*<\/nop>/, '')
+    .replace('<!-- TRANSFER -->', referPart)
+    .replace('CSeq: 1 BYE', `CSeq: ${referPart ? 2 : 1} BYE`));
   // The platform's Call-ID, for hangup(), is read from the messages sipp logs (it writes each one through at once).
   const messages = path.join(scratch, `party-${localPort}-${Date.now()}.msg`);
   const sipp = run(['-sf', file, '-m', '1', '-i', '127.0.0.1', '-p', String(localPort), '-mi', '127.0.0.1', '-mp', String(await sippMediaPort()),
     '-nostdin', '-timeout', '200s', '-trace_msg', '-message_file', messages], 210_000);
+  const callId = () => (existsSync(messages) ? /^Call-ID:\s*(\S+)/mi.exec(readFileSync(messages, 'utf8'))?.[1] : undefined);
   const hangup = async () => {
-    const callId = existsSync(messages) ? /^Call-ID:\s*(\S+)/mi.exec(readFileSync(messages, 'utf8'))?.[1] : undefined;
-    if (callId) await hangUpSipp(sipp, localPort, callId);
+    const id = callId();
+    if (id) await hangUpSipp(sipp, localPort, id);
     else { sipp.kill(); await sipp.exited; }
   };
-  return { ...sipp, hangup };
+  const transfer = async () => {
+    const id = callId();
+    if (!id) throw new Error('the party has no call to transfer');
+    await tellSipp(localPort, id, 'transfer');
+  };
+  return { ...sipp, hangup, transfer };
 }
 
 /** One REGISTER with digest credentials; exit code 0 means the registrar accepted them. */

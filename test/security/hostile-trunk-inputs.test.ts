@@ -8,7 +8,7 @@ import { BAD_HOSTNAMES } from '../net/support/bad-hostnames.js';
 import { DEFAULT_NUMBER_SETTINGS } from '../../src/numbers/settings.js';
 import { parseAddress } from '../../src/cli/carriers.js';
 
-const URL_FIELDS = ['voice_webhook_url', 'cli_lookup_url', 'status_callback_url', 'hangup_url'];
+const URL_FIELDS = ['voice_webhook_url', 'voice_fallback_url', 'voice_refer_url', 'cli_lookup_url', 'status_callback_url', 'hangup_url'];
 const BAD_CALLER_IDS = ['5551234', '+0123', '+1 555 0100', 'abc', '+12345678901234567', '14155550100', '+1-415-555-0100', '+'];
 const GOOD_SIP_DOMAINS = ['sip.example.com', 'SIP.Example.COM.', '10.0.0.5', '203.0.114.9', '[2001:db8::1]'];
 const PRIVATE_IPS = ['10.0.0.1', '127.0.0.1', '169.254.169.254', '192.168.1.1', '::1', '[fd00::1]', '100.64.0.1'];
@@ -147,7 +147,7 @@ t.test('CLI: carrier add and org allow-host refuse with the reason, accept good 
   t.equal((await rb('org', 'allow-host', '--account', '1', 'hooks.example.com')).code, 0);
 });
 
-t.test('dashboard: the number form refuses every hostile webhook URL beside the field', async (t) => {
+t.test('dashboard: the number form refuses every hostile webhook, fallback and transfer URL beside the field', async (t) => {
   const h = await startHarness(t);
   const a = await accountWithUser(h, 'n@example.com');
   await h.store.numbers.add('+14155550100', a.id, DEFAULT_NUMBER_SETTINGS);
@@ -155,10 +155,13 @@ t.test('dashboard: the number form refuses every hostile webhook URL beside the 
   await c.signIn('n@example.com', PASSWORD);
   const page = '/dashboard/numbers/%2B14155550100';
   const base = { response_format: 'xml', active: 'on', 'after_hours.action': 'hangup', 'recording.mode': 'off', 'recording.tracks': 'both' };
-  for (const url of STATIC_HOSTILE_URLS) {
-    const res = await c.submit(page, page, { ...base, webhook_url: url });
-    t.ok(res.status === 422 && res.text.includes('id="e-webhook_url"'), `number webhook_url=${url}: 422 at the field`);
+  for (const field of ['webhook_url', 'fallback_url', 'refer_url'] as const) {
+    for (const url of STATIC_HOSTILE_URLS) {
+      const res = await c.submit(page, page, { ...base, [field]: url });
+      t.ok(res.status === 422 && res.text.includes(`id="e-${field}"`), `number ${field}=${url}: 422 at the field`);
+    }
+    t.equal((await h.store.numbers.getByE164('+14155550100'))!.settings[field], null, `${field}: nothing stored`);
   }
-  t.equal((await h.store.numbers.getByE164('+14155550100'))!.settings.webhook_url, null, 'nothing stored');
-  t.equal((await c.submit(page, page, { ...base, webhook_url: 'https://hooks.example.com/voice' })).status, 303, 'a good URL is saved');
+  t.equal((await c.submit(page, page, { ...base, webhook_url: 'https://hooks.example.com/voice', refer_url: 'https://hooks.example.com/transfer' })).status, 303, 'good URLs are saved');
+  t.equal((await h.store.numbers.getByE164('+14155550100'))!.settings.refer_url, 'https://hooks.example.com/transfer');
 });

@@ -31,7 +31,7 @@ function trunkOf(store: Store, accountId: number) {
     accountId, capacity: 5, endpointName: `ep-${accountId}`, sipPasswordSealed: 'sealed', transport: 'tcp',
     settings: {
       label: 'PBX', client_ref: null, sip_domain: null, voice_webhook_url: null, voice_webhook_method: 'POST',
-      voice_fallback_url: null, voice_fallback_method: 'POST', cli_lookup_url: null,
+      voice_fallback_url: null, voice_fallback_method: 'POST', voice_refer_url: null, voice_refer_method: 'POST', cli_lookup_url: null,
       cli_lookup_method: 'POST', default_caller_id: null, status_callback_url: null, status_callback_events: 'completed',
       hangup_url: null, dual_channel_recording: false, allowed_caller_ids: ['+15551230000'],
     },

@@ -19,6 +19,7 @@ import { quietly, type MediaContext } from './media-context.js';
 import { breakMedia, playTarget, settleBreakOn, speakArgs, type MediaStep } from './media.js';
 import { record } from './record.js';
 import { referOut } from './refer.js';
+import { transferAsked, type ReferRequest, type ReferResponse } from './transfer-asked.js';
 import { startCallRecording } from './recording.js';
 import type { PromptCache } from '../../media/prompt-cache.js';
 import type { ConferenceRooms } from './conference-rooms.js';
@@ -43,7 +44,7 @@ export function endMediaDialog(ep: Endpoint): void {
 export class DrachtioLeg implements CallLeg, MediaContext {
   readonly digits = new DigitBuffer();
   readonly ended: Promise<HangupInfo>;
-  readonly #listeners: Listeners = { dtmf: new Set(), hangup: new Set() };
+  readonly #listeners: Listeners = { dtmf: new Set(), hangup: new Set(), transfer: new Set() };
   readonly #recordings = new Set<CallRecording>();
   /** What ends each media operation under way at stopMedia(). */
   readonly #mediaStops = new Set<() => void>();
@@ -75,11 +76,18 @@ export class DrachtioLeg implements CallLeg, MediaContext {
       this.digits.push(dtmf);
     });
     dialog.on('destroy', () => this.#end({ cause: 'normal', by: 'remote' }));
-    // No transfer is carried out for the far end: its REFER is declined. Unheard, drachtio-srf answers 200, which
-    // tells a PBX or phone its transfer is under way when nothing will happen.
-    dialog.on('refer', (_req: unknown, res: { send(status: number): void }) => {
-      log.info('REFER declined (603): transfers asked by the far end are not offered');
-      res.send(603);
+    // A transfer the far end asks for goes to whoever listens (a bridge whose call has a refer_url), else it is
+    // declined. Unheard, drachtio-srf answers 200, which tells a PBX or phone its transfer is under way when nothing
+    // will happen.
+    dialog.on('refer', (req: ReferRequest, res: ReferResponse) => {
+      const asked = transferAsked(dialog, req, res, log);
+      if (!asked) return;
+      const listeners = [...this.#listeners.transfer];
+      if (listeners.length === 0) {
+        log.info('REFER declined (603): no transfer is offered on this leg now');
+        asked.decline();
+      }
+      for (const listener of listeners) listener(asked);
     });
     // FreeSWITCH dropping the channel (shutdown, media timeout) ends the call for the far end too. fsmrf reports
     // no reason only when the channel's own event socket closed: FreeSWITCH is gone.

@@ -24,7 +24,7 @@ export class SandboxLeg implements CallLeg {
   readonly orphanRef = null;
   readonly #line: Line;
   readonly #keys: DigitQueue;
-  readonly #listeners: Listeners = { dtmf: new Set(), hangup: new Set() };
+  readonly #listeners: Listeners = { dtmf: new Set(), hangup: new Set(), transfer: new Set() };
   /** Ends the current bridge, if any (a leg is in at most one). */
   #unbridge: (() => void) | null = null;
 
@@ -38,6 +38,11 @@ export class SandboxLeg implements CallLeg {
     });
     line.on('ended', (info) => {
       for (const listener of [...this.#listeners.hangup]) listener(info);
+    });
+    line.on('transfer-asked', (asked) => {
+      const listeners = [...this.#listeners.transfer];
+      if (listeners.length === 0) asked.decline();
+      for (const listener of listeners) listener(asked);
     });
   }
 

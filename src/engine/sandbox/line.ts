@@ -2,7 +2,7 @@
 // end (SimulatedCall). It owns every timer the call uses, so ending it can never leave work on the clock.
 import { EventEmitter } from 'node:events';
 import type { Clock, TimerHandle } from '../../clock.js';
-import type { HangupInfo } from '../port.js';
+import type { HangupInfo, TransferAsked } from '../port.js';
 import { Transcript } from './transcript.js';
 import type { Media } from './media-timing.js';
 import type { SandboxRooms } from './conference.js';
@@ -29,6 +29,8 @@ interface LineEvents {
   digit: [digit: string];
   /** A digit collection finished its prompts: the cue for a scripted caller to type. */
   'awaiting-input': [];
+  /** The far end asks for a blind transfer (SIP REFER). */
+  'transfer-asked': [asked: TransferAsked];
   ended: [info: HangupInfo];
 }
 
@@ -96,6 +98,11 @@ export class Line {
   }
 
   awaitingInput(): void { this.#events.emit('awaiting-input'); }
+
+  /** The far end asks for a transfer: false when nobody on the platform's side can hear it (before answer, after the end). */
+  transferAsked(asked: TransferAsked): boolean {
+    return this.#state === 'answered' && this.#events.emit('transfer-asked', asked);
+  }
 
   /** The far end hung up: before answer a caller abandons, a called party declines. */
   remoteHangup(): void {

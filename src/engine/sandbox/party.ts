@@ -4,6 +4,7 @@ import type { HangupInfo } from '../port.js';
 import type { Line } from './line.js';
 import { GATHER_REACTION_MS, KEY_INTERVAL_MS } from './media-timing.js';
 import type { TranscriptEvent, TranscriptListener } from './transcript.js';
+import { askTransfer, type TransferResult } from './transfer.js';
 
 /** What a person does once the call is connected. */
 export interface InCallScript {
@@ -43,6 +44,8 @@ export interface SimulatedCall {
   press(keys: string): void;
   /** Hangs up: before answer a caller abandons (caller-hangup), a called party declines (rejected). */
   hangup(): void;
+  /** Asks for a blind transfer to `target` (SIP REFER); resolves with the platform's answer and final report. */
+  transfer(target: string, referredBy?: string): Promise<TransferResult>;
 }
 
 export class RemoteParty implements SimulatedCall {
@@ -69,6 +72,8 @@ export class RemoteParty implements SimulatedCall {
   }
 
   hangup(): void { this.line.remoteHangup(); }
+
+  transfer(target: string, referredBy?: string): Promise<TransferResult> { return askTransfer(this.line, target, referredBy ?? null); }
 
   /** Hangs up if nobody has answered within `ms`. */
   giveUpAfter(ms: number | undefined): void {

@@ -13,6 +13,9 @@ export type TranscriptEntry =
   | { type: 'heard-pause'; ms: number }
   | { type: 'heard-ringback'; tone: string }
   | { type: 'referred'; to: string }
+  | { type: 'transfer-asked'; to: string }
+  | { type: 'transfer-answered'; status: number }
+  | { type: 'transfer-reported'; status: number }
   | { type: 'beep' }
   | { type: 'pressed'; digit: string }
   /** Keys the platform sent this party (<Number sendDigits>), `w` and `W` being waits. */

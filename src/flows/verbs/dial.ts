@@ -6,6 +6,7 @@ import { dial } from '../../calls/dial.js';
 import type { CallSession } from '../../calls/session.js';
 import { followAction, type Flow, type Outcome } from '../flow.js';
 import { screenParty, type RunMarkup } from './dial-screen.js';
+import { BridgeTransfers } from '../transfers.js';
 
 /** A party the Dial rings (not a conference it joins, nor a queue it takes a caller from). */
 type Party = Exclude<DialTarget, ConferenceTarget | QueueTarget>;
@@ -28,6 +29,7 @@ export async function dialVerb(flow: Flow, verb: DialVerb, run: RunMarkup): Prom
   if (first?.type === 'conference') return dialConference(flow, verb, first);
   if (first?.type === 'queue') return dialQueue(flow, verb, first);
   const targets = verb.targets.filter((t): t is Party => t.type !== 'conference' && t.type !== 'queue');
+  const transfers = flow.referTo ? new BridgeTransfers(flow, flow.referTo) : null;
   const outcome = await dial(session, {
     targets: targets.map(toTarget),
     ...(targets.some((t) => t.url || (t.type === 'number' && t.sendDigits)) ? { accept: (i: number, party: CallSession) => accept(flow, targets[i]!, party, run) } : {}),
@@ -40,8 +42,11 @@ export async function dialVerb(flow: Flow, verb: DialVerb, run: RunMarkup): Prom
     ringTone: verb.ringTone,
     hangupOnStar: verb.hangupOnStar,
     answerOnBridge: verb.answerOnBridge,
+    ...(transfers ? { whileBridged: transfers.watch } : {}),
   });
   session.timeline('dial-result', { ...outcome });
+  // The caller transferred the party and left: the party runs the transfer URL's document.
+  if (await transfers?.runHandover(run)) return { kind: 'end' };
   return followAction(flow, 'dial action', verb.action, verb.method, {
     dial_call_status: outcome.status, dial_call_sid: outcome.childSid, dial_call_duration: outcome.duration, call_sid: session.sid,
   });

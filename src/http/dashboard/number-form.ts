@@ -13,6 +13,7 @@ export function settingsToForm(s: NumberSettings): FormValues {
   const f: FormValues = {
     webhook_url: s.webhook_url ?? '',
     fallback_url: s.fallback_url ?? '',
+    refer_url: s.refer_url ?? '',
     response_format: s.response_format,
     hangup_url: s.hangup_url ?? '',
     client_ref: s.client_ref ?? '',
@@ -77,6 +78,7 @@ export function formToPatch(f: FormValues): Record<string, unknown> {
   return {
     webhook_url: orNull(f.webhook_url),
     fallback_url: orNull(f.fallback_url),
+    refer_url: orNull(f.refer_url),
     response_format: f.response_format ?? 'xml',
     hangup_url: orNull(f.hangup_url),
     client_ref: orNull(f.client_ref),

@@ -6,7 +6,7 @@ import { TrunkCreateBody, TrunkUpdateBody } from '../schemas/trunk.js';
 import { SETTING_COLUMNS, type Transport, type Trunk, type TrunkSettings } from '../../store/trunks.js';
 import type { FieldErrors, FormValues } from './forms.js';
 
-const NULLABLE_TEXT = ['label', 'client_ref', 'sip_domain', 'voice_webhook_url', 'voice_fallback_url', 'cli_lookup_url', 'default_caller_id', 'status_callback_url', 'hangup_url'] as const;
+const NULLABLE_TEXT = ['label', 'client_ref', 'sip_domain', 'voice_webhook_url', 'voice_fallback_url', 'voice_refer_url', 'cli_lookup_url', 'default_caller_id', 'status_callback_url', 'hangup_url'] as const;
 
 function compile(schema: object): ValidateFunction {
   return validatorCompiler({ schema, httpPart: 'body', method: 'POST', url: '/dashboard/trunks' } as Parameters<typeof validatorCompiler>[0]) as ValidateFunction;
@@ -19,6 +19,7 @@ export function trunkToForm(t: Trunk): FormValues {
   for (const name of NULLABLE_TEXT) f[name] = t[name] ?? '';
   f.voice_webhook_method = t.voice_webhook_method;
   f.voice_fallback_method = t.voice_fallback_method;
+  f.voice_refer_method = t.voice_refer_method;
   f.cli_lookup_method = t.cli_lookup_method;
   f.status_callback_events = t.status_callback_events;
   f.dual_channel_recording = t.dual_channel_recording ? 'on' : '';
@@ -26,7 +27,7 @@ export function trunkToForm(t: Trunk): FormValues {
   return f;
 }
 
-export const NEW_TRUNK_FORM: FormValues = { transport: 'wss', voice_webhook_method: 'POST', voice_fallback_method: 'POST', cli_lookup_method: 'POST', status_callback_events: 'completed' };
+export const NEW_TRUNK_FORM: FormValues = { transport: 'wss', voice_webhook_method: 'POST', voice_fallback_method: 'POST', voice_refer_method: 'POST', cli_lookup_method: 'POST', status_callback_events: 'completed' };
 
 function bodyOf(f: FormValues, withTransport: boolean): Record<string, unknown> {
   const body: Record<string, unknown> = {};
@@ -34,6 +35,7 @@ function bodyOf(f: FormValues, withTransport: boolean): Record<string, unknown> 
   for (const name of NULLABLE_TEXT) body[name] = (f[name] ?? '').trim() === '' ? null : f[name];
   body.voice_webhook_method = f.voice_webhook_method ?? 'POST';
   body.voice_fallback_method = f.voice_fallback_method ?? 'POST';
+  body.voice_refer_method = f.voice_refer_method ?? 'POST';
   body.cli_lookup_method = f.cli_lookup_method ?? 'POST';
   body.status_callback_events = (f.status_callback_events ?? '').trim();
   body.dual_channel_recording = f.dual_channel_recording === 'on';

@@ -2,10 +2,10 @@ import t from 'tap';
 import { createHmac } from 'node:crypto';
 import { startHarness } from '../../helpers/harness.js';
 
-// The spec's fields, and the fallback URL pair the platform adds (docs/live-api-trunks.md).
+// The spec's fields, and the fallback and transfer URL pairs the platform adds (docs/live-api-trunks.md).
 const TRUNK_FIELDS = [
   'id', 'status', 'label', 'client_ref', 'endpoint_name', 'sip_domain', 'transport', 'voice_webhook_url', 'voice_webhook_method',
-  'voice_fallback_url', 'voice_fallback_method',
+  'voice_fallback_url', 'voice_fallback_method', 'voice_refer_url', 'voice_refer_method',
   'cli_lookup_url', 'cli_lookup_method', 'default_caller_id', 'status_callback_url', 'status_callback_events',
   'status_callback_format', 'hangup_url', 'dual_channel_recording', 'allowed_caller_ids', 'created_at',
 ];
@@ -27,7 +27,7 @@ t.test('create, fetch, list, update and revoke a trunk', async (t) => {
   t.equal(tr.status_callback_format, null, 'status_callback_format is null on create');
   t.equal(tr.dual_channel_recording, false);
   t.same(tr.allowed_caller_ids, ['+15551230000']);
-  t.same(Object.keys(tr).sort(), [...TRUNK_FIELDS, 'connection'].sort(), 'exactly the spec fields and the fallback pair');
+  t.same(Object.keys(tr).sort(), [...TRUNK_FIELDS, 'connection'].sort(), 'exactly the spec fields and the fallback and transfer pairs');
   t.same(tr.connection, {
     sip_domain: 'sip.test.example', sip_port: '5060', transport: 'tcp', wss_url: null,
     username: tr.endpoint_name, password: tr.connection.password, secret_available: true,

@@ -22,6 +22,7 @@ function basics(f: FormRender): Html {
   return html`<fieldset><legend>Webhook</legend>
     ${f.text('webhook_url', 'Webhook URL', { type: 'url', placeholder: 'https://app.example.com/voice', hint: 'Receives each inbound call (POST, JSON body with from, to, direction).' })}
     ${f.text('fallback_url', 'Fallback URL', { type: 'url', hint: 'Asked (POST, with error_url and error_reason) when the webhook or an action URL does not answer, times out or answers 5xx.' })}
+    ${f.text('refer_url', 'Transfer URL', { type: 'url', hint: 'Asked (POST, with refer_transfer_target) when one side of a bridged call asks to transfer the other (SIP REFER); its document runs for the other side. Empty: such transfers are declined.' })}
     ${f.select('response_format', 'Response format', [['xml', 'XML (full verb set)'], ['json', 'JSON (subset, no Gather)']])}
     ${f.text('hangup_url', 'Hangup URL', { type: 'url', hint: 'Receives the final status of every call on this number.' })}
     ${f.text('client_ref', 'Client reference', { hint: 'Up to 64 characters; sent as ClientRef in status callbacks.' })}

@@ -66,6 +66,11 @@ export function describeEvent(kind: string, d: Detail): string {
     case 'refer': return `Asked the caller's side to transfer to ${str(d.to)} (REFER)`;
     case 'refer-result': return d.transferred ? `The transfer to ${str(d.to)} was done` : `The transfer to ${str(d.to)} failed (REFER ${str(d.refer_status)}, last report ${str(d.notify_status)})`;
     case 'refer-refused': return `The transfer to ${str(d.to)} was refused: ${str(d.reason)}`;
+    case 'transfer-asked': return `A transfer to ${str(d.to)} was asked (REFER): asking ${str(d.url)} what ${str(d.transferee)} does next`;
+    case 'transfer-done': return `Transferred: ${str(d.transferee)} runs the transfer URL's instructions`;
+    case 'transfer-failed': return `The transfer to ${str(d.to)} failed (${str(d.reason)}): the calls stay connected`;
+    case 'transfer-declined': return `A transfer to ${str(d.to)} was declined: ${str(d.reason)}`;
+    case 'transferred': return `The transfer URL's instructions replace the call's (transfer to ${str(d.transfer_to)})`;
     case 'queue-redirected': return `Taken out of queue ${str(d.queue)} by a redirect`;
     case 'dial-result': return `Dial finished: ${str(d.status ?? d.kind)}`;
     case 'conference-joined': return `Joined a conference${d.muted ? ' (muted)' : ''}`;

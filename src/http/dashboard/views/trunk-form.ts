@@ -18,6 +18,8 @@ function fields(f: FormRender, create: boolean): Html {
     ${f.select('voice_webhook_method', 'Voice webhook method', METHODS)}
     ${f.text('voice_fallback_url', 'Fallback URL', { type: 'url', hint: 'Asked when the voice webhook or an action URL does not answer, times out or answers 5xx.' })}
     ${f.select('voice_fallback_method', 'Fallback method', METHODS)}
+    ${f.text('voice_refer_url', 'Transfer URL', { type: 'url', hint: 'Asked, with refer_transfer_target, when one side of a bridged call asks to transfer the other (SIP REFER); its document runs for the other side. Empty: such transfers are declined.' })}
+    ${f.select('voice_refer_method', 'Transfer method', METHODS)}
     ${f.text('cli_lookup_url', 'Caller ID lookup URL', { type: 'url' })}
     ${f.select('cli_lookup_method', 'Caller ID lookup method', METHODS)}
     ${f.text('default_caller_id', 'Default caller ID', { hint: 'E.164, such as +14155550100.' })}

@@ -50,6 +50,7 @@ export function trunkView(v: Viewer, t: Trunk, c: Connection, ice: IceServer[], 
       <dt>Created</dt><dd>${when(t.created_at)}</dd>
       <dt>Voice webhook</dt><dd>${t.voice_webhook_url ?? '—'} (${t.voice_webhook_method})</dd>
       <dt>Fallback URL</dt><dd>${t.voice_fallback_url ? `${t.voice_fallback_url} (${t.voice_fallback_method})` : '—'}</dd>
+      <dt>Transfer URL</dt><dd>${t.voice_refer_url ? `${t.voice_refer_url} (${t.voice_refer_method})` : '—'}</dd>
       <dt>Status callbacks</dt><dd>${t.status_callback_url ?? '—'} (${t.status_callback_events})</dd>
       <dt>Client reference</dt><dd>${t.client_ref ?? '—'}</dd>
     </dl>
