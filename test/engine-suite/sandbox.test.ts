@@ -115,3 +115,14 @@ t.test('Dial screening and sendDigits on the sandbox: keys then the url document
   t.match(s.app.requests.filter((r) => r.path === '/after').at(-1)?.json, { dial_call_status: 'no-answer' }, 'every party declined: no-answer');
   t.ok((await d.h.store.calls.timeline((await s.finalCall()).sid)).some((e) => e.kind === 'dial-declined'), 'and the party was declined');
 });
+
+t.test("a plan's hangupAfterMs counts from the answer, as sipp's does: a webhook slower than it still finds the caller", async (t) => {
+  const d = await sandboxDriver(t);
+  const s = await scene(t, d);
+  // 5000 simulated ms are 100 real ms at the sandbox's speed; the webhook takes three times that, as a loaded machine may.
+  s.app.on('/voice', () => new Promise((resolve) => { setTimeout(() => resolve(xml('<Say loop="0">Please hold.</Say>')), 300); }));
+  const call = await d.inbound(CALLER, DID, { hangupAfterMs: 5000 });
+  await call.ended;
+  t.equal((await s.finalCall()).status, 'completed', 'answered, then hung up by the caller');
+  t.ok(call.heard()?.includes('Please hold.'), 'and heard the document first');
+});

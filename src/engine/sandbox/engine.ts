@@ -103,7 +103,7 @@ export class SandboxEngine implements EnginePort {
     if (!handler) throw new EngineError('sandbox: no incoming-call handler registered (call onIncomingCall first)');
     const line = this.#open('inbound', from, to, caller);
     const party = new RemoteParty(line, caller);
-    party.giveUpAfter(caller.hangupBeforeAnswerAfterMs ?? caller.hangupAfterMs);
+    party.giveUpAfter(caller.hangupBeforeAnswerAfterMs === null ? undefined : caller.hangupBeforeAnswerAfterMs ?? caller.hangupAfterMs);
     try {
       handler(new SandboxIncomingCall(line, source));
     } catch (err) {

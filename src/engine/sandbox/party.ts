@@ -20,8 +20,8 @@ export interface InCallScript {
 
 /** Someone calling in (simulateInbound). */
 export interface CallerScript extends InCallScript {
-  /** Gives up this long after the call arrives if it is still unanswered (default: hangupAfterMs, else never). */
-  hangupBeforeAnswerAfterMs?: number;
+  /** Gives up this long after the call arrives if it is still unanswered (default: hangupAfterMs, else never; null: never). */
+  hangupBeforeAnswerAfterMs?: number | null;
 }
 
 /** Someone the platform calls (originate). */
