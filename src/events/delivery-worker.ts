@@ -40,7 +40,7 @@ export interface DeliveryWorkerDeps {
 
 const GROUP_COMMIT_MS = 2;
 
-interface Recording extends FinishedAttempt { subscriptionId: number; done(err?: Error): void }
+interface Recording extends FinishedAttempt { done(err?: Error): void }
 
 /**
  * Attempts run concurrently; what they leave to write is batched: finished attempts are logged together (see
@@ -54,8 +54,14 @@ export class DeliveryWorker {
   readonly #inFlight = new Set<Promise<unknown>>();
   readonly #listeners = new Set<(o: AttemptOutcome) => void>();
   readonly #toRecord: Recording[] = [];
-  /** Attempts started and not yet logged, in all and per subscription id. */
+  /** Attempts started and not yet logged. */
   #active = 0;
+  /**
+   * Requests in flight per subscription id: what perSubscription bounds. A finished request frees its slot at once,
+   * not when its attempt is logged: its delivery stays leased until then, so no worker takes it again meanwhile, and
+   * the receiver is what the bound protects. (Counted until logged, a subscription's slots were held through two
+   * settle transactions each, and on PostgreSQL that bounded one receiver's rate near 1,100 deliveries/s.)
+   */
   readonly #activeBySubscription = new Map<number, number>();
   #running = false;
   #timer: TimerHandle | null = null;
@@ -116,7 +122,7 @@ export class DeliveryWorker {
 
   async #pumpOnce(): Promise<void> {
     const recorded = this.#toRecord.splice(0);
-    for (const r of recorded) this.#release(r.subscriptionId);
+    this.#active -= recorded.length;
     const free = this.#running ? this.#concurrency - this.#active : 0;
     let claimed: ClaimedDelivery[] = [];
     if (recorded.length > 0 || free > 0) {
@@ -164,17 +170,16 @@ export class DeliveryWorker {
     return p;
   }
 
-  #release(subscriptionId: number): void {
-    this.#active--;
+  #requestDone(subscriptionId: number): void {
     const n = (this.#activeBySubscription.get(subscriptionId) ?? 1) - 1;
     if (n > 0) this.#activeBySubscription.set(subscriptionId, n);
     else this.#activeBySubscription.delete(subscriptionId);
   }
 
   /** Resolves once the attempt is logged (by the next pump). */
-  #record(subscriptionId: number, finished: FinishedAttempt): Promise<void> {
+  #record(finished: FinishedAttempt): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.#toRecord.push({ ...finished, subscriptionId, done: (err) => (err ? reject(err) : resolve()) });
+      this.#toRecord.push({ ...finished, done: (err) => (err ? reject(err) : resolve()) });
       // Group commit: the log is written once every attempt in flight has finished or 2 ms on, whichever is first,
       // so a busy worker writes one transaction per slot-full instead of one per attempt. A real timer, not the
       // clock's: this is about batching writes, not about when deliveries are due.
@@ -207,9 +212,10 @@ export class DeliveryWorker {
       error = err instanceof OutboundError ? `${err.code}: ${err.message}` : `internal: ${(err as Error).message}`;
       if (!(err instanceof OutboundError)) this.#d.log.error({ err, delivery: c.sid }, 'delivery attempt failed unexpectedly');
     }
+    this.#requestDone(c.subscription.id);
     const record: AttemptRecord = { attempt: c.attempt, startedAt, statusCode, latencyMs: performance.now() - started, error };
     const next = this.#next(c, error === null);
-    await this.#record(c.subscription.id, { id: c.id, record, next });
+    await this.#record({ id: c.id, record, next });
     const outcome: AttemptOutcome = {
       deliveryId: c.id, deliverySid: c.sid, subscriptionSid: c.subscription.sid, eventSid: c.event.sid, record, ...next,
     };
