@@ -43,6 +43,8 @@ export interface PacketTones {
   heard: Record<number, number>;
   /** Packets, heard at any time after the mark, that carry an expected tone at 6× its frequency. */
   sixfold: number;
+  /** Where those packets were, counted in packets from the onset of the expected tones (negative: before it). */
+  sixfoldAt?: number[];
   /** Per tone that must not be heard, the share of measured packets that carry it. */
   leaked: Record<number, number>;
   /**
@@ -82,15 +84,17 @@ function onset(samples: Float32Array, from: number, tones: number[]): number {
  * expected tone are counted over everything after `from`, heard or not.
  */
 export function packetTones(samples: Float32Array, from: number, tones: number[], absent: number[] = []): PacketTones {
-  let sixfold = 0;
+  const sixfoldFrom: number[] = [];
   for (let at = from; at + PACKET <= samples.length; at += PACKET) {
     const packet = samples.subarray(at, at + PACKET);
-    if (tones.some((hz) => hz * 6 < NYQUIST && carries(packet, hz * 6))) sixfold++;
+    if (tones.some((hz) => hz * 6 < NYQUIST && carries(packet, hz * 6))) sixfoldFrom.push(at);
   }
+  const sixfold = sixfoldFrom.length;
   const start = onset(samples, from, tones);
+  const sixfoldAt = sixfoldFrom.map((at) => (at - (start < 0 ? from : start)) / PACKET);
   const heard: Record<number, number> = Object.fromEntries(tones.map((hz) => [hz, 0]));
   const leaked: Record<number, number> = Object.fromEntries(absent.map((hz) => [hz, 0]));
-  if (start < 0) return { packets: 0, heard, sixfold, leaked };
+  if (start < 0) return { packets: 0, heard, sixfold, sixfoldAt, leaked };
   let packets = 0;
   const missing = { silent: 0, sound: 0 };
   const gaps: string[] = [];
@@ -112,7 +116,7 @@ export function packetTones(samples: Float32Array, from: number, tones: number[]
   closeGap(packets - 1);
   for (const hz of tones) heard[hz] = packets ? heard[hz]! / packets : 0;
   for (const hz of absent) leaked[hz] = packets ? leaked[hz]! / packets : 0;
-  return { packets, heard, sixfold, leaked, missing, gaps };
+  return { packets, heard, sixfold, sixfoldAt, leaked, missing, gaps };
 }
 
 /**
@@ -150,7 +154,8 @@ export function describe(who: string, m: PacketTones): string {
   const leaks = Object.entries(m.leaked).map(([hz, share]) => `, ${hz} Hz (not for it) in ${(share * 100).toFixed(0)} %`).join('');
   const lost = m.missing && m.missing.silent + m.missing.sound > 0
     ? ` (without it: ${m.missing.silent} near silent, ${m.missing.sound} other sound, at packets ${m.gaps?.join(', ')})` : '';
-  return `${who}: ${m.packets} packets, ${shares}${lost}${leaks}, ${m.sixfold} at 6× pitch${m.sources ? ` (${m.sources})` : ''}`;
+  const where = m.sixfold > 0 && m.sixfoldAt ? ` (packets ${m.sixfoldAt.slice(0, 8).join(', ')} from the onset)` : '';
+  return `${who}: ${m.packets} packets, ${shares}${lost}${leaks}, ${m.sixfold} at 6× pitch${where}${m.sources ? ` (${m.sources})` : ''}`;
 }
 
 /**
