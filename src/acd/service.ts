@@ -18,7 +18,7 @@ import { CallbackDialer } from './callback-dialer.js';
 import { AcdStats } from './stats.js';
 import { AcdSweeper } from './sweeper.js';
 import { DEFAULT_QUEUE_SETTINGS, QueueNameTakenError, type Queue } from './queues.js';
-import { onAbort, whenAborted } from '../waits.js';
+import { onAbort, sleepUnless, whenAborted } from '../waits.js';
 import { AgentRinger } from './agent-ringing.js';
 
 /**
@@ -265,7 +265,10 @@ export class AcdService {
     try {
       await waiter.holding?.stop();
       waiter.holding = null;
-      if (req.url) await this.#announceTo(waiter, req.url, { queue_sid: queue.sid, queue_time: waitSeconds, dequeuing_call_sid: dialler.sid });
+      if (req.url) {
+        const fields = { queue_sid: queue.sid, queue_time: waitSeconds, dequeuing_call_sid: dialler.sid };
+        await this.services.holdAudio.announceUrl(session, [waiter.member], req.url, { params: () => fields });
+      }
       waiter.agent.member = await leg.joinConference(acdRoom(session.sid), { muted: false });
       await waiter.member.unhold();
       await Promise.race([leg.ended, waiter.member.left, whenAborted(over.signal), whenAborted(req.signal)]);
@@ -287,20 +290,14 @@ export class AcdService {
       const left = deadline - this.services.clock.now();
       if (left <= 0 || req.signal.aborted) return null;
       // Until a caller is in line (wait() tells), the timeout, or a redirect: then the line is looked at again.
-      await new Promise<void>((resolve) => {
-        const waiting = this.#dequeuers.get(queueId) ?? new Set<() => void>();
-        this.#dequeuers.set(queueId, waiting);
-        const done = () => {
-          waiting.delete(done);
-          if (waiting.size === 0 && this.#dequeuers.get(queueId) === waiting) this.#dequeuers.delete(queueId);
-          this.services.clock.clearTimeout(timer);
-          off();
-          resolve();
-        };
-        waiting.add(done);
-        const timer = this.services.clock.setTimeout(done, left);
-        const off = onAbort(req.signal, done);
-      });
+      const waiting = this.#dequeuers.get(queueId) ?? new Set<() => void>();
+      this.#dequeuers.set(queueId, waiting);
+      const arrived = new AbortController();
+      const tell = () => arrived.abort();
+      waiting.add(tell);
+      await sleepUnless(this.services.clock, left, AbortSignal.any([arrived.signal, req.signal]));
+      waiting.delete(tell);
+      if (waiting.size === 0 && this.#dequeuers.get(queueId) === waiting) this.#dequeuers.delete(queueId);
     }
   }
 
@@ -311,17 +308,6 @@ export class AcdService {
   #takeable(callSid: string): boolean {
     const w = this.#waiters.get(callSid);
     return w !== undefined && !w.settled && !w.agent && w.holding !== null;
-  }
-
-  /** Plays the <Queue url> document to the dequeued caller alone, once, before it is connected. */
-  async #announceTo(waiter: Waiter, url: string, fields: Record<string, unknown>): Promise<void> {
-    const { holdAudio } = this.services;
-    const got = await holdAudio.resolve(waiter.session, url, { params: () => fields });
-    if (!got.ok) {
-      waiter.session.timeline('hold-audio-skipped', { url, code: got.code, reason: got.reason });
-      return;
-    }
-    await holdAudio.announce(waiter.session, [waiter.member], got.source);
   }
 
   /**

@@ -37,4 +37,6 @@ export interface HoldAudio {
   hold(session: CallSession, member: ConferenceMember, url: string | null, opts?: HoldOptions): Promise<HoldPlayback>;
   /** Plays what `url` gives once to each of `members` (a conference announcement), asked for as `session`'s. */
   announce(session: CallSession, members: ConferenceMember[], source: HoldSource): Promise<void>;
+  /** resolve() then announce(); a URL that gives nothing usable is in the timeline and nothing is played. */
+  announceUrl(session: CallSession, members: ConferenceMember[], url: string, opts?: HoldOptions): Promise<void>;
 }

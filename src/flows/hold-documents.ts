@@ -145,9 +145,7 @@ export const holdDocuments: HoldAudio = {
   },
 
   async hold(session, member, url, opts = {}): Promise<HoldPlayback> {
-    const got = url ? await this.resolve(session, url, opts) : null;
-    if (got && !got.ok) session.timeline('hold-audio-skipped', { url, code: got.code, reason: got.reason });
-    return this.start(session, member, got?.ok ? got.source : null, opts);
+    return this.start(session, member, url ? await usableSource(session, url, opts) : null, opts);
   },
 
   async announce(session, members, source): Promise<void> {
@@ -162,4 +160,17 @@ export const holdDocuments: HoldAudio = {
     const never = new AbortController().signal;
     await Promise.all(members.map((member) => playVerbs(session, member, source, never)));
   },
+
+  async announceUrl(session, members, url, opts = {}): Promise<void> {
+    const source = await usableSource(session, url, opts);
+    if (source) await this.announce(session, members, source);
+  },
 };
+
+/** What `url` gives (holdDocuments.resolve), or null when it gives nothing usable: the timeline says why. */
+async function usableSource(session: CallSession, url: string, opts: HoldOptions): Promise<HoldSource | null> {
+  const got = await holdDocuments.resolve(session, url, opts);
+  if (got.ok) return got.source;
+  session.timeline('hold-audio-skipped', { url, code: got.code, reason: got.reason });
+  return null;
+}
