@@ -7,9 +7,7 @@ import type { CallRecord } from '../store/calls.js';
 import type { Agent, AgentStatus } from './agents.js';
 import { placeCall } from '../calls/outbound.js';
 import type { AcdServices } from './services.js';
-import type { HoldPlayback } from '../calls/hold-audio.js';
 import { CallSession } from '../calls/session.js';
-import type { TimerHandle } from '../clock.js';
 import { newSid } from '../crypto/tokens.js';
 import { emitDisposition, emitQueueEvent } from '../events/acd.js';
 import type { Disposition } from './dispositions.js';
@@ -18,15 +16,10 @@ import { CallbackDialer } from './callback-dialer.js';
 import { AcdStats } from './stats.js';
 import { AcdSweeper } from './sweeper.js';
 import { DEFAULT_QUEUE_SETTINGS, QueueNameTakenError, type Queue } from './queues.js';
-import { onAbort, sleepUnless, whenAborted } from '../waits.js';
+import { onAbort } from '../waits.js';
 import { AgentRinger } from './agent-ringing.js';
-
-/**
- * Twilio's QueueResult values that apply here (plus `timeout`: the wait reached maxWait / max_wait_seconds).
- * `redirected`: a REST client's redirect took the caller out of the line; `redirected-from-bridged`: out of the
- * talk with an agent (whose call is hung up); `leave`: a <Leave> in the wait document took it out of the line.
- */
-export type QueueResult = 'bridged' | 'hangup' | 'timeout' | 'error' | 'redirected' | 'redirected-from-bridged' | 'leave';
+import { Dequeuer, type DequeueOutcome, type DequeueRequest } from './dequeue.js';
+import { acdRoom, waitedSeconds, type QueueResult, type Waiter } from './waiter.js';
 
 export interface WaitRequest {
   queue: string;
@@ -35,26 +28,6 @@ export interface WaitRequest {
   maxWaitSeconds?: number;
   /** Aborted when a redirect replaces the caller's document: the caller leaves the line, or the agent's call ends. */
   signal?: AbortSignal;
-}
-
-/** <Dial><Queue>: the dialling call takes the first caller waiting in the queue and talks with it. */
-export interface DequeueRequest {
-  queue: string;
-  /** How long to wait for a caller when nobody is waiting. */
-  timeoutMs: number;
-  /** Aborted when a redirect replaces the dialler's document: it stops waiting, or leaves the talk. */
-  signal: AbortSignal;
-  /** A document played to the dequeued caller alone before the two are connected (Twilio's <Queue url>). */
-  url?: string;
-}
-
-export interface DequeueOutcome {
-  /** `completed`: talked; `no-answer`: nobody came before the timeout; `failed`: no such queue; `canceled`: redirected. */
-  status: 'completed' | 'no-answer' | 'failed' | 'canceled';
-  queueSid: string | null;
-  /** The dequeued caller's call, and how long it had waited in line. */
-  callSid: string | null;
-  waitSeconds: number;
 }
 
 export type MonitorMode = 'monitor' | 'whisper' | 'barge';
@@ -72,36 +45,15 @@ export const SUPERVISOR_RING_MS = 30_000;
 
 export interface WaitOutcome { result: QueueResult; queueSid: string; waitSeconds: number; agentSid: string | null }
 
-/** The caller and the agent talk in this room; a supervisor joins it to listen, whisper or barge. */
-export const acdRoom = (callSid: string) => `acd-${callSid}`;
 
-
-interface Waiter {
-  session: CallSession;
-  queue: Queue;
-  enteredAt: number;
-  member: ConferenceMember;
-  /** What the caller hears while waiting (the queue's wait audio or document); null once an agent took it. */
-  holding: HoldPlayback | null;
-  /** Set when the wait is over; later events (a late answer, a second hang-up) find it settled. */
-  settled: boolean;
-  finish: (result: QueueResult) => void;
-  ringing: AbortController | null;
-  /** Who talks with the caller: an agent whose seat rang, or a call that dequeued it (<Dial><Queue>, sid null). */
-  agent: { sid: string | null; leg: CallLeg; member: ConferenceMember | null; end: () => Promise<void> } | null;
-  maxWait: TimerHandle | null;
-  /** A redirect took the caller away (see WaitRequest.signal). */
-  redirected: boolean;
-}
 
 export class AcdService {
   readonly router: AcdRouter;
   readonly stats = new AcdStats();
   readonly #waiters = new Map<string, Waiter>();
-  /** Diallers of <Dial><Queue> waiting for a caller, by queue id: told when one is in line. */
-  readonly #dequeuers = new Map<number, Set<() => void>>();
   readonly #callbacks: CallbackDialer;
   readonly #sweeper: AcdSweeper;
+  readonly #dequeuer: Dequeuer;
   /** Rings agents' seats for offers (the queue's callers and the callbacks). */
   readonly seats: AgentRinger;
 
@@ -109,6 +61,13 @@ export class AcdService {
     this.router = new AcdRouter(services.store.sql, services.clock);
     this.seats = new AgentRinger(services, this.router, this.stats);
     this.#callbacks = new CallbackDialer(services, this, acdRoom);
+    this.#dequeuer = new Dequeuer(services, this.stats, {
+      takeFirst: async (queueId) => {
+        const sid = await this.router.takeFirst(queueId, (c) => this.#takeable(c));
+        return (sid && this.#waiters.get(sid)) || null;
+      },
+      settle: (waiter, result) => this.#settle(waiter, result),
+    });
     this.#sweeper = new AcdSweeper({
       router: this.router, callbacks: this.#callbacks, clock: services.clock, log: services.log,
       waitingQueues: () => [...this.#waiters.values()].filter((w) => !w.settled).map((w) => w.queue.id),
@@ -197,7 +156,7 @@ export class AcdService {
     const queue = await this.#queueNamed(session.accountId, req.queue);
     const enteredAt = clock.now();
     const outcome = (result: QueueResult, agentSid: string | null = null): WaitOutcome =>
-      ({ result, queueSid: queue.sid, waitSeconds: this.#waited(enteredAt), agentSid });
+      ({ result, queueSid: queue.sid, waitSeconds: waitedSeconds(this.services.clock, enteredAt), agentSid });
     const leg = await session.answer();
     let member: ConferenceMember;
     try {
@@ -226,12 +185,12 @@ export class AcdService {
     // the first offer, so no agent joins a caller who is not held yet. A document is asked for again each time it
     // ends, with the caller's wait so far (Twilio's QueueTime).
     waiter.holding = await this.services.holdAudio.hold(session, member, req.waitUrl ?? queue.waitUrl, {
-      params: () => ({ queue_sid: queue.sid, queue_time: this.#waited(enteredAt) }),
+      params: () => ({ queue_sid: queue.sid, queue_time: waitedSeconds(this.services.clock, enteredAt) }),
       onLeave: () => void this.#leaveLine(waiter, 'leave'),
     });
     // Gone while the wait audio was fetched: released already, so this playback is stopped here.
     if (waiter.settled) await waiter.holding.stop();
-    for (const arrived of this.#dequeuers.get(queue.id) ?? []) arrived();
+    this.#dequeuer.callerInLine(queue.id);
     void this.kick(queue.id);
 
     const result = await finished;
@@ -240,65 +199,9 @@ export class AcdService {
     return outcome(result, waiter.agent?.sid ?? null);
   }
 
-  /**
-   * <Dial><Queue>: `dialler` takes the first caller waiting in the queue (waiting for one up to the timeout), hears
-   * it played the url document first if any, then the two talk in the caller's room until either leaves; the
-   * caller's <Enqueue> then goes on with queue_result bridged, the dialler's document after its Dial. Counted like
-   * an agent's offer answered.
-   */
-  async dequeue(dialler: CallSession, req: DequeueRequest): Promise<DequeueOutcome> {
-    const queue = await this.services.store.queues.find(dialler.accountId, req.queue);
-    if (!queue) return { status: 'failed', queueSid: null, callSid: null, waitSeconds: 0 };
-    const none = (status: DequeueOutcome['status']): DequeueOutcome => ({ status, queueSid: queue.sid, callSid: null, waitSeconds: 0 });
-    const waiter = await this.#nextCaller(queue.id, req);
-    if (!waiter) return none(req.signal.aborted ? 'canceled' : 'no-answer');
-    const { session } = waiter;
-    const waitSeconds = this.#waited(waiter.enteredAt);
-    this.stats.count(queue.sid, 'offered');
-    this.stats.count(queue.sid, 'answered');
-    if (waiter.maxWait) this.services.clock.clearTimeout(waiter.maxWait);
-    const leg = await dialler.answer();
-    const over = new AbortController();
-    waiter.agent = { sid: null, leg, member: null, end: async () => { over.abort(); } };
-    session.timeline('queue-bridged', { dequeued_by: dialler.sid, wait_seconds: waitSeconds });
-    dialler.timeline('queue-dequeued', { call_sid: session.sid, queue: queue.friendlyName, wait_seconds: waitSeconds });
-    try {
-      await waiter.holding?.stop();
-      waiter.holding = null;
-      if (req.url) {
-        const fields = { queue_sid: queue.sid, queue_time: waitSeconds, dequeuing_call_sid: dialler.sid };
-        await this.services.holdAudio.announceUrl(session, [waiter.member], req.url, { params: () => fields });
-      }
-      waiter.agent.member = await leg.joinConference(acdRoom(session.sid), { muted: false });
-      await waiter.member.unhold();
-      await Promise.race([leg.ended, waiter.member.left, whenAborted(over.signal), whenAborted(req.signal)]);
-    } catch (err) {
-      session.log.warn({ err }, 'queue: the dequeuing call could not join the caller');
-    }
-    await waiter.agent.member?.leave().catch(() => undefined);
-    await this.#settle(waiter, waiter.redirected ? 'redirected-from-bridged' : 'bridged');
-    return { status: req.signal.aborted ? 'canceled' : 'completed', queueSid: queue.sid, callSid: session.sid, waitSeconds };
-  }
-
-  /** The first caller in line this process carries, taken out of the line; waits for one up to the timeout. */
-  async #nextCaller(queueId: number, req: DequeueRequest): Promise<Waiter | null> {
-    const deadline = this.services.clock.now() + req.timeoutMs;
-    for (;;) {
-      const sid = await this.router.takeFirst(queueId, (c) => this.#takeable(c));
-      const waiter = sid ? this.#waiters.get(sid) : undefined;
-      if (waiter) return waiter;
-      const left = deadline - this.services.clock.now();
-      if (left <= 0 || req.signal.aborted) return null;
-      // Until a caller is in line (wait() tells), the timeout, or a redirect: then the line is looked at again.
-      const waiting = this.#dequeuers.get(queueId) ?? new Set<() => void>();
-      this.#dequeuers.set(queueId, waiting);
-      const arrived = new AbortController();
-      const tell = () => arrived.abort();
-      waiting.add(tell);
-      await sleepUnless(this.services.clock, left, AbortSignal.any([arrived.signal, req.signal]));
-      waiting.delete(tell);
-      if (waiting.size === 0 && this.#dequeuers.get(queueId) === waiting) this.#dequeuers.delete(queueId);
-    }
+  /** <Dial><Queue> (see Dequeuer.dequeue). */
+  dequeue(dialler: CallSession, req: DequeueRequest): Promise<DequeueOutcome> {
+    return this.#dequeuer.dequeue(dialler, req);
   }
 
   /**
@@ -360,7 +263,7 @@ export class AcdService {
     const agentLeg = ring.leg;
     waiter.agent = { sid: offer.agentSid, leg: agentLeg, member: null, end: () => agentLeg.hangup() };
     if (waiter.maxWait) this.services.clock.clearTimeout(waiter.maxWait);
-    session.timeline('queue-bridged', { agent_sid: offer.agentSid, call_sid: ring.childSid, wait_seconds: this.#waited(waiter.enteredAt) });
+    session.timeline('queue-bridged', { agent_sid: offer.agentSid, call_sid: ring.childSid, wait_seconds: waitedSeconds(this.services.clock, waiter.enteredAt) });
     try {
       waiter.agent.member = await agentLeg.joinConference(acdRoom(session.sid), { muted: false });
       await waiter.holding?.stop();
@@ -431,16 +334,11 @@ export class AcdService {
     await waiter.member.leave().catch(() => undefined);
   }
 
-  /** Whole seconds since a caller entered the queue. */
-  #waited(enteredAt: number): number {
-    return Math.floor((this.services.clock.now() - enteredAt) / 1000);
-  }
-
   async #event(waiter: Waiter, type: 'queued' | 'abandoned' | 'no-agent', reason?: 'none-available' | 'max-wait', position?: number): Promise<void> {
     const { session, queue } = waiter;
     const moment = {
       accountId: session.accountId, callSid: session.sid, from: session.call.from, to: session.call.to, queue: queue.friendlyName, queueSid: queue.sid,
-      waitSeconds: this.#waited(waiter.enteredAt), position: position ?? (await this.router.position(session.sid)) ?? 1,
+      waitSeconds: waitedSeconds(this.services.clock, waiter.enteredAt), position: position ?? (await this.router.position(session.sid)) ?? 1,
     };
     if (type === 'no-agent') await emitQueueEvent(this.services.events, type, { ...moment, reason: reason! });
     else await emitQueueEvent(this.services.events, type, moment);

@@ -7,7 +7,7 @@ import { sandboxDriver } from '../engine-suite/sandbox-driver.js';
 import { final, makeTrunk, scene, CALLER, DID } from '../engine-suite/flows.js';
 import { xml } from '../helpers/webhook-app.js';
 import { until } from '../helpers/waits.js';
-import { acdRoom } from '../../src/acd/service.js';
+import { acdRoom } from '../../src/acd/waiter.js';
 import { UserService } from '../../src/users/service.js';
 import { DashboardClient, PASSWORD } from '../dashboard/client.js';
 
