@@ -82,11 +82,17 @@ t.test('Dial screening and sendDigits on the sandbox: keys then the url document
   const d = await sandboxDriver(t);
   const s = await scene(t, d);
   const [first, second] = ['+15558880005', '+15558880006'];
-  // The first answers at once and declines in screening; the second answers later and accepts.
+  // The first answers at once and declines in screening; the second answers once the first is gone, and accepts.
+  // (Answering on simulated time instead, the second now and then answered during the first's screening on a loaded
+  // machine, won, and cut that screening short.) The timeout is far beyond it all.
+  let firstDeclined!: () => void;
   d.h.engine.setParty(first, { behavior: 'answer', ringMs: 500 });
-  d.h.engine.setParty(second, { behavior: 'answer', ringMs: 4_000 });
-  s.app.on('/voice', xml(`<Dial action="/after"><Number sendDigits="w12#" url="/screen-no">${first}</Number><Number url="/screen-yes">${second}</Number></Dial>`));
-  s.app.on('/screen-no', xml('<Say>Not for you.</Say><Hangup/>'));
+  d.h.engine.setParty(second, { behavior: 'answer', ringMs: 4_000, answerAfter: new Promise<void>((resolve) => { firstDeclined = resolve; }) });
+  s.app.on('/voice', xml(`<Dial action="/after" timeout="600"><Number sendDigits="w12#" url="/screen-no">${first}</Number><Number url="/screen-yes">${second}</Number></Dial>`));
+  s.app.on('/screen-no', () => {
+    void d.h.engine.partyCalls(first).at(-1)!.ended.then(() => firstDeclined());
+    return xml('<Say>Not for you.</Say><Hangup/>');
+  });
   s.app.on('/screen-yes', xml('<Say>A call for you.</Say>'));
   s.app.on('/after', xml('<Hangup/>'));
   const call = await d.inbound(CALLER, DID);

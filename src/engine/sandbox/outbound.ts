@@ -49,12 +49,17 @@ export function dial(line: Line, script: PartyScript, req: OriginateRequest): Pr
         line.end(refusal.info);
         return;
       }
-      stopWatching();
-      line.cancel(timeout);
-      req.signal?.removeEventListener('abort', cancel);
-      const leg = new SandboxLeg(line);
-      line.answer();
-      resolve({ answered: true, leg });
+      const answer = () => {
+        if (line.isEnded) return;
+        stopWatching();
+        line.cancel(timeout);
+        req.signal?.removeEventListener('abort', cancel);
+        const leg = new SandboxLeg(line);
+        line.answer();
+        resolve({ answered: true, leg });
+      };
+      if (script.answerAfter) void script.answerAfter.then(answer);
+      else answer();
     });
   });
 }

@@ -29,6 +29,11 @@ export interface PartyScript extends InCallScript {
   behavior: 'answer' | 'busy' | 'no-answer' | 'fail' | 'reject';
   /** When the final response comes (default 1000). 'answer' and 'reject' ring first, at 100 ms. */
   ringMs?: number;
+  /**
+   * 'answer' waits for this too (ringing on meanwhile, within the request's timeout): a test holds a party until
+   * something has happened, rather than betting on simulated time against real webhooks.
+   */
+  answerAfter?: Promise<unknown>;
 }
 
 /** The test's view of, and control over, the far end of one simulated call. */
