@@ -14,6 +14,11 @@ export interface Config {
   /** url: PostgreSQL (postgres:// or postgresql://); null: the SQLite file in dataDir. poolSize: connections kept at most. */
   database: { url: string | null; poolSize: number };
   publicBaseUrl: string | null;
+  /**
+   * Where the other control planes on the same database reach this one's HTTP listener (an origin: scheme, host,
+   * port), to forward commands for the calls it carries; null: the listen host and port (docs/cluster.md).
+   */
+  nodeUrl: string | null;
   /** A token for Prometheus: with it (or the operator token) /metrics adds the per-account series. */
   metricsToken: string | null;
   logLevel: string;
@@ -132,6 +137,18 @@ function databaseUrl(env: Env, fallback: string | null): string | null {
   return v;
 }
 
+/** RINGBASE_NODE_URL: an http(s) origin, no path, as peers connect to it. */
+function nodeUrl(env: Env, fallback: string | null): string | null {
+  const v = str(env, 'RINGBASE_NODE_URL', fallback);
+  if (v === null || v.trim() === '') return null;
+  let url: URL | null = null;
+  try { url = new URL(v); } catch { /* said below */ }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== v.replace(/\/$/, '')) {
+    throw new ConfigError(`RINGBASE_NODE_URL must be an http:// or https:// origin with no path, such as http://10.0.0.5:8080; got "${v}"`);
+  }
+  return url.origin;
+}
+
 function engineKind(env: Env, fallback: EngineKind | null): EngineKind {
   const v = env.RINGBASE_ENGINE;
   if (v === 'sandbox' || v === 'drachtio') return v;
@@ -157,6 +174,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       poolSize: int(env, 'RINGBASE_DATABASE_POOL_SIZE', d.database.poolSize),
     },
     publicBaseUrl: str(env, 'RINGBASE_PUBLIC_URL', d.publicBaseUrl),
+    nodeUrl: nodeUrl(env, d.nodeUrl),
     metricsToken: str(env, 'RINGBASE_METRICS_TOKEN', d.metricsToken),
     logLevel: str(env, 'LOG_LEVEL', d.logLevel),
     sip: {

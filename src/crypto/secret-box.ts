@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 
 const VERSION = 'v1';
 /**
@@ -13,6 +13,11 @@ export interface SecretBox {
   seal(plain: string): string;
   /** null when the value cannot be decrypted (wrong master key, corrupted row): callers degrade, never crash. */
   open(sealed: string | null): string | null;
+  /**
+   * A key of its own for one purpose (e.g. signing what control planes send each other), derived from the master
+   * key: every process holding the master key derives the same one, and it says nothing about the master key.
+   */
+  derive(purpose: string): Buffer;
 }
 
 export function createSecretBox(masterKey: Buffer): SecretBox {
@@ -30,6 +35,7 @@ export function createSecretBox(masterKey: Buffer): SecretBox {
     }
   };
   return {
+    derive: (purpose) => createHmac('sha256', masterKey).update(`ringbase key: ${purpose}`).digest(),
     seal(plain) {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', masterKey, iv);

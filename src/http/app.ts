@@ -40,7 +40,10 @@ import { selfSignedTls } from './preview/self-signed-tls.js';
 import { TrustedProxies } from './preview/client-address.js';
 import { listenerOptions } from './listener-limits.js';
 import { DEFAULT_BODY_LIMIT, installRouteLimits } from './route-limits.js';
-import { startInstance } from '../recovery/index.js';
+import { peerLiveness, startInstance } from '../recovery/index.js';
+import { CallForwarding } from './cluster/forwarding.js';
+import { FORWARDING_KEY_PURPOSE } from './cluster/forward-signature.js';
+import { nodeAddress } from './cluster/node-address.js';
 import { AcdService } from '../acd/service.js';
 import { installAcdMetrics } from './acd-metrics.js';
 import { ConferenceService } from '../conferences/service.js';
@@ -118,6 +121,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const metrics = installMetrics(http);
   installMediaServerMetrics(metrics.open, engine);
   installHealth(http, store, engine);
+  // Before the preview root's checks: a request a peer forwarded skips what the peer already did.
+  const forwarding = new CallForwarding({
+    instances: store.instances, self: store.instanceId, key: secrets.derive(FORWARDING_KEY_PURPOSE), clock,
+    log: logger.child({ component: 'forwarding' }), liveness: () => peerLiveness(store.instanceId, clock),
+  });
+  forwarding.install(http);
 
   const trunks = new TrunkService(store.trunks, engine, secrets, logger.child({ component: 'trunks' }), { allowLocalTargets: config.devAllowLocalTargets });
   const signingSecrets = new SigningSecrets(store.accounts, secrets);
@@ -163,6 +172,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
   installAcdMetrics(metrics, store, callServices.acd.stats, () => clock.now());
   // Before any call is taken: what a dead predecessor left open is finished first.
   const instance = await startInstance(callServices);
+  // Peers forward commands for this node's calls to where it listens, once it does.
+  http.addHook('onListen', async () => {
+    await store.instances.advertise(store.instanceId, nodeAddress(config, http.server.address(), https !== null));
+  });
   callServices.acd.start();
   callServices.conferences.start();
   const calls = new CallDispatcher(callServices);
@@ -183,14 +196,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
   await http.register(async (live) => {
     live.addHook('onRequest', authenticate);
     await live.register(async (scope) => trunkRoutes(scope, { config, store, trunks, clock }));
-    await live.register(async (scope) => callRoutes(scope, { services: callServices, cps, dispatcher: calls }));
-    await live.register(async (scope) => recordingRoutes(scope, { services: callServices }));
+    await live.register(async (scope) => callRoutes(scope, { services: callServices, cps, dispatcher: calls, forwarding }));
+    await live.register(async (scope) => recordingRoutes(scope, { services: callServices, forwarding }));
   });
   const token = operatorToken(config.dataDir, true)!;
   const tokenChecks = { throttle: authThrottle, clientIp: (req: FastifyRequest) => proxies.clientIp(req) };
   metricsRoute(http, metrics, { ...tokenChecks, operatorToken: token, metricsToken: config.metricsToken });
   await http.register(async (scope) => operatorRoutes(scope, { ...tokenChecks, token, simulator, watch: callServices.watch, engine }));
-  await installPreviewRoot(http, { config, store, clock, secrets, eventSystem, callServices, dispatcher: calls, cps, authenticate });
+  await installPreviewRoot(http, { config, store, clock, secrets, eventSystem, callServices, dispatcher: calls, cps, authenticate, forwarding });
   await http.register(async (scope) => dashboardRoutes(scope, { config, store, clock, trunks, signingSecrets, callServices, dispatcher: calls, simulator, secrets, eventSystem }), { prefix: '/dashboard' });
 
   let released: Promise<void> | undefined;
@@ -203,7 +216,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
       // The instance goes first: callbacks of reconciled calls still need the outbound client.
       callServices.acd.stop();
       callServices.conferences.stop();
-      released ??= instance.stop().then(() => callbacks.stop()).then(() => Promise.all([outbound.close(), eventSystem.close(), simulator !== engine ? simulator.stop() : undefined])).then(() => undefined);
+      released ??= instance.stop().then(() => callbacks.stop())
+        .then(() => Promise.all([outbound.close(), forwarding.close(), eventSystem.close(), simulator !== engine ? simulator.stop() : undefined])).then(() => undefined);
       await released;
     },
   };

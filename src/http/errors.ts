@@ -80,6 +80,11 @@ export const errors = {
     new ApiError(409, 'call_in_progress', 'The call has been answered: "canceled" is for a call still queued or ringing; set status "completed" to hang it up.', { liveCode: true }),
   callNotCarriedHere: () =>
     new ApiError(409, 'call_not_carried_here', 'The call is not running on this control plane (it may be left over from a restart and about to be reconciled); it cannot be changed here.', { liveCode: true }),
+  callOwnerUnavailable: () =>
+    new ApiError(503, 'call_owner_unavailable', 'The control plane carrying this call does not answer (it may have just stopped; the others finish its calls within 15 s). Retry shortly.',
+      { liveCode: true, headers: { 'retry-after': '5' } }),
+  forwardedBodyMismatch: () =>
+    new ApiError(400, 'forwarded_body_mismatch', 'The body of a request forwarded between control planes is not the one its sender signed.', { liveCode: true }),
   callNotRunningMarkup: () =>
     new ApiError(409, 'call_not_running_markup', 'No markup runs on this call now (an outbound call not yet answered, a dialled or agent leg, or markup that has finished): it cannot be redirected.', { liveCode: true }),
   callNotInProgress: (status: string) =>

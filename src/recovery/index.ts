@@ -1,13 +1,19 @@
 import { hostname } from 'node:os';
+import type { Clock } from '../clock.js';
 import { pidAlive, type Liveness } from './instances.js';
 import { reconcileDeadInstances, type Reconciled, type RecoveryServices } from './reconcile.js';
 
-export { InstanceRepo, type Instance } from './instances.js';
+export { deadInstances, InstanceRepo, type Instance, type Liveness } from './instances.js';
 export { RESTART_CAUSE } from './reconcile.js';
 
 /** Heartbeat period, and the silence after which a peer on another host counts as dead. */
 const BEAT_MS = 5_000;
 const STALE_MS = 15_000;
+
+/** How this process judges its peers now: the rule the sweep finishes dead ones by, and forwarding avoids them by. */
+export function peerLiveness(self: string, clock: Clock): Liveness {
+  return { self, host: hostname(), nowMs: clock.now(), staleMs: STALE_MS, pidAlive };
+}
 
 export interface RunningInstance {
   /** What the start-up pass finished (tests and the start-up log read it). */
@@ -25,7 +31,7 @@ export async function startInstance(services: RecoveryServices): Promise<Running
   const self = store.instanceId;
   const host = hostname();
   await store.instances.register(self, host, process.pid);
-  const liveness = (): Liveness => ({ self, host, nowMs: clock.now(), staleMs: STALE_MS, pidAlive });
+  const liveness = (): Liveness => peerLiveness(self, clock);
   const pending = new Set<Promise<void>>();
   const track = (r: Reconciled) => {
     pending.add(r.callbacks);

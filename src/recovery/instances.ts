@@ -6,9 +6,13 @@ export interface Instance {
   id: string; host: string; pid: number; startedAt: string; beatAt: string;
   /** The survivor finishing this (dead) instance's calls, once one has claimed it. */
   reconciledBy: string | null;
+  /** Where it answers its peers (the base URL of its HTTP listener), once it listens. */
+  address: string | null;
 }
 
-interface Row { id: string; host: string; pid: number; started_at: string; beat_at: string; reconciled_by: string | null }
+interface Row { id: string; host: string; pid: number; started_at: string; beat_at: string; reconciled_by: string | null; address: string | null }
+
+const toInstance = (r: Row): Instance => ({ id: r.id, host: r.host, pid: r.pid, startedAt: r.started_at, beatAt: r.beat_at, reconciledBy: r.reconciled_by, address: r.address });
 
 export class InstanceRepo {
   constructor(private readonly sql: SqlDb, private readonly clock: Clock) {}
@@ -26,9 +30,18 @@ export class InstanceRepo {
     await this.sql.run('DELETE FROM instances WHERE id = ?', [id]);
   }
 
+  /** Says where the instance answers its peers. */
+  async advertise(id: string, address: string): Promise<void> {
+    await this.sql.run('UPDATE instances SET address = ? WHERE id = ?', [address, id]);
+  }
+
+  async get(id: string): Promise<Instance | undefined> {
+    const row = await this.sql.one<Row>('SELECT * FROM instances WHERE id = ?', [id]);
+    return row && toInstance(row);
+  }
+
   async list(): Promise<Instance[]> {
-    return (await this.sql.all<Row>('SELECT * FROM instances ORDER BY started_at, id'))
-      .map((r) => ({ id: r.id, host: r.host, pid: r.pid, startedAt: r.started_at, beatAt: r.beat_at, reconciledBy: r.reconciled_by }));
+    return (await this.sql.all<Row>('SELECT * FROM instances ORDER BY started_at, id')).map(toInstance);
   }
 
   /**

@@ -24,13 +24,15 @@ export interface CallRecord {
   callbackUrl: string | null;
   callbackEvents: string[];
   callbackMethod: 'POST' | 'GET';
+  /** The control plane (instance id) carrying the call, where commands for it run; null for rows older than instances. */
+  owner: string | null;
 }
 
 interface Row {
   sid: string; account_id: number; direction: CallDirection; from_addr: string; to_addr: string; status: CallStatus;
   number_id: number | null; trunk_id: number | null; parent_sid: string | null; created_at: string;
   answered_at: string | null; ended_at: string | null; duration: number | null; hangup_cause: string | null;
-  callback_url: string | null; callback_events: string | null; callback_method: 'POST' | 'GET' | null;
+  callback_url: string | null; callback_events: string | null; callback_method: 'POST' | 'GET' | null; owner: string | null;
 }
 
 const toCall = (r: Row): CallRecord => ({
@@ -38,6 +40,7 @@ const toCall = (r: Row): CallRecord => ({
   numberId: r.number_id, trunkId: r.trunk_id, parentSid: r.parent_sid, createdAt: r.created_at,
   answeredAt: r.answered_at, endedAt: r.ended_at, duration: r.duration, hangupCause: r.hangup_cause,
   callbackUrl: r.callback_url, callbackEvents: r.callback_events ? r.callback_events.split(' ') : [], callbackMethod: r.callback_method ?? 'POST',
+  owner: r.owner,
 });
 
 type NewCall = Pick<CallRecord, 'sid' | 'accountId' | 'direction' | 'from' | 'to' | 'status'>

@@ -383,4 +383,9 @@ export const migrations: string[] = [
   ALTER TABLE trunks ADD COLUMN voice_refer_url TEXT;
   ALTER TABLE trunks ADD COLUMN voice_refer_method TEXT NOT NULL DEFAULT 'POST';
   `,
+  // Where each control plane answers its peers: a command for a call another node carries is forwarded there
+  // (src/http/cluster/). Null until the node listens, and for nodes that do not advertise.
+  `
+  ALTER TABLE instances ADD COLUMN address TEXT;
+  `,
 ];

@@ -77,6 +77,8 @@ export async function startHarness(
     env?: Record<string, string>; fakeClock?: boolean; clock?: Clock; engine?: MakeHarnessEngine;
     /** A database another harness is on too (two control planes on one PostgreSQL database); its owner drops it. */
     database?: Config['database'];
+    /** The master key, shared by control planes on one database as in a cluster (default: a random one of its own). */
+    masterKey?: Buffer;
   } = {},
 ): Promise<Harness> {
   const dataDir = tempDir(t);
@@ -97,7 +99,7 @@ export async function startHarness(
   })();
   const engine = chosen.view;
   await chosen.port.start();
-  const masterKey = randomBytes(32);
+  const masterKey = opts.masterKey ?? randomBytes(32);
   const app = await createApp({ config, store, engine: chosen.port, clock, logger, secrets: createSecretBox(masterKey) });
   await app.http.listen({ host: '127.0.0.1', port: 0 });
   const address = app.http.server.address();

@@ -4,8 +4,7 @@
 import t from 'tap';
 import { FakeClock } from '../../src/clock.js';
 import { NumberService } from '../../src/numbers/service.js';
-import { startHarness } from '../helpers/harness.js';
-import { createTestDatabase, postgresOrSkip } from '../helpers/postgres.js';
+import { startTwoNodes } from '../helpers/two-nodes.js';
 import { DashboardClient } from '../dashboard/client.js';
 
 const DID = '+15550001000';
@@ -13,15 +12,10 @@ const call = { from: DID, to: '+15550004444', markup: '<Response><Hangup/></Resp
 const WRONG = `sk_live_${'A'.repeat(43)}`;
 
 t.test('two control planes on one PostgreSQL database: one CPS cap, one failed-key count, one sign-in delay', async (t) => {
-  const server = await postgresOrSkip(t);
-  if (!server) return;
-  const database = await createTestDatabase(server);
-  t.teardown(() => database.drop());
-  const shared = { url: database.url, poolSize: 4 };
   const clock = new FakeClock(Date.now());
-  const env = { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_AUTH_FAIL_LIMIT: '3', RINGBASE_AUTH_FAIL_WINDOW_S: '60' };
-  const a = await startHarness(t, { clock, env, database: shared });
-  const b = await startHarness(t, { clock, env, database: shared });
+  const nodes = await startTwoNodes(t, { clock, env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_AUTH_FAIL_LIMIT: '3', RINGBASE_AUTH_FAIL_WINDOW_S: '60' } });
+  if (!nodes) return;
+  const [a, b] = nodes;
   const account = await a.account();
   await new NumberService(a.store.numbers, { allowLocalTargets: true }).add(DID, account.id);
   await a.store.accounts.update(account.id, { cpsCap: 2 });

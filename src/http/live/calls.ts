@@ -5,6 +5,7 @@ import type { CallsPerSecondCap } from '../../calls/cps-limiter.js';
 import { placeMarkupCall } from '../../flows/outbound.js';
 import { endByRequest, type EndRefusal } from '../../calls/end-by-request.js';
 import type { CallDispatcher } from '../../flows/dispatcher.js';
+import type { CallForwarding } from '../cluster/forwarding.js';
 import { checkInlineMarkup, toPlacement } from '../place-request.js';
 import { redirectByRequest, type RedirectRefusal, type RedirectRequest } from '../../flows/redirect-by-request.js';
 import { checkCustomerUrl, checkStreamUrl, customerUrlProblem } from '../../net/index.js';
@@ -71,7 +72,7 @@ function updateShapeErrors(body: CallUpdateInput): FieldErrors | null {
   return null;
 }
 
-export async function callRoutes(app: FastifyInstance, deps: { services: PlatformServices; cps: CallsPerSecondCap; dispatcher: CallDispatcher }): Promise<void> {
+export async function callRoutes(app: FastifyInstance, deps: { services: PlatformServices; cps: CallsPerSecondCap; dispatcher: CallDispatcher; forwarding: CallForwarding }): Promise<void> {
   const { services, cps, dispatcher } = deps;
   const { store, engine } = services;
   const view = (c: CallRecord) => callView(c, store, services.publicBaseUrl);
@@ -112,12 +113,13 @@ export async function callRoutes(app: FastifyInstance, deps: { services: Platfor
   app.post<{ Params: { callSid: string }; Body: CallUpdateInput }>('/api/calls/:callSid', {
     schema: {
       tags, security, summary: 'Change a live call: end it (status), or redirect it to a new document (url or markup)', params: SidParams, body: CallUpdateBody,
-      response: { 200: CallResource, 409: { $ref: 'LiveError#' }, ...notFoundError, ...validationError, ...authErrors },
+      response: { 200: CallResource, 409: { $ref: 'LiveError#' }, 503: { $ref: 'LiveError#' }, ...notFoundError, ...validationError, ...authErrors },
     },
-  }, async (req) => {
+  }, async (req, reply) => {
     const shape = updateShapeErrors(req.body);
     if (shape) throw errors.validation(shape);
     const call = await loadCall(services, req);
+    if (await deps.forwarding.elsewhere(req, reply, call)) return reply;
     if (req.body.status !== undefined) {
       const ended = await endByRequest(services, call, req.body.status);
       if (!ended.ok) throw REFUSALS[ended.refusal](call);

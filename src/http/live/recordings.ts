@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { createReadStream, statSync } from 'node:fs';
 import type { PlatformServices } from '../platform-services.js';
@@ -11,6 +11,7 @@ import { RecordingStartBody, RecordingSummary, RecordingUpdateBody, type Recordi
 import { recordingView } from './call-views.js';
 import { loadCall } from './calls.js';
 import { authErrors, notFoundError, validationError } from './error-responses.js';
+import type { CallForwarding } from '../cluster/forwarding.js';
 
 const tags = ['Recordings (live)'];
 const security = [{ bearerAuth: [] }];
@@ -26,14 +27,16 @@ async function engineCommand<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function recordingRoutes(app: FastifyInstance, deps: { services: PlatformServices }): Promise<void> {
+export async function recordingRoutes(app: FastifyInstance, deps: { services: PlatformServices; forwarding: CallForwarding }): Promise<void> {
   const { services } = deps;
   const { store } = services;
   const view = (r: RecordingRecord) => recordingView(r, services.publicBaseUrl);
 
-  async function liveSession(req: FastifyRequest<{ Params: { callSid: string } }>): Promise<CallSession> {
+  /** The call's session in this process; null when the call is carried by another node, which answered (forwarding). */
+  async function liveSession(req: FastifyRequest<{ Params: { callSid: string } }>, reply: FastifyReply): Promise<CallSession | null> {
     const call = await loadCall(services, req);
     if (!req.account.recordingControls) throw errors.recordingControlsOff();
+    if (await deps.forwarding.elsewhere(req, reply, call)) return null;
     const session = services.watch.live(call.sid);
     if (!session || call.status !== 'in-progress' || !session.leg) throw errors.callNotInProgress(call.status);
     // Hung up, its final state still being written (its recordings closing): no longer a live call.
@@ -56,7 +59,8 @@ export async function recordingRoutes(app: FastifyInstance, deps: { services: Pl
     // A customer callback URL like any other: the one https rule (src/net/customer-url.ts), checked before the call's state.
     const check = callback === undefined ? null : checkCustomerUrl(callback, services.urls);
     if (check && !check.ok) throw errors.validation({ recording_status_callback: [customerUrlProblem('recording_status_callback', check)] });
-    const session = await liveSession(req);
+    const session = await liveSession(req, reply);
+    if (!session) return reply;
     const number = session.call.numberId === null ? undefined : await store.numbers.getById(session.call.numberId);
     const tracks = req.body.tracks ?? 'both';
     const active = await engineCommand(() => session.startRecording({
@@ -72,10 +76,11 @@ export async function recordingRoutes(app: FastifyInstance, deps: { services: Pl
       tags, security, summary: 'Pause, resume or stop a recording of a live call', params: Type.Object({ callSid: Type.String(), recordingSid: Type.String() }),
       body: RecordingUpdateBody, response: { 200: RecordingSummary, 409: live409, 502: { type: 'object', additionalProperties: true }, 503: live409, ...notFoundError, ...validationError, ...authErrors },
     },
-  }, async (req) => {
+  }, async (req, reply) => {
     const record = await store.recordings.getForAccount(req.account.id, req.params.recordingSid);
     if (!record || record.callSid !== req.params.callSid) throw errors.notFound('Recording');
-    const session = await liveSession(req);
+    const session = await liveSession(req, reply);
+    if (!session) return reply;
     const active: ActiveRecording | undefined = session.recordings.find((r) => r.record.sid === record.sid);
     if (!active || (record.status !== 'in-progress' && record.status !== 'paused')) throw errors.recordingFinished();
     const { status } = req.body;

@@ -10,11 +10,12 @@ import { SidParams, previewErrorResponses } from '../schemas/preview.js';
 import { MonitorBody, MonitorResource, type MonitorInput } from '../schemas/preview-acd.js';
 import { callerNumber, calledTarget } from './call-parties.js';
 import { accountNumberOn } from '../../acd/service.js';
+import type { CallForwarding } from '../cluster/forwarding.js';
 
 const tags = ['Queues and agents (preview)'];
 const security = [{ bearerAuth: [] }];
 
-export async function agentMonitorRoutes(app: FastifyInstance, deps: { services: PlatformServices; dispatcher: CallDispatcher; cps: CallsPerSecondCap }): Promise<void> {
+export async function agentMonitorRoutes(app: FastifyInstance, deps: { services: PlatformServices; dispatcher: CallDispatcher; cps: CallsPerSecondCap; forwarding: CallForwarding }): Promise<void> {
   acceptFormBodies(app);
   const { services, dispatcher, cps } = deps;
   const { store } = services;
@@ -22,7 +23,7 @@ export async function agentMonitorRoutes(app: FastifyInstance, deps: { services:
   app.post<{ Params: { sid: string }; Body: MonitorInput }>('/v1/agents/:sid/monitor', {
     schema: {
       tags, security, summary: "Call a supervisor into a busy agent's call: monitor (listen), whisper (to the agent) or barge",
-      params: SidParams, body: MonitorBody, response: { 201: MonitorResource, ...previewErrorResponses(404, 409) },
+      params: SidParams, body: MonitorBody, response: { 201: MonitorResource, ...previewErrorResponses(404, 409, 503) },
     },
   }, async (req, reply) => {
     const agent = await store.agents.getForAccount(req.account.id, req.params.sid);
@@ -31,6 +32,8 @@ export async function agentMonitorRoutes(app: FastifyInstance, deps: { services:
     const mode = b.mode ?? 'monitor';
     const onCall = agent.activity === 'busy' && agent.currentCallSid ? await store.calls.get(agent.currentCallSid) : undefined;
     if (!onCall) throw previewErrors.conflict('agent_not_on_call', `${agent.friendlyName} is not talking on a call (${agent.activity}); a supervisor joins a busy agent's call.`);
+    // The supervisor's call is placed by the node carrying the agent's call (it bridges into its room).
+    if (await deps.forwarding.elsewhere(req, reply, onCall)) return reply;
     const number = await callerNumber(services, req.account.id, b.from ?? accountNumberOn(onCall));
     const target = await calledTarget(services, req.account.id, b.to);
     const slot = await cps.take(req.account.id, req.account.cpsCap);

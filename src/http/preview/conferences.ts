@@ -1,8 +1,9 @@
 // /v1/conferences: list, fetch, end or announce; participants list, add (places the call), update, remove.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { PlatformServices } from '../platform-services.js';
 import type { CallDispatcher } from '../../flows/dispatcher.js';
+import type { CallForwarding } from '../cluster/forwarding.js';
 import type { CallsPerSecondCap } from '../../calls/cps-limiter.js';
 import type { Account } from '../../store/accounts.js';
 import type { Conference, Participant, ParticipantChanges } from '../../conferences/repo.js';
@@ -24,7 +25,7 @@ import { callerNumber, calledTarget } from './call-parties.js';
 import { CALL_SID, CONFERENCE_SID, flag } from './conference-input.js';
 import { acceptFormBodies } from '../form-bodies.js';
 
-interface Deps { services: PlatformServices; dispatcher: CallDispatcher; cps: CallsPerSecondCap }
+interface Deps { services: PlatformServices; dispatcher: CallDispatcher; cps: CallsPerSecondCap; forwarding: CallForwarding }
 
 const tags = ['Conferences (preview)'];
 const security = [{ bearerAuth: [] }];
@@ -71,6 +72,12 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
     const p = CALL_SID.test(req.params.callSid) ? await repo.participant(conf.sid, req.params.callSid) : undefined;
     if (!p) throw errors.notFound('Participant');
     return { conf, p };
+  }
+  /** A participant's leg is held by the node carrying its call: a change to it is made there (forwarding). */
+  async function carriedElsewhere(req: FastifyRequest, reply: FastifyReply, p: Participant): Promise<boolean> {
+    if (p.status === 'completed') return false;
+    const call = await store.calls.get(p.callSid);
+    return call !== undefined && deps.forwarding.elsewhere(req, reply, call);
   }
   const open = (conf: Conference) => {
     if (conf.status === 'completed') throw previewErrors.conflict('conference_completed', `Conference ${conf.sid} has completed; a new one starts when a participant is added to its name.`);
@@ -184,10 +191,11 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
     preValidation: async (req) => { req.body ??= {}; },
     schema: {
       tags, security, summary: 'Mute, hold (with hold audio) or coach a participant', params: PartParams, body: ParticipantUpdateBody,
-      response: { 200: ParticipantSchema, ...previewErrorResponses(404, 409) },
+      response: { 200: ParticipantSchema, ...previewErrorResponses(404, 409, 503) },
     },
-  }, async (req) => {
+  }, async (req, reply) => {
     const { conf, p } = await loadParticipant(req);
+    if (await carriedElsewhere(req, reply, p)) return reply;
     const b = req.body;
     const changes: ParticipantChanges = {};
     const muted = flag(b.muted, 'muted');
@@ -223,9 +231,10 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
   });
 
   app.delete<{ Params: { sid: string; callSid: string } }>('/v1/conferences/:sid/participants/:callSid', {
-    schema: { tags, security, summary: 'Remove a participant: its leg is disconnected; the conference goes on', params: PartParams, response: { 204: { type: 'null', description: 'Removed' }, ...previewErrorResponses(404) } },
+    schema: { tags, security, summary: 'Remove a participant: its leg is disconnected; the conference goes on', params: PartParams, response: { 204: { type: 'null', description: 'Removed' }, ...previewErrorResponses(404, 503) } },
   }, async (req, reply) => {
     const { conf, p } = await loadParticipant(req);
+    if (await carriedElsewhere(req, reply, p)) return reply;
     if (p.status !== 'completed') await conferences.removeParticipant(conf.sid, p.callSid);
     return reply.status(204).send();
   });

@@ -25,12 +25,15 @@ import type { PlatformServices } from '../platform-services.js';
 import type { CallDispatcher } from '../../flows/dispatcher.js';
 import type { CallsPerSecondCap } from '../../calls/cps-limiter.js';
 import type { AuthenticateHook } from '../auth.js';
+import type { CallForwarding } from '../cluster/forwarding.js';
 
 export interface PreviewDeps {
   config: Config; store: Store; clock: Clock; secrets: SecretBox; eventSystem: EventSystem;
   callServices: PlatformServices; dispatcher: CallDispatcher; cps: CallsPerSecondCap;
   /** The bearer-key check the live root uses too, so both share one failed-attempt throttle. */
   authenticate: AuthenticateHook;
+  /** Commands for calls another control plane carries go there. */
+  forwarding: CallForwarding;
 }
 
 export async function installPreviewRoot(http: FastifyInstance, deps: PreviewDeps): Promise<void> {
@@ -40,22 +43,24 @@ export async function installPreviewRoot(http: FastifyInstance, deps: PreviewDep
 
   // App-wide, so every /v1 path (unknown ones too) refuses plain HTTP before looking at credentials.
   http.addHook('onRequest', async (req) => {
-    if (isPreview(req) && !proxies.isHttps(req)) throw previewErrors.httpsRequired();
+    // A request a peer forwarded reached that peer over HTTPS; the hop between control planes is theirs.
+    if (isPreview(req) && req.forwardedBy === null && !proxies.isHttps(req)) throw previewErrors.httpsRequired();
   });
 
   await http.register(async (preview) => {
     installPreviewErrorMapping(preview);
     await preview.register(async (authenticated) => {
       authenticated.addHook('onRequest', deps.authenticate);
-      authenticated.addHook('onRequest', async (req, reply) => rate.check(`key:${req.apiKeyId}`, reply));
+      // Counted where the client sent it: a forwarded request is not counted again.
+      authenticated.addHook('onRequest', async (req, reply) => { if (req.forwardedBy === null) rate.check(`key:${req.apiKeyId}`, reply); });
       await authenticated.register(async (scope) => webhookRoutes(scope, deps));
       await authenticated.register(async (scope) => leadRoutes(scope, deps));
-      await authenticated.register(async (scope) => conferenceRoutes(scope, { services: deps.callServices, dispatcher: deps.dispatcher, cps: deps.cps }));
+      await authenticated.register(async (scope) => conferenceRoutes(scope, { services: deps.callServices, dispatcher: deps.dispatcher, cps: deps.cps, forwarding: deps.forwarding }));
       await authenticated.register(async (scope) => queueRoutes(scope, { store, media: deps.callServices.media }));
       await authenticated.register(async (scope) => agentRoutes(scope, { store, acd: deps.callServices.acd }));
       await authenticated.register(async (scope) => callbackRoutes(scope, { store, clock }));
       await authenticated.register(async (scope) => leadCampaignRoutes(scope, { services: deps.callServices }));
-      await authenticated.register(async (scope) => agentMonitorRoutes(scope, { services: deps.callServices, dispatcher: deps.dispatcher, cps: deps.cps }));
+      await authenticated.register(async (scope) => agentMonitorRoutes(scope, { services: deps.callServices, dispatcher: deps.dispatcher, cps: deps.cps, forwarding: deps.forwarding }));
       await authenticated.register(async (scope) => dispositionRoutes(scope, { store, acd: deps.callServices.acd }));
     });
     await preview.register(async (scope) => leadInjectionRoutes(scope, { store, events: deps.eventSystem.events, proxies, rate }));

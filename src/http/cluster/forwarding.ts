@@ -1,0 +1,119 @@
+// Several control planes on one database: a command for a call (hang it up, redirect it, control its recording,
+// mute its participant, monitor its agent) runs in the process carrying the call, which holds its legs. Any node
+// takes the request; one that does not carry the call forwards it, signed, to the owner's advertised address and
+// sends back the owner's answer as it came. An owner that is dead, or does not answer, gives the documented 503.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
+import type { Clock } from '../../clock.js';
+import type { CallRecord } from '../../store/calls.js';
+import { deadInstances, type InstanceRepo, type Liveness } from '../../recovery/index.js';
+import { errors } from '../errors.js';
+import { bodyMatches, bodyText, checkForward, FORWARDED_BY_HEADER, forwardHeaders } from './forward-signature.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The peer control plane that forwarded this request (checked), or null for a client's own request. */
+    forwardedBy: string | null;
+    /** The digest of the body the peer signed, checked against the body once parsed. */
+    forwardedBodyDigest: string | null;
+  }
+}
+
+/** What of the client's request travels to the owner: its credentials and what it sends and accepts. */
+const PASSED_HEADERS = ['authorization', 'accept'] as const;
+/** What of the owner's answer travels back (beside its status and body). */
+const RETURNED_HEADERS = ['content-type', 'retry-after'] as const;
+
+export interface ForwardingDeps {
+  instances: Pick<InstanceRepo, 'get'>;
+  /** This process's instance id. */
+  self: string;
+  /** SecretBox.derive(FORWARDING_KEY_PURPOSE): the same on every node sharing the master key. */
+  key: Buffer;
+  clock: Clock;
+  log: Logger;
+  /** Whether a peer counts as dead now (the recovery sweep's rule: silent for the stale period, or its pid gone). */
+  liveness: () => Liveness;
+  /** How long the owner may take to answer (a redirect fetches the customer's document first). */
+  answerTimeoutMs?: number;
+}
+
+export class CallForwarding {
+  readonly #d: ForwardingDeps;
+  /** Kept-alive connections to the peers; a peer that died fails the connect within its timeout. */
+  readonly #peers: Agent;
+
+  constructor(deps: ForwardingDeps) {
+    this.#d = deps;
+    const answerMs = deps.answerTimeoutMs ?? 30_000;
+    this.#peers = new Agent({ connect: { timeout: 2_000 }, headersTimeout: answerMs, bodyTimeout: answerMs });
+  }
+
+  /**
+   * Marks the requests a peer forwarded (forwardedBy) as they arrive, before the checks they skip (HTTPS on the
+   * preview root, its rate limit); install before those. Their bodies are checked against the signed digest once
+   * parsed: one that differs is refused.
+   */
+  install(http: FastifyInstance): void {
+    http.decorateRequest('forwardedBy', null);
+    http.decorateRequest('forwardedBodyDigest', null);
+    http.addHook('onRequest', async (req) => {
+      if (req.headers[FORWARDED_BY_HEADER] === undefined) return;
+      const forward = checkForward(this.#d.key, req.headers, req.method, req.url, this.#d.clock.now());
+      // A forged or stale mark is ignored: the request is handled as a client's own, which is all it could be.
+      if (!forward) {
+        req.log.warn('a request marked as forwarded by a peer did not check out; handled as a client request');
+        return;
+      }
+      req.forwardedBy = forward.from;
+      req.forwardedBodyDigest = forward.bodyDigest;
+    });
+    http.addHook('preValidation', async (req) => {
+      if (req.forwardedBodyDigest !== null && !bodyMatches(req.forwardedBodyDigest, req.body)) throw errors.forwardedBodyMismatch();
+    });
+  }
+
+  /**
+   * Sends the request to the node carrying the call when that is another live node, and its answer to the client:
+   * true when it did. False when the call is carried here, has ended (the store answers for it), has no owner on
+   * record, or the request came forwarded already: it is then handled here, where a call this process does not
+   * carry is refused as not carried here. Throws the 503 call_owner_unavailable when the owner is dead or does not
+   * answer.
+   */
+  async elsewhere(req: FastifyRequest, reply: FastifyReply, call: Pick<CallRecord, 'owner' | 'endedAt'>): Promise<boolean> {
+    const { owner } = call;
+    if (owner === null || owner === this.#d.self || call.endedAt !== null || req.forwardedBy !== null) return false;
+    const peer = await this.#d.instances.get(owner);
+    // A node that stopped cleanly left the table, its calls ended: nothing of the call runs anywhere.
+    if (!peer) return false;
+    if (peer.address === null || deadInstances([peer], this.#d.liveness()).length > 0) throw errors.callOwnerUnavailable();
+    const body = bodyText(req.body);
+    const headers: Record<string, string> = forwardHeaders(this.#d.key, this.#d.self, { method: req.method, url: req.url, body }, this.#d.clock.now());
+    for (const name of PASSED_HEADERS) {
+      const value = req.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    if (body !== '') headers['content-type'] = 'application/json';
+    let answer: Dispatcher.ResponseData;
+    try {
+      answer = await this.#peers.request({ origin: peer.address, path: req.url, method: req.method as Dispatcher.HttpMethod, headers, body: body === '' ? null : body });
+    } catch (err) {
+      const timedOut = err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError;
+      req.log.warn({ err, owner, timedOut }, 'the control plane carrying the call did not answer a forwarded request');
+      throw errors.callOwnerUnavailable();
+    }
+    const text = await answer.body.text();
+    void reply.status(answer.statusCode);
+    for (const name of RETURNED_HEADERS) {
+      const value = answer.headers[name];
+      if (typeof value === 'string') void reply.header(name, value);
+    }
+    await reply.send(text === '' ? undefined : text);
+    return true;
+  }
+
+  close(): Promise<void> {
+    return this.#peers.close();
+  }
+}

@@ -1,0 +1,107 @@
+// Two control planes on one PostgreSQL database (two apps, each with its own sandbox engine and HTTP server, one
+// master key): a command for a call the other node carries is forwarded there and answered with its result; an
+// owner that is dead or does not answer gives 503 call_owner_unavailable at once; a forwarded request's signature
+// and body are checked. Runs on PostgreSQL whichever half of the suite runs it (one skipped test without it).
+import t from 'tap';
+import { hostname } from 'node:os';
+import { NumberService } from '../../src/numbers/service.js';
+import { createSecretBox } from '../../src/crypto/secret-box.js';
+import { FORWARDING_KEY_PURPOSE, forwardHeaders } from '../../src/http/cluster/forward-signature.js';
+import type { SimulatedCall } from '../../src/engine/sandbox/index.js';
+import type { Harness } from '../helpers/harness.js';
+import { startTwoNodes } from '../helpers/two-nodes.js';
+import { until } from '../helpers/waits.js';
+
+const DID = '+15550001000';
+const PARTY = '+15550004444';
+const HOLD = '<Response><Say loop="0">Please hold.</Say></Response>';
+const heard = (call: SimulatedCall) => call.transcript.flatMap((e) => (e.type === 'heard-say' ? [e.text] : []));
+
+t.test('two control planes: commands for a call the other node carries are forwarded to it', async (t) => {
+  const nodes = await startTwoNodes(t, { env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_TRUSTED_PROXIES: '127.0.0.1' } });
+  if (!nodes) return;
+  const [a, b] = nodes;
+  const account = await a.account();
+  await new NumberService(a.store.numbers, { allowLocalTargets: true }).add(DID, account.id);
+  const key = account.key;
+
+  const advertised = new Map((await a.store.instances.list()).map((i) => [i.id, i.address]));
+  t.equal(advertised.get(a.store.instanceId), a.url, "A advertises its listener's address");
+  t.equal(advertised.get(b.store.instanceId), b.url, 'and B its own');
+
+  /** A call placed through B (so B carries it), answered and holding. */
+  async function heldOnB(): Promise<{ sid: string; party: SimulatedCall }> {
+    const placed = await b.request('POST', '/api/calls', { key, body: { from: DID, to: PARTY, markup: HOLD } });
+    t.equal(placed.status, 201, 'placed through B');
+    const sid = placed.body.sid as string;
+    await until('the call answered on B', 10_000, async () => (await a.store.calls.get(sid))?.status === 'in-progress');
+    t.equal((await a.store.calls.get(sid))?.owner, b.store.instanceId, 'B carries it');
+    return { sid, party: b.engine.partyCalls(PARTY).at(-1)! };
+  }
+
+  const redirected = await heldOnB();
+  const moved = await a.request('POST', `/api/calls/${redirected.sid}`, { key, body: { markup: '<Response><Say>Moved by A.</Say></Response>' } });
+  t.equal(moved.status, 200, 'a redirect sent to A is carried out');
+  t.equal(moved.body.sid, redirected.sid, "and answered with B's view of the call");
+  await redirected.party.ended;
+  t.ok(heard(redirected.party).includes('Moved by A.'), 'the party of the call B carries heard the new document');
+
+  const recorded = await heldOnB();
+  const started = await a.request('POST', `/api/calls/${recorded.sid}/recordings`, { key, body: {} });
+  t.equal(started.status, 201, 'a recording started through A');
+  const paused = await a.request('POST', `/api/calls/${recorded.sid}/recordings/${started.body.sid}`, { key, body: { status: 'paused' } });
+  t.match(paused, { status: 200, body: { status: 'paused' } }, 'and paused through A');
+  const ended = await a.request('POST', `/api/calls/${recorded.sid}`, { key, body: { status: 'completed' } });
+  t.match(ended, { status: 200, body: { status: 'completed' } }, 'a hang-up sent to A ends the call B carries');
+  await bounded(recorded.party.ended);
+
+  const gone = await a.request('POST', `/api/calls/${recorded.sid}`, { key, body: { status: 'completed' } });
+  t.match(gone, { status: 409, body: { code: 'call_ended' } }, 'an ended call is answered from the store, not forwarded');
+
+  // A call whose owner is another node that does not answer (its address closed) or is dead (no beat for 15 s).
+  const orphan = await heldOnB();
+  await a.store.instances.register('ghost', hostname(), process.pid);
+  await a.store.instances.advertise('ghost', 'http://127.0.0.1:9');
+  await a.store.sql.run('UPDATE calls SET owner = ? WHERE sid = ?', ['ghost', orphan.sid]);
+  const startedAt = Date.now();
+  const unanswered = await a.request('POST', `/api/calls/${orphan.sid}`, { key, body: { status: 'completed' } });
+  t.match(unanswered, { status: 503, body: { code: 'call_owner_unavailable' } }, 'an owner that does not answer: 503');
+  t.equal(unanswered.headers.get('retry-after'), '5');
+  t.ok(Date.now() - startedAt < 3_000, `at once (${Date.now() - startedAt} ms), not after a hang`);
+  await a.store.sql.run('UPDATE instances SET beat_at = ? WHERE id = ?', [new Date(Date.now() - 60_000).toISOString(), 'ghost']);
+  t.match(await a.request('POST', `/api/calls/${orphan.sid}`, { key, body: { status: 'completed' } }), { status: 503, body: { code: 'call_owner_unavailable' } },
+    'an owner silent past the stale period: 503 without trying it');
+  await a.store.sql.run('UPDATE calls SET owner = ? WHERE sid = ?', [b.store.instanceId, orphan.sid]);
+
+  // What a peer checks of a forwarded request: the signature, and the body against its signed digest.
+  const url = `/api/calls/${orphan.sid}`;
+  const signedFor = (body: string) => forwardHeaders(createSecretBox(a.masterKey).derive(FORWARDING_KEY_PURPOSE), a.store.instanceId, { method: 'POST', url, body }, Date.now());
+  const tampered = await b.request('POST', url, { key, body: { status: 'completed' }, headers: signedFor(JSON.stringify({ status: 'canceled' })) });
+  t.match(tampered, { status: 400, body: { code: 'forwarded_body_mismatch' } }, 'a forwarded body other than the signed one is refused');
+  const forged = await a.request('POST', url, { key, body: { status: 'completed' }, headers: { ...signedFor(JSON.stringify({ status: 'completed' })), 'x-ringbase-forward-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` } });
+  t.match(forged, { status: 200, body: { status: 'completed' } }, "a forged mark is ignored: A handles it as a client's request and forwards it to B");
+  await bounded(orphan.party.ended);
+  t.ok(b.logs.some((l) => l.includes('did not check out')) || a.logs.some((l) => l.includes('did not check out')), 'and says so in its log');
+
+  // The preview root: a change to a participant goes to the node holding its leg, which B does (it placed the call).
+  const v1 = (h: Harness, method: string, path: string, body?: Record<string, string>) =>
+    h.request(method, path, { key, ...(body ? { body } : {}), headers: { 'x-forwarded-proto': 'https' } });
+  const added = await v1(b, 'POST', '/v1/conferences/Standup/participants', { from: DID, to: PARTY });
+  t.equal(added.status, 201, 'a participant added through B');
+  const { conference_sid: confSid, call_sid: callSid } = added.body as { conference_sid: string; call_sid: string };
+  await until('the participant in the room', 10_000, async () => (await a.store.conferences.participant(confSid, callSid))?.status === 'in-progress');
+  const muted = await v1(a, 'POST', `/v1/conferences/${confSid}/participants/${callSid}`, { muted: 'true' });
+  t.match(muted, { status: 200, body: { call_sid: callSid, muted: true } }, 'muted through A');
+  t.equal(muted.headers.get('x-ratelimit-remaining'), added.headers.get('x-ratelimit-remaining'),
+    "A's first request to the preview root, counted by A alone (B does not count a forwarded request again)");
+  const removed = await v1(a, 'DELETE', `/v1/conferences/${confSid}/participants/${callSid}`);
+  t.equal(removed.status, 204, 'and removed through A');
+  await until('the participant gone', 10_000, async () => (await a.store.conferences.participant(confSid, callSid))?.status === 'completed');
+});
+
+/** The far end's hang-up, within 10 s. */
+async function bounded(ended: Promise<unknown>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([ended, new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('the call did not end within 10 s')), 10_000); })]);
+  clearTimeout(timer);
+}
