@@ -12,6 +12,7 @@ import { mediaCommands } from './media.js';
 import { userCommands } from './users.js';
 import { orgCommands } from './org.js';
 import { dbCommands, type ConfigRunner } from './db.js';
+import { clusterCommands } from './cluster.js';
 import { loadConfig } from '../config.js';
 
 const program = new Command('ringbase')
@@ -77,6 +78,7 @@ carrierCommands(program, run);
 mediaCommands(program, run);
 userCommands(program, run);
 orgCommands(program, run);
+clusterCommands(program, run);
 dbCommands(program, runOnConfig);
 
 await program.parseAsync(process.argv);

@@ -117,16 +117,16 @@ export async function createApp(deps: AppDeps): Promise<App> {
     jsonParser(req, body as string, done);
   });
 
-  await installOpenApi(http);
-  const metrics = installMetrics(http);
-  installMediaServerMetrics(metrics.open, engine);
-  installHealth(http, store, engine);
-  // Before the preview root's checks: a request a peer forwarded skips what the peer already did.
+  // Before any route and the preview root's checks: a request a peer forwarded skips what the peer already did.
   const forwarding = new CallForwarding({
     instances: store.instances, self: store.instanceId, key: secrets.derive(FORWARDING_KEY_PURPOSE), clock,
     log: logger.child({ component: 'forwarding' }), liveness: () => peerLiveness(store.instanceId, clock),
   });
   forwarding.install(http);
+  await installOpenApi(http);
+  const metrics = installMetrics(http);
+  installMediaServerMetrics(metrics.open, engine);
+  installHealth(http, store, engine);
 
   const trunks = new TrunkService(store.trunks, engine, secrets, logger.child({ component: 'trunks' }), { allowLocalTargets: config.devAllowLocalTargets });
   const signingSecrets = new SigningSecrets(store.accounts, secrets);

@@ -17,6 +17,7 @@ export function installHealth(app: FastifyInstance, store: Store, engine: Engine
     }
     const eng = engine.health();
     const ok = database === 'ok' && eng.ok;
-    return reply.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'degraded', database, engine: { kind: engine.kind, ...eng } });
+    // `node`: which control plane answered, when several share one database behind one address (docs/cluster.md).
+    return reply.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'degraded', node: store.instanceId, database, engine: { kind: engine.kind, ...eng } });
   });
 }

@@ -158,6 +158,12 @@ export class CallRepo {
     return (await this.sql.all<{ owner: string | null }>('SELECT DISTINCT owner FROM calls WHERE ended_at IS NULL')).map((r) => r.owner);
   }
 
+  /** How many calls each owner (instance id; null: none recorded) carries that have not ended. */
+  async openCountsByOwner(): Promise<Map<string | null, number>> {
+    const rows = await this.sql.all<{ owner: string | null; n: number }>('SELECT owner, COUNT(*) AS n FROM calls WHERE ended_at IS NULL GROUP BY owner');
+    return new Map(rows.map((r) => [r.owner, r.n]));
+  }
+
   /** The calls `owner` (null: no owner recorded) has not ended, oldest first. */
   async openOf(owner: string | null): Promise<CallRecord[]> {
     const rows = owner === null

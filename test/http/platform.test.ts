@@ -6,7 +6,7 @@ t.test('healthz, metrics, openapi, request ids and unknown routes', async (t) =>
   await h.account();
   const health = await h.request('GET', '/healthz');
   t.equal(health.status, 200);
-  t.same(health.body, { status: 'ok', database: 'ok', engine: { kind: 'sandbox', ok: true, detail: 'sandbox engine running' } });
+  t.same(health.body, { status: 'ok', node: h.store.instanceId, database: 'ok', engine: { kind: 'sandbox', ok: true, detail: 'sandbox engine running' } });
   t.match(health.headers.get('x-request-id'), /^req_/);
 
   await h.request('GET', '/api/partner/trunks');

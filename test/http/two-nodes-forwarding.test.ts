@@ -4,6 +4,8 @@
 // and body are checked. Runs on PostgreSQL whichever half of the suite runs it (one skipped test without it).
 import t from 'tap';
 import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { CallRepo } from '../../src/store/calls.js';
 import { NumberService } from '../../src/numbers/service.js';
 import { createSecretBox } from '../../src/crypto/secret-box.js';
 import { FORWARDING_KEY_PURPOSE, forwardHeaders } from '../../src/http/cluster/forward-signature.js';
@@ -11,6 +13,8 @@ import type { SimulatedCall } from '../../src/engine/sandbox/index.js';
 import type { Harness } from '../helpers/harness.js';
 import { startTwoNodes } from '../helpers/two-nodes.js';
 import { until } from '../helpers/waits.js';
+import { cli } from '../helpers/spawn.js';
+import { databaseEnv } from '../helpers/backends.js';
 
 const DID = '+15550001000';
 const PARTY = '+15550004444';
@@ -28,6 +32,11 @@ t.test('two control planes: commands for a call the other node carries are forwa
   const advertised = new Map((await a.store.instances.list()).map((i) => [i.id, i.address]));
   t.equal(advertised.get(a.store.instanceId), a.url, "A advertises its listener's address");
   t.equal(advertised.get(b.store.instanceId), b.url, 'and B its own');
+  const clusterStatus = async () => (JSON.parse((await cli(a.dataDir, databaseEnv(a.config.database))('--json', 'cluster', 'status')).stdout) as {
+    nodes: Array<{ id: string; state: string; address: string | null; open_calls: number }>;
+  }).nodes;
+  t.same((await clusterStatus()).map((n) => [n.id, n.state, n.address]).sort(), [[a.store.instanceId, 'alive', a.url], [b.store.instanceId, 'alive', b.url]].sort(),
+    'ringbase cluster status lists both nodes, alive, with their addresses');
 
   /** A call placed through B (so B carries it), answered and holding. */
   async function heldOnB(): Promise<{ sid: string; party: SimulatedCall }> {
@@ -58,21 +67,27 @@ t.test('two control planes: commands for a call the other node carries are forwa
   const gone = await a.request('POST', `/api/calls/${recorded.sid}`, { key, body: { status: 'completed' } });
   t.match(gone, { status: 409, body: { code: 'call_ended' } }, 'an ended call is answered from the store, not forwarded');
 
-  // A call whose owner is another node that does not answer (its address closed) or is dead (no beat for 15 s).
-  const orphan = await heldOnB();
+  // A call whose owner is another node that does not answer (its address closed), or is dead (no beat for 15 s). The
+  // call is a row of that node's alone (nothing carries it here), as a node that died leaves them.
   await a.store.instances.register('ghost', hostname(), process.pid);
   await a.store.instances.advertise('ghost', 'http://127.0.0.1:9');
-  await a.store.sql.run('UPDATE calls SET owner = ? WHERE sid = ?', ['ghost', orphan.sid]);
+  const ghostCall = `CA${randomBytes(16).toString('hex')}`;
+  await new CallRepo(a.store.sql, a.clock, 'ghost').create({ sid: ghostCall, accountId: account.id, direction: 'outbound-api', from: DID, to: PARTY, status: 'in-progress' });
+  t.match((await clusterStatus()).find((n) => n.id === 'ghost'), { state: 'alive', open_calls: 1 }, 'cluster status: a third node, alive, with its call');
   const startedAt = Date.now();
-  const unanswered = await a.request('POST', `/api/calls/${orphan.sid}`, { key, body: { status: 'completed' } });
+  const unanswered = await a.request('POST', `/api/calls/${ghostCall}`, { key, body: { status: 'completed' } });
   t.match(unanswered, { status: 503, body: { code: 'call_owner_unavailable' } }, 'an owner that does not answer: 503');
   t.equal(unanswered.headers.get('retry-after'), '5');
   t.ok(Date.now() - startedAt < 3_000, `at once (${Date.now() - startedAt} ms), not after a hang`);
-  await a.store.sql.run('UPDATE instances SET beat_at = ? WHERE id = ?', [new Date(Date.now() - 60_000).toISOString(), 'ghost']);
-  t.match(await a.request('POST', `/api/calls/${orphan.sid}`, { key, body: { status: 'completed' } }), { status: 503, body: { code: 'call_owner_unavailable' } },
+  // Silent past the stale period, and claimed by a survivor finishing its calls: a living node that is neither A nor
+  // B, whose claim their sweeps leave to it, so the call stays open for the look that follows.
+  await a.store.instances.register('keeper', hostname(), process.pid);
+  await a.store.sql.run('UPDATE instances SET beat_at = ?, reconciled_by = ? WHERE id = ?', [new Date(Date.now() - 60_000).toISOString(), 'keeper', 'ghost']);
+  t.match(await a.request('POST', `/api/calls/${ghostCall}`, { key, body: { status: 'completed' } }), { status: 503, body: { code: 'call_owner_unavailable' } },
     'an owner silent past the stale period: 503 without trying it');
-  await a.store.sql.run('UPDATE calls SET owner = ? WHERE sid = ?', [b.store.instanceId, orphan.sid]);
+  t.match((await clusterStatus()).find((n) => n.id === 'ghost'), { state: 'reconciled', open_calls: 1 }, 'cluster status: the silent node, being reconciled');
 
+  const orphan = await heldOnB();
   // What a peer checks of a forwarded request: the signature, and the body against its signed digest.
   const url = `/api/calls/${orphan.sid}`;
   const signedFor = (body: string) => forwardHeaders(createSecretBox(a.masterKey).derive(FORWARDING_KEY_PURPOSE), a.store.instanceId, { method: 'POST', url, body }, Date.now());

@@ -70,7 +70,7 @@ export class CallForwarding {
       req.forwardedBodyDigest = forward.bodyDigest;
     });
     http.addHook('preValidation', async (req) => {
-      if (req.forwardedBodyDigest !== null && !bodyMatches(req.forwardedBodyDigest, req.body)) throw errors.forwardedBodyMismatch();
+      if (req.forwardedBodyDigest && !bodyMatches(req.forwardedBodyDigest, req.body)) throw errors.forwardedBodyMismatch();
     });
   }
 
@@ -83,7 +83,7 @@ export class CallForwarding {
    */
   async elsewhere(req: FastifyRequest, reply: FastifyReply, call: Pick<CallRecord, 'owner' | 'endedAt'>): Promise<boolean> {
     const { owner } = call;
-    if (owner === null || owner === this.#d.self || call.endedAt !== null || req.forwardedBy !== null) return false;
+    if (owner === null || owner === this.#d.self || call.endedAt !== null || req.forwardedBy) return false;
     const peer = await this.#d.instances.get(owner);
     // A node that stopped cleanly left the table, its calls ended: nothing of the call runs anywhere.
     if (!peer) return false;

@@ -44,7 +44,7 @@ export async function installPreviewRoot(http: FastifyInstance, deps: PreviewDep
   // App-wide, so every /v1 path (unknown ones too) refuses plain HTTP before looking at credentials.
   http.addHook('onRequest', async (req) => {
     // A request a peer forwarded reached that peer over HTTPS; the hop between control planes is theirs.
-    if (isPreview(req) && req.forwardedBy === null && !proxies.isHttps(req)) throw previewErrors.httpsRequired();
+    if (isPreview(req) && !req.forwardedBy && !proxies.isHttps(req)) throw previewErrors.httpsRequired();
   });
 
   await http.register(async (preview) => {
@@ -52,7 +52,7 @@ export async function installPreviewRoot(http: FastifyInstance, deps: PreviewDep
     await preview.register(async (authenticated) => {
       authenticated.addHook('onRequest', deps.authenticate);
       // Counted where the client sent it: a forwarded request is not counted again.
-      authenticated.addHook('onRequest', async (req, reply) => { if (req.forwardedBy === null) rate.check(`key:${req.apiKeyId}`, reply); });
+      authenticated.addHook('onRequest', async (req, reply) => { if (!req.forwardedBy) rate.check(`key:${req.apiKeyId}`, reply); });
       await authenticated.register(async (scope) => webhookRoutes(scope, deps));
       await authenticated.register(async (scope) => leadRoutes(scope, deps));
       await authenticated.register(async (scope) => conferenceRoutes(scope, { services: deps.callServices, dispatcher: deps.dispatcher, cps: deps.cps, forwarding: deps.forwarding }));
