@@ -7,17 +7,45 @@ import type { Clock } from '../clock.js';
 import { newSid } from '../crypto/tokens.js';
 import type { EventType, LifecycleEvent } from './lifecycle.js';
 import { sampleBody } from './template.js';
-import { settleOnPostgres } from './postgres-settle.js';
 import { toSubscription, type DeliveryMode, type Subscription, type SubscriptionRow } from './subscriptions.js';
-import { CLAIMABLE, LEASE_MARGIN_MS, marks, toEvent, type AttemptNext, type AttemptRecord, type ClaimedDelivery, type DeliveryStatus, type FinishedAttempt, type LeasedRow,
-  type SubscriptionSlots } from './outbox-rows.js';
 
-export type { AttemptNext, AttemptRecord, ClaimedDelivery, DeliveryStatus, FinishedAttempt, StoredEvent, SubscriptionSlots } from './outbox-rows.js';
+export interface StoredEvent {
+  sid: string;
+  type: EventType;
+  accountId: number;
+  callSid: string | null;
+  occurredAt: string;
+  data: Record<string, unknown>;
+}
 
 export interface QueuedDelivery { id: number; mode: DeliveryMode; timeoutMs: number }
 
-interface DeliveryRow { id: number; sid: string; event_id: number; subscription_id: number; status: DeliveryStatus; attempt_count: number; next_attempt_at: number; created_at: string; completed_at: string | null }
-interface AttemptRow { delivery_id: number; attempt: number; started_at: string; status_code: number | null; latency_ms: number; error: string | null }
+export interface ClaimedDelivery {
+  id: number;
+  sid: string;
+  /** 1 for the first attempt; a redelivery after a crash repeats the number of the attempt that was lost. */
+  attempt: number;
+  event: StoredEvent;
+  subscription: Subscription;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'exhausted';
+
+/** Where a delivery goes after an attempt: finished (delivered, exhausted) or pending until nextAttemptAt. */
+export interface AttemptNext { status: DeliveryStatus; nextAttemptAt: number | null }
+
+export interface FinishedAttempt { id: number; record: AttemptRecord; next: AttemptNext }
+
+/** A worker's attempts in flight per subscription id, and how many one subscription may have. */
+export interface SubscriptionSlots { active: ReadonlyMap<number, number>; perSubscription: number }
+
+export interface AttemptRecord {
+  attempt: number;
+  startedAt: string;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+}
 
 export interface DeliveryLogEntry {
   id: number;
@@ -31,6 +59,27 @@ export interface DeliveryLogEntry {
   completedAt: string | null;
   attempts: AttemptRecord[];
 }
+
+/** How long past its own timeout a claimed attempt stays reserved; after that, another worker may redeliver. */
+export const LEASE_MARGIN_MS = 2_000;
+
+interface EventRow { sid: string; account_id: number; event_type: EventType; call_sid: string | null; occurred_at: string; data: string }
+interface DeliveryRow { id: number; sid: string; event_id: number; subscription_id: number; status: DeliveryStatus; attempt_count: number; next_attempt_at: number; created_at: string; completed_at: string | null }
+/** A delivery with its event's columns (event_sid: the event's own sid). */
+interface LeasedRow extends Omit<EventRow, 'sid'> { id: number; sid: string; attempt_count: number; subscription_id: number; event_sid: string }
+interface AttemptRow { delivery_id: number; attempt: number; started_at: string; status_code: number | null; latency_ms: number; error: string | null }
+
+const toEvent = (r: EventRow): StoredEvent => ({
+  sid: r.sid, type: r.event_type, accountId: r.account_id, callSid: r.call_sid, occurredAt: r.occurred_at,
+  data: JSON.parse(r.data) as Record<string, unknown>,
+});
+
+/** `n` placeholders for an IN list. */
+const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+/** Pending, due and not leased; `?`: now, now. */
+const CLAIMABLE = `d.status = 'pending' AND d.next_attempt_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)
+  AND EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.id = d.subscription_id AND s.status = 'active')`;
 
 /**
  * When the worker may first take a sync delivery: after its emitter has had the whole wait (timeout_ms, then the
@@ -146,17 +195,12 @@ export class OutboxStore {
   /**
    * One transaction for a batch of the worker's work: logs the finished attempts, then leases up to `limit` due
    * deliveries, oldest due first, none that would bring a subscription past `perSubscription` attempts in flight.
-   * A handful of statements per batch, not per delivery; on PostgreSQL one statement (postgres-settle.ts), since
-   * there each is a round trip. On SQLite, with nothing to log and nothing due (an idle outbox at the worker's
-   * poll) it is one plain read and no transaction.
+   * A handful of statements per batch, not per delivery: on PostgreSQL each is a round trip. With nothing to log
+   * and nothing due (an idle outbox at the worker's poll) it is one plain read and no transaction.
    */
   async settle(finished: FinishedAttempt[], limit: number, slots: SubscriptionSlots): Promise<ClaimedDelivery[]> {
-    if (finished.length === 0 && limit <= 0) return [];
-    if (this.sql.dialect === 'postgres') {
-      const now = this.clock.now();
-      return settleOnPostgres(this.sql, finished, limit, slots, now, new Date(now).toISOString());
-    }
     if (finished.length === 0) {
+      if (limit <= 0) return [];
       const now = this.clock.now();
       if (!(await this.sql.one(`SELECT d.id FROM webhook_deliveries d WHERE ${CLAIMABLE} LIMIT 1`, [now, now]))) return [];
     }
@@ -167,11 +211,12 @@ export class OutboxStore {
       const inFlight = new Map(slots.active);
       const full = [...inFlight].filter(([, n]) => n >= slots.perSubscription).map(([id]) => id);
       // Subscriptions with no room are left out in SQL; among the candidates (twice what is wanted) the others are
-      // taken while they have room. A subscription that fills up mid-batch is left out by the next claim. (SQLite's
-      // one writer keeps other workers out meanwhile; the PostgreSQL statement locks the candidates instead.)
+      // taken while they have room. A subscription that fills up mid-batch is left out by the next claim. The
+      // candidates are locked, and rows another worker's claim holds are passed over (the lock is on the delivery
+      // rows only: a subscription's row stays free, so workers share its deliveries).
       const notFull = full.length === 0 ? '' : `AND d.subscription_id NOT IN (${marks(full.length)})`;
       const candidates = await tx.all<{ id: number; subscription_id: number }>(`SELECT d.id, d.subscription_id FROM webhook_deliveries d
-        WHERE ${CLAIMABLE} ${notFull} ORDER BY d.next_attempt_at, d.id LIMIT ?`, [now, now, ...full, limit * 2]);
+        WHERE ${CLAIMABLE} ${notFull} ORDER BY d.next_attempt_at, d.id LIMIT ?${rowLock(tx, { skipLocked: true })}`, [now, now, ...full, limit * 2]);
       const chosen: number[] = [];
       for (const { id, subscription_id: subscriptionId } of candidates) {
         const n = inFlight.get(subscriptionId) ?? 0;

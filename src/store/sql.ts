@@ -3,11 +3,7 @@
 // once, in the dialect both accept, with `?` placeholders; each backend adapts what little differs (the PostgreSQL
 // backend numbers the placeholders). Every call returns a promise, because PostgreSQL answers over a socket.
 export type SqlValue = string | number | bigint | null | Buffer;
-/**
- * A statement's parameters. An array parameter binds a PostgreSQL array (`CAST(? AS BIGINT[])`, for `unnest` and
- * `= ANY`): only SQL sent on that backend may use one; SQLite refuses it.
- */
-export type SqlParams = readonly (SqlValue | readonly SqlValue[])[];
+export type SqlParams = readonly SqlValue[];
 
 export type Dialect = 'sqlite' | 'postgres';
 
