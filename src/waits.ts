@@ -8,8 +8,10 @@ import type { Clock } from './clock.js';
  */
 export async function settledWithin<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
+  // Out of time only once what had already arrived is read: after a stalled event loop the timer is due in the same
+  // turn as the answer waiting on its socket, and timers run first. setImmediate runs after that turn's I/O.
   const bound = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
+    timer = setTimeout(() => setImmediate(() => resolve(undefined)), ms);
   });
   try {
     return await Promise.race([work, bound]);

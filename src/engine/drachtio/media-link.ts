@@ -2,6 +2,7 @@
 // drachtio-fsmrf gives up on a MediaServer whose socket dropped), whether it takes new calls (up, healthy, not
 // draining) and how loaded it is. FreeSWITCH is dialled only once `sofia status` lists the media profile
 // (mod_event_socket loads before mod_sofia, and fsmrf throws an uncaught exception when the profile is missing).
+import { settledWithin } from '../../waits.js';
 import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
 import { eslApi } from './esl-probe.js';
@@ -80,13 +81,10 @@ export class MediaLink {
   async probe(): Promise<void> {
     const ms = this.server;
     if (!ms) return;
-    let timer: NodeJS.Timeout | undefined;
     const sentAt = this.#load.probeSent();
     try {
-      const reply = await Promise.race([
-        ms.api('status'),
-        new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('no answer')), PROBE_TIMEOUT_MS); }),
-      ]);
+      const reply = await settledWithin(ms.api('status'), PROBE_TIMEOUT_MS);
+      if (reply === undefined) throw new Error('no answer');
       const count = /^(\d+) session\(s\) - peak/m.exec(reply)?.[1];
       if (count === undefined) throw new Error(`unexpected reply: ${reply.trim().slice(0, 80)}`);
       this.#load.probed(Number(count), sentAt);
@@ -95,8 +93,6 @@ export class MediaLink {
     } catch (err) {
       if (this.#healthy) this.log.warn({ server: this.name, err: (err as Error).message }, 'media server did not answer a probe; no new calls for it');
       this.#healthy = false;
-    } finally {
-      clearTimeout(timer);
     }
   }
 
