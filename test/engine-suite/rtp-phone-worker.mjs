@@ -2,18 +2,27 @@
 // end's audio comes from, and keeps every payload it receives in shared memory. On the test's main thread (which
 // also runs the platform) a busy event loop held frames back by up to 170 ms and FreeSWITCH dropped the bursts that
 // followed: gaps the platform did not make. Plain JavaScript, so the thread needs no TypeScript loader.
+import { execFileSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 
 // A phone is a device of its own, not a task of the machine under test: its thread runs at a higher priority than
-// the test processes where the system allows it (root, as CI runs; FreeSWITCH raises its own the same way). A
-// loaded run starved a phone's thread for 208 ms, and the tone it stopped sending counted against the platform.
-// /proc/thread-self names this thread's id, which setpriority takes on Linux. Without the right, it runs as before.
+// the test processes where the system allows it (root, as CI runs). A loaded run starved a phone's thread for
+// 208 ms, and the tone it stopped sending counted against the platform. /proc/thread-self names this thread's id,
+// which setpriority and chrt take on Linux. Without the right, it runs as before.
+const thread = readlinkSync('/proc/thread-self').split('/').pop();
 try {
-  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), -10);
+  setPriority(Number(thread), -10);
 } catch { /* not allowed here: normal priority */ }
+// Nice alone was not enough: FreeSWITCH runs its threads realtime (SCHED_FIFO, priorities 1 to 10, its timer at
+// 99) where it may, and a realtime thread runs before any niced one; loaded runs still had phones 150 ms late. The
+// phone's thread is realtime too, above FreeSWITCH's media threads and below its timer: it wakes every 20 ms to send
+// one packet, so it takes them next to nothing.
+try {
+  execFileSync('chrt', ['--fifo', '--pid', '11', thread], { stdio: 'ignore' });
+} catch { /* no chrt, or not allowed: as niced above */ }
 
 const { port, pt, frames, heard, length } = workerData;
 /** Received payload bytes so far (one byte per 8 kHz sample), written with Atomics so the main thread reads it whole. */
@@ -38,6 +47,15 @@ const lateness = { maxMs: 0, framesOver40: 0 };
  * silence leaves none. Said beside a listener's missing packets.
  */
 const arrival = { last: 0, maxGapMs: 0 };
+/** Wall-clock milliseconds, comparable between the phones' threads (each has its own performance.now() origin). */
+const wallMs = () => performance.timeOrigin + performance.now();
+/**
+ * When this sender stalled: [due, sent] wall-clock spans over which its frames went out over 40 ms late (runs of
+ * late frames merged). A listener's packet that lacks this phone's tone within such a span is the phone's doing.
+ */
+const stalls = [];
+/** When each received payload of the phone's own payload type arrived (wall clock), in order: packet k of heard. */
+const arrivals = [];
 
 function talk() {
   const started = performance.now();
@@ -48,7 +66,14 @@ function talk() {
     while (frame <= (performance.now() - started) / 20) {
       const lateMs = performance.now() - (started + frame * 20);
       lateness.maxMs = Math.max(lateness.maxMs, lateMs);
-      if (lateMs > 40) lateness.framesOver40++;
+      if (lateMs > 40) {
+        lateness.framesOver40++;
+        const sent = wallMs();
+        const due = sent - lateMs;
+        const last = stalls.at(-1);
+        if (last && due <= last[1]) last[1] = sent;
+        else stalls.push([due, sent]);
+      }
       const at = (frame * FRAME) % frames.length;
       const header = Buffer.alloc(12);
       header[0] = 0x80;
@@ -90,6 +115,7 @@ socket.on('message', (msg, rinfo) => {
   const now = performance.now();
   if (arrival.last) arrival.maxGapMs = Math.max(arrival.maxGapMs, now - arrival.last);
   arrival.last = now;
+  arrivals.push(wallMs());
   const payload = msg.subarray(12 + (msg[0] & 0x0f) * 4);
   const at = Atomics.load(written, 0);
   if (at + payload.length > heard.byteLength) {
@@ -103,7 +129,7 @@ socket.on('message', (msg, rinfo) => {
 
 parentPort.on('message', (message) => {
   if (message === 'report') {
-    parentPort.postMessage({ sources: Object.fromEntries(sources), peer: peer && `${peer.address}:${peer.port}`, lateness, maxGapMs: arrival.maxGapMs, keys });
+    parentPort.postMessage({ sources: Object.fromEntries(sources), peer: peer && `${peer.address}:${peer.port}`, lateness, maxGapMs: arrival.maxGapMs, keys, stalls, arrivals });
     return;
   }
   closed = true;

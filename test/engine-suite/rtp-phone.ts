@@ -20,6 +20,8 @@ export interface TonePhone {
   lateness(): Promise<string>;
   /** The RFC 2833 keys it has been sent (telephone-event, payload type 101), in order. */
   keys(): Promise<string>;
+  /** When it stalled as a sender, and when each packet it heard arrived (see PhoneTiming); null once closed. */
+  timing(): Promise<PhoneTiming | null>;
   close(): void;
 }
 
@@ -33,8 +35,16 @@ const HEARD_MAX_BYTES = 8000 * 3600;
 /** ES2024's growable SharedArrayBuffer, which Node 20 has (V8 11) and this TypeScript lib does not declare yet. */
 const GrowableSharedArrayBuffer = SharedArrayBuffer as unknown as new (bytes: number, opts: { maxByteLength: number }) => SharedArrayBuffer;
 
+/** Wall-clock milliseconds (comparable between phones): when a phone sent late, and when it heard each packet. */
+export interface PhoneTiming {
+  /** [due, sent] spans over which its frames went out over 40 ms late. */
+  stalls: Array<[number, number]>;
+  /** When each packet it heard arrived: arrivals[k] for the k-th 20 ms packet of samples(). */
+  arrivals: number[];
+}
+
 /** What the phone's thread says of itself when asked. */
-interface WorkerReport {
+interface WorkerReport extends PhoneTiming {
   /** Packets per source address and payload type. */
   sources: Record<string, number>;
   peer: string | null;
@@ -100,6 +110,10 @@ export async function tonePhone(hz: number, codec: G711, seconds = 60): Promise<
       return r ? `frames sent at most ${r.lateness.maxMs.toFixed(0)} ms late, ${r.lateness.framesOver40} over 40 ms, heard packets at most ${r.maxGapMs.toFixed(0)} ms apart` : '(closed)';
     },
     keys: async () => (await report())?.keys ?? '',
+    timing: async () => {
+      const r = await report();
+      return r && { stalls: r.stalls, arrivals: r.arrivals };
+    },
     close: () => {
       if (!bytes) return;
       bytes = null;

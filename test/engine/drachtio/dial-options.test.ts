@@ -94,7 +94,7 @@ if (bins) {
     s.app.on('/voice', xml(`<Dial><Number sendDigits="1w#" url="/screen">${PARTY}</Number></Dial><Hangup/>`));
     s.app.on('/screen', xml(`<Play>${origin.origin}/screen.wav</Play>`));
     const caller = await toneCaller(t, d, '+19995550001', DID, CALLER_HZ);
-    const [callerHeard, partyHeard] = await Promise.all([listenFor(caller.phone, 0, [PARTY_HZ]), listenFor(party.phone, 0, [CALLER_HZ])]);
+    const [callerHeard, partyHeard] = await Promise.all([listenFor(caller.phone, 0, [PARTY_HZ], [], { senders: { [PARTY_HZ]: party.phone } }), listenFor(party.phone, 0, [CALLER_HZ], [], { senders: { [CALLER_HZ]: caller.phone } })]);
     const calls = tally(t);
     calls.record('screened party', [['caller hears party', callerHeard], ['party hears caller', partyHeard]], await sendersReport({ caller: caller.phone, party: party.phone }));
     calls.check('screened party');
@@ -119,7 +119,7 @@ if (bins) {
       const party = await toneParty(t, d, PARTY, PARTY_HZ, partyCodec, BRIDGE_RING_MS);
       s.app.on('/voice', xml(`<Dial${answerOnBridge ? ' answerOnBridge="true"' : ''}><Number>${PARTY}</Number></Dial><Hangup/>`));
       const caller = await toneCaller(t, d, '+19995550001', DID, CALLER_HZ, { traceRtt: true });
-      const [callerHeard, partyHeard] = await Promise.all([listenFor(caller.phone, 0, [PARTY_HZ]), listenFor(party.phone, 0, [CALLER_HZ])]);
+      const [callerHeard, partyHeard] = await Promise.all([listenFor(caller.phone, 0, [PARTY_HZ], [], { senders: { [PARTY_HZ]: party.phone } }), listenFor(party.phone, 0, [CALLER_HZ], [], { senders: { [CALLER_HZ]: caller.phone } })]);
       const calls = tally(t);
       calls.record(`party answers ${partyCodec}`, [['caller hears party', callerHeard], ['party hears caller', partyHeard]],
         `${await sendersReport({ caller: caller.phone, party: party.phone })}; caller ${await caller.phone.sources()}`);

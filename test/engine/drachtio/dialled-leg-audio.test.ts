@@ -43,7 +43,7 @@ if (bins) {
       const codec: G711 = i % 2 ? 'PCMA' : 'PCMU';
       const seatRtp = await seat.answerNext(agentHz, codec);
       const call = await toneCaller(t, d, CALLER, DID, CALLER_HZ);
-      const [callerHeard, agentHeard] = await Promise.all([listenFor(call.phone, 0, [agentHz]), listenFor(seatRtp, 0, [CALLER_HZ])]);
+      const [callerHeard, agentHeard] = await Promise.all([listenFor(call.phone, 0, [agentHz], [], { senders: { [agentHz]: seatRtp } }), listenFor(seatRtp, 0, [CALLER_HZ], [], { senders: { [CALLER_HZ]: call.phone } })]);
       calls.record(`call ${i + 1} (seat answers ${codec})`, [['caller hears agent', callerHeard], ['agent hears caller', agentHeard]],
         await sendersReport({ caller: call.phone, agent: seatRtp }));
       await call.hangup();
@@ -64,7 +64,7 @@ if (bins) {
       const call = await toneCaller(t, d, CALLER, DID, CALLER_HZ);
       if (!(await heardOnset(call.phone, 0, [agentHz]))) {
         // Nothing to call a supervisor into: each mode counts the call as failed, with what the caller heard.
-        const heard = await listenFor(call.phone, 0, [agentHz], [], 0);
+        const heard = await listenFor(call.phone, 0, [agentHz], [], { ms: 0 });
         const why = await whyNoAgent(d, agent, seat);
         for (const mode of modes) calls[mode]!.record(`call ${i + 1}, ${mode} (phones answer ${codec}): before the supervisor`, [['caller hears agent', heard]], why);
       } else {
@@ -79,10 +79,11 @@ if (bins) {
           const marks = { caller: call.phone.samples().length, agent: seatRtp.samples().length };
           const agentHearsSupervisor = mode !== 'monitor';
           const callerHearsSupervisor = mode === 'barge';
+          const phones = { senders: { [CALLER_HZ]: call.phone, [agentHz]: seatRtp, [SUPERVISOR_HZ]: supervisor.phone } };
           const [supervisorHeard, agentHeard, callerHeard] = await Promise.all([
-            listenFor(supervisor.phone, 0, [CALLER_HZ, agentHz]),
-            listenFor(seatRtp, marks.agent, agentHearsSupervisor ? [CALLER_HZ, SUPERVISOR_HZ] : [CALLER_HZ], agentHearsSupervisor ? [] : [SUPERVISOR_HZ]),
-            listenFor(call.phone, marks.caller, callerHearsSupervisor ? [agentHz, SUPERVISOR_HZ] : [agentHz], callerHearsSupervisor ? [] : [SUPERVISOR_HZ]),
+            listenFor(supervisor.phone, 0, [CALLER_HZ, agentHz], [], phones),
+            listenFor(seatRtp, marks.agent, agentHearsSupervisor ? [CALLER_HZ, SUPERVISOR_HZ] : [CALLER_HZ], agentHearsSupervisor ? [] : [SUPERVISOR_HZ], phones),
+            listenFor(call.phone, marks.caller, callerHearsSupervisor ? [agentHz, SUPERVISOR_HZ] : [agentHz], callerHearsSupervisor ? [] : [SUPERVISOR_HZ], phones),
           ]);
           const senders = await sendersReport({ caller: call.phone, agent: seatRtp, supervisor: supervisor.phone });
           const why = supervisorHeard.packets === 0

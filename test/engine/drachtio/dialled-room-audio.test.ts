@@ -38,7 +38,7 @@ if (bins) {
       const mark = caller.phone.samples().length;
       const added = await v1(d, 'POST', '/v1/conferences/Standup/participants', { from: DID, to: number });
       if (added.status !== 201) t.fail(`participant add refused: ${JSON.stringify(added.body)}`);
-      const [callerHeard, partyHeard] = await Promise.all([listenFor(caller.phone, mark, [hz]), listenFor(party.phone, 0, [CALLER_HZ])]);
+      const [callerHeard, partyHeard] = await Promise.all([listenFor(caller.phone, mark, [hz], [], { senders: { [hz]: party.phone } }), listenFor(party.phone, 0, [CALLER_HZ], [], { senders: { [CALLER_HZ]: caller.phone } })]);
       calls.record(`participant ${i + 1} (answers ${codec})`, [['caller hears participant', callerHeard], ['participant hears caller', partyHeard]],
         await sendersReport({ caller: caller.phone, participant: party.phone }));
       const sid = added.body.call_sid as string;
@@ -67,7 +67,7 @@ if (bins) {
       const customer = await toneParty(t, d, number, hz, codec === 'PCMA' ? 'PCMU' : 'PCMA');
       const made = await v1(d, 'POST', '/v1/callbacks', { queue: 'callbacks', to: number, from: DID, due_at: new Date(d.h.clock.now()).toISOString() });
       if (made.status !== 201) t.fail(`callback refused: ${JSON.stringify(made.body)}`);
-      const [agentHeard, customerHeard] = await Promise.all([listenFor(seatPhone, 0, [hz]), listenFor(customer.phone, 0, [AGENT_HZ])]);
+      const [agentHeard, customerHeard] = await Promise.all([listenFor(seatPhone, 0, [hz], [], { senders: { [hz]: customer.phone } }), listenFor(customer.phone, 0, [AGENT_HZ], [], { senders: { [AGENT_HZ]: seatPhone } })]);
       calls.record(`callback ${i + 1} (seat answers ${codec})`, [['agent hears customer', agentHeard], ['customer hears agent', customerHeard]],
         await sendersReport({ agent: seatPhone, customer: customer.phone }));
       // The customer hangs up once measured.
