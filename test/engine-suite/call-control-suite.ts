@@ -55,7 +55,7 @@ export function callControlSuite(t: Test, make: MakeDriver): void {
     const placed = await d.h.request('POST', '/api/calls', { body: { from: DID, to: PARTY, url: `${s.app.url}/never`, timeout: 600 } });
     t.equal(placed.status, 201);
     const sid = placed.body.sid as string;
-    await until('the call rings', 20_000, async () => (await d.h.store.calls.get(sid))?.status === 'ringing', 20);
+    await until(async () => `the call rings (it is ${JSON.stringify(await d.h.store.calls.get(sid))})`, 20_000, async () => (await d.h.store.calls.get(sid))?.status === 'ringing', 20);
     const res = await endCall(d, sid, { status: 'canceled' });
     t.equal(res.status, 200);
     t.match(res.body, { sid, status: 'canceled' }, 'the call ends canceled, never answered');

@@ -179,13 +179,14 @@ export function realDrivers(root: Test, bins: EngineBinaries): (t: Test, env?: (
         return call;
       },
       async party(address: string, plan: PartyPlan) {
-        // The route exists when this resolves; sipp starts right after (inbound calls wait until it listens).
+        // Resolves once the route exists and the party's sipp listens: a call placed through the API right after
+        // (not an inbound call, which waited for it) reached a party still starting on a loaded run, and never rang.
         const port = partyPorts.get(address) ?? PARTY_PORTS.from + Math.floor(Math.random() * PARTY_PORTS.count);
         partyPorts.set(address, port);
         if (!(await h.store.carriers.byName(`party-${port}`))) await h.store.carriers.add({ name: `party-${port}`, host: '127.0.0.1', port, prefix: address });
-        void answerOn(port, plan);
         const calls = partyCalls.get(address) ?? [];
         partyCalls.set(address, calls);
+        await answerOn(port, plan);
       },
       // A SIP phone: REGISTERs from its port with the trunk's credentials, then answers INVITEs on that port.
       async agentSeat(trunk, plan) {

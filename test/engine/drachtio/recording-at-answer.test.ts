@@ -38,7 +38,21 @@ const SHAPES: Array<{ body: Shape; channels: 1 | 2; heard: Array<'far' | 'platfo
 
 /** When an API request was sent and answered: the engine acted in between. */
 interface Span { sent: number; answered: number }
-const mid = (s: Span) => (s.sent + s.answered) / 2;
+/** An instant known exactly (a timeline entry's time), as a span. */
+const at = (ms: number): Span => ({ sent: ms, answered: ms });
+/**
+ * How long was recorded, as the range the requests bound: the platform started recording during the start request
+ * (or at a known instant) and stopped during the stop request, each pause likewise. The middle of each request was
+ * taken before, and a request slow on a loaded machine put that estimate past the tolerance (WAV 2140 ms against
+ * 2024 ms) while the WAV was within what the requests allow.
+ */
+interface Recorded { least: number; most: number }
+const recordedBetween = (start: Span, stop: Span, pauses: Span[][]): Recorded => ({
+  least: stop.sent - start.answered - pauses.reduce((sum, [p, r]) => sum + (r!.answered - p!.sent), 0),
+  most: stop.answered - start.sent - pauses.reduce((sum, [p, r]) => sum + Math.max(0, r!.sent - p!.answered), 0),
+});
+const within = (ms: number, r: Recorded) => ms >= r.least - TOLERANCE_MS && ms <= r.most + TOLERANCE_MS;
+const said = (r: Recorded) => `${r.least.toFixed(0)}-${r.most.toFixed(0)} ms`;
 
 /** The median, over pieces spread through `samples` (a quarter second each), of how well each is found in `loop`. */
 function presence(samples: Float32Array, loop: Float32Array): number {
@@ -102,16 +116,16 @@ async function control(d: RealDriver, callSid: string, recSid: string, pause: bo
 }
 
 /** The WAV as served, checked against the time recorded and the signals of the tracks the shape claims. */
-async function checkAudio(t: Test, d: RealDriver, recSid: string, shape: (typeof SHAPES)[number], recordedMs: number): Promise<string> {
+async function checkAudio(t: Test, d: RealDriver, recSid: string, shape: (typeof SHAPES)[number], recorded: Recorded): Promise<string> {
   const served = await d.h.download(`/api/recordings/${recSid}.wav`);
   t.equal(served.status, 200, 'the WAV is served');
   const wav = decodeWav(served.bytes);
   const ms = (wav.channels[0]!.length / wav.sampleRate) * 1000;
   t.equal(wav.channels.length, shape.channels, `${shape.channels} channel(s)`);
-  t.ok(Math.abs(ms - recordedMs) <= TOLERANCE_MS, `WAV ${ms.toFixed(0)} ms against ${recordedMs.toFixed(0)} ms recorded`);
+  t.ok(within(ms, recorded), `WAV ${ms.toFixed(0)} ms against ${said(recorded)} recorded`);
   const resource = (await d.h.request('GET', `/api/recordings/${recSid}`)).body;
   t.match(resource, { status: 'completed', duration: Math.round(ms / 1000), channels: shape.channels }, 'the resource says what the WAV holds');
-  const figures: string[] = [`${ms.toFixed(0)}/${recordedMs.toFixed(0)} ms`];
+  const figures: string[] = [`${ms.toFixed(0)} ms in ${said(recorded)}`];
   const check = (samples: Float32Array, label: string, expect: Array<'far' | 'platform'>, mixed: boolean) => {
     const far = presence(samples, FAR_LOOP);
     const platform = presence(samples, PLATFORM_LOOP);
@@ -133,8 +147,6 @@ async function checkAudio(t: Test, d: RealDriver, recSid: string, shape: (typeof
   return figures.join(', ');
 }
 
-const recordedBetween = (start: number, stop: Span, pauses: Span[][]) =>
-  mid(stop) - start - pauses.reduce((sum, [p, r]) => sum + (mid(r!) - mid(p!)), 0);
 
 const bins = enginesOrSkip(t);
 if (bins) {
@@ -161,7 +173,7 @@ if (bins) {
         const recSid = started.value.body.sid as string;
         const { pauses, stop, body } = await control(d, call.sid, recSid, pause);
         t.equal(body.status, 'completed');
-        const recorded = recordedBetween(mid(started.span), stop, pauses);
+        const recorded = recordedBetween(started.span, stop, pauses);
         const measured = await checkAudio(t, d, recSid, shape, recorded);
         figures.push(`${JSON.stringify(shape.body)} ${when} (started ${started.span.sent - call.answeredAt} ms after in-progress): ${measured}`);
         // completed_at is the stop, and stays so once the call has ended.
@@ -185,7 +197,7 @@ if (bins) {
       const startedAt = Date.parse((await d.h.store.calls.timeline(call.sid)).find((e) => e.kind === 'recording-started')!.at);
       const { pauses, stop, body } = await control(d, call.sid, rec.sid, pause);
       t.equal(body.status, 'completed');
-      const measured = await checkAudio(t, d, rec.sid, SHAPES[0]!, recordedBetween(startedAt, stop, pauses));
+      const measured = await checkAudio(t, d, rec.sid, SHAPES[0]!, recordedBetween(at(startedAt), stop, pauses));
       figures.push(`record: true${pause ? ', paused midway' : ''} (started ${startedAt - call.answeredAt} ms after in-progress): ${measured}`);
       await d.h.app.callServices.watch.live(call.sid)?.hangup();
       for (const line of figures.splice(0)) t.comment(line);
@@ -202,9 +214,9 @@ if (bins) {
     t.equal(served.status, 200, 'the WAV is served');
     const wav = decodeWav(served.bytes);
     const ms = (wav.channels[0]!.length / wav.sampleRate) * 1000;
-    const recorded = mid(stopped.span) - mid(started.span);
-    figures.push(`stopped ${stopped.span.sent - started.span.answered} ms after its start (${started.span.sent - call.answeredAt} ms after in-progress): ${body.status}, duration ${body.duration}, WAV ${ms.toFixed(0)} ms, ${recorded.toFixed(0)} ms recorded`);
-    t.ok(Math.abs(ms - recorded) <= TOLERANCE_MS, `WAV ${ms.toFixed(0)} ms against ${recorded.toFixed(0)} ms recorded`);
+    const recorded = recordedBetween(started.span, stopped.span, []);
+    figures.push(`stopped ${stopped.span.sent - started.span.answered} ms after its start (${started.span.sent - call.answeredAt} ms after in-progress): ${body.status}, duration ${body.duration}, WAV ${ms.toFixed(0)} ms, ${said(recorded)} recorded`);
+    t.ok(within(ms, recorded), `WAV ${ms.toFixed(0)} ms against ${said(recorded)} recorded`);
     if (ms === 0) t.match(body, { status: 'absent', duration: 0 }, 'no audio: absent, duration 0');
     else t.match(body, { status: 'completed', duration: Math.round(ms / 1000) });
     await d.h.app.callServices.watch.live(call.sid)?.hangup();
