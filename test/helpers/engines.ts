@@ -3,13 +3,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Test } from 'tap';
 import { accessSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
+import { createSocket } from 'node:dgram';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { selfSignedPems } from '../../src/crypto/self-signed.js';
 import { eslApi } from '../../src/engine/drachtio/esl-probe.js';
 import { ROOT } from './spawn.js';
-import { freePort } from './server-process.js';
 
 export interface EngineBinaries { drachtio: string; freeswitch: string }
 
@@ -167,6 +167,40 @@ const rtpSlots = Math.floor((Math.min(PARTY_PORTS.from, EPHEMERAL_LOW) - RTP_LOW
 let rtpSlot = Math.floor(Math.random() * rtpSlots);
 
 /**
+ * The engines' own listeners (event socket, SIP, drachtio's admin port) take ports between the parties' and the
+ * ephemeral range. A port bind(0) hands out (freePort) can be given, before the engine binds it, to another process
+ * as the local port of an outgoing connection, as a busy machine makes many (seen: FreeSWITCH "Could not listen" on
+ * its event socket); a port below the ephemeral range never is. Chosen at random, checked free for TCP and UDP, and
+ * never handed out twice by one test process.
+ */
+const SERVICE_PORTS = { from: PARTY_PORTS.from + PARTY_PORTS.count, to: EPHEMERAL_LOW - 1 };
+const servicePortsGiven = new Set<number>();
+
+function bindable(port: number): Promise<boolean> {
+  const tcp = new Promise<boolean>((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+  const udp = new Promise<boolean>((resolve) => {
+    const sock = createSocket('udp4');
+    sock.once('error', () => { sock.close(); resolve(false); });
+    sock.bind(port, '127.0.0.1', () => sock.close(() => resolve(true)));
+  });
+  return Promise.all([tcp, udp]).then(([a, b]) => a && b);
+}
+
+async function servicePort(): Promise<number> {
+  for (let tries = 0; tries < 100; tries++) {
+    const port = SERVICE_PORTS.from + Math.floor(Math.random() * (SERVICE_PORTS.to - SERVICE_PORTS.from + 1));
+    if (servicePortsGiven.has(port)) continue;
+    servicePortsGiven.add(port);
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port between ${SERVICE_PORTS.from} and ${SERVICE_PORTS.to}`);
+}
+
+/**
  * An RTP window for the next FreeSWITCH, outside the ports tests take. Inside the ephemeral range, a port a test
  * phone or sipp had just been given by bind(0) could be the one FreeSWITCH was about to bind (seen: a supervisor's
  * sipp refused its SIP port, a dialled leg left without media); inside the parties' range, a party's port. Media
@@ -183,7 +217,8 @@ async function freeswitchLauncher(bin: string, dir: string, opts: { sessionsPerS
   const conf = path.join(dir, 'freeswitch');
   cpSync(path.join(ROOT, 'freeswitch'), conf, { recursive: true });
   for (const sub of ['log', 'db', 'run', 'cache']) mkdirSync(path.join(dir, sub), { recursive: true });
-  const [eslPort, sipPort] = await Promise.all([freePort(), freePort()]);
+  const eslPort = await servicePort();
+  const sipPort = await servicePort();
   const password = 'esl-' + Math.random().toString(36).slice(2);
   const [rtpStart, rtpEnd] = rtpWindow();
   const env = {
@@ -212,9 +247,9 @@ export interface ExtraMediaServer {
   stop(): Promise<void>;
 }
 
-export async function startExtraMediaServer(bins: EngineBinaries): Promise<ExtraMediaServer> {
+export async function startExtraMediaServer(bins: EngineBinaries, opts: { sessionsPerSecond?: number } = {}): Promise<ExtraMediaServer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ringbase-media-'));
-  const fs = await freeswitchLauncher(bins.freeswitch, dir, {});
+  const fs = await freeswitchLauncher(bins.freeswitch, dir, opts);
   const proc = fs.start();
   const stop = async () => {
     await kill(proc);
@@ -242,7 +277,7 @@ export async function startEngines(bins: EngineBinaries, opts: { sessionsPerSeco
   const fs = await freeswitchLauncher(bins.freeswitch, dir, opts);
   const { port: eslPort, password: eslPassword, sipPort: fsSipPort } = fs.address;
 
-  const [adminPort, sipPort, wsPort, tlsPort, wssPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [adminPort, sipPort, wsPort, tlsPort, wssPort] = [await servicePort(), await servicePort(), await servicePort(), await servicePort(), await servicePort()];
   const tls = await selfSignedCert(dir);
   const secret = 'test-' + Math.random().toString(36).slice(2);
   writeFileSync(path.join(dir, 'README'), 'Temporary engines for a Ringbase test run; removed at teardown.\n');
