@@ -27,6 +27,7 @@ const SCRIPTS: Script[] = [
   { name: 'store', file: 'store.ts', args: ['3', '1000', '1000', '10000', '3000'], budgetS: 420 },
   { name: 'acd-ring', file: 'acd-ring.ts', args: ['20'], budgetS: 120 },
   { name: 'cluster', file: 'cluster.ts', args: ['400'], budgetS: 120 },
+  { name: 'cluster-calls', file: 'cluster-calls.ts', args: [], budgetS: 300 },
 ];
 
 type Outcome = { script: Script; rows: BenchRow[]; skipped: string | null; seconds: number };

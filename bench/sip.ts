@@ -21,6 +21,7 @@ import { rtpRecorder } from '../test/engine-suite/real-rtp.js';
 import { SENTENCE, startBare } from './bare-say-hangup.js';
 import { reportRows, type BenchRow } from './row.js';
 import { RtpSink } from './rtp-sink.js';
+import { highestCleanRate } from './cps-steps.js';
 
 const CALLS = Math.max(20, Number(process.argv[2] ?? 50));
 const LATENCY_CONCURRENCY = 5;
@@ -95,29 +96,19 @@ async function latency(prefix: string): Promise<{ inviteOk: number[]; replyToRtp
 }
 
 /**
- * Steps up the call rate until a step has a failed call; returns the highest clean rate and this process's
- * event-loop delay p99 (ms) during the LOOP_RATE step (Ringbase runs in this process; the bare script too).
+ * The highest clean rate (highestCleanRate), and this process's event-loop delay p99 (ms) during the LOOP_RATE step
+ * (Ringbase runs in this process; the bare script too).
  */
 async function sustainedCps(label: string): Promise<{ best: number; loopP99: number }> {
-  let best = 0;
   let loopP99 = Number.NaN;
-  for (const rate of RATES) {
-    const count = rate * STEP_S;
+  const best = await highestCleanRate(label, RATES, STEP_S, async (rate, count) => {
     const loop = monitorEventLoopDelay({ resolution: 5 });
     loop.enable();
     const r = await runLoad({ target, localPort: await freePort(), rtpPort: sink.port, to: DID, rate, count, scratch });
     loop.disable();
     if (rate === LOOP_RATE) loopP99 = loop.percentile(99) / 1e6;
-    const clean = r.failed === 0 && r.successful === count;
-    // sipp prints its statistics when it finishes: a step stopped at its bound, or whose errors flood the kept
-    // output, has none, and only overload does either.
-    const outcome = Number.isNaN(r.successful) ? 'no statistics from sipp (stopped at the bound or flooded with errors): failed'
-      : `${r.successful}/${count} completed, ${r.failed} failed`;
-    console.log(`  ${label}: ${rate} CPS × ${STEP_S} s → ${outcome}`);
-    if (!clean) break;
-    best = rate;
-    await new Promise((res) => setTimeout(res, 2_000)); // let FreeSWITCH release the step's channels
-  }
+    return r;
+  });
   return { best, loopP99 };
 }
 

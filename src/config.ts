@@ -19,6 +19,8 @@ export interface Config {
    * port), to forward commands for the calls it carries; null: the listen host and port (docs/cluster.md).
    */
   nodeUrl: string | null;
+  /** How long a draining node (SIGTERM, `ringbase node drain`) lets its calls go on before it hangs them up. */
+  drainSeconds: number;
   /** A token for Prometheus: with it (or the operator token) /metrics adds the per-account series. */
   metricsToken: string | null;
   logLevel: string;
@@ -175,6 +177,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     publicBaseUrl: str(env, 'RINGBASE_PUBLIC_URL', d.publicBaseUrl),
     nodeUrl: nodeUrl(env, d.nodeUrl),
+    drainSeconds: positive(env, 'RINGBASE_DRAIN_SECONDS', d.drainSeconds),
     metricsToken: str(env, 'RINGBASE_METRICS_TOKEN', d.metricsToken),
     logLevel: str(env, 'LOG_LEVEL', d.logLevel),
     sip: {

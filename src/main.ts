@@ -3,14 +3,12 @@ import { systemClock } from './clock.js';
 import { createLogger } from './logger.js';
 import { openStore } from './repositories.js';
 import { createSecretBox } from './crypto/secret-box.js';
-import { createEngine } from './engine/factory.js';
+import { createEngine, DIGEST_KEY_PURPOSE } from './engine/factory.js';
 import { createApp } from './http/app.js';
 import { jssipBundle } from './http/dashboard/jssip.js';
 import { prettyDestination } from './log-pretty.js';
 import { readyLine } from './ready-line.js';
 import { settledWithin } from './waits.js';
-
-const DRAIN_MS = 30_000;
 
 async function main(): Promise<void> {
   // Whatever this process or a library creates (data dir, database, recordings, logs to files) is for its own
@@ -32,9 +30,12 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, process.stdout.isTTY ? prettyDestination(process.stdout) : undefined);
   const clock = systemClock();
   const store = await openStore(config.dataDir, clock, config.database);
-  const engine = createEngine(config, clock, logger, store);
+  const secrets = createSecretBox(masterKey);
+  const engine = createEngine(config, clock, logger, store, secrets.derive(DIGEST_KEY_PURPOSE));
   await engine.start();
-  const app = await createApp({ config, store, engine, clock, logger, secrets: createSecretBox(masterKey) });
+  // Asked through the database (`ringbase node drain`): the same shutdown as SIGTERM.
+  let drainAsked = () => undefined as void;
+  const app = await createApp({ config, store, engine, clock, logger, secrets, onDrainAsked: () => drainAsked() });
   if (config.devAllowLocalTargets) {
     logger.warn('RINGBASE_DEV_ALLOW_LOCAL_TARGETS=1: customer URLs may point at loopback; never use this in production');
   }
@@ -46,14 +47,18 @@ async function main(): Promise<void> {
   process.stdout.write(`${readyLine(config, app.http.server.address() as { port: number }, https)}\n`);
 
   let stopping = false;
-  const shutdown = async (signal: string) => {
+  const shutdown = async (why: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down: draining requests and calls');
-    await app.http.close();
-    // Calls in progress get a grace period to finish; then the engine hangs up whatever is left.
-    const drained = (await settledWithin(app.close().then(() => true), DRAIN_MS)) ?? false;
+    logger.info({ why, grace_seconds: config.drainSeconds }, 'shutting down: draining (no new calls; the calls in progress get the grace period)');
+    // While the calls finish, HTTP stays up: their commands (forwarded by peers too) and reads still work; new
+    // calls go to other nodes (src/http/cluster/drain.ts).
+    await app.drain();
+    const drained = (await settledWithin(app.calls.settled().then(() => true), config.drainSeconds * 1000)) ?? false;
     if (!drained) logger.warn('calls still up after the drain period; hanging them up');
+    await app.http.close();
+    // Background work stops while the engine is still up; calls left after the grace period are hung up by it.
+    if (drained) await app.close();
     await engine.stop();
     await app.close();
     await store.close();
@@ -62,6 +67,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  drainAsked = () => void shutdown('ringbase node drain');
 }
 
 await main();

@@ -1,10 +1,11 @@
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { DB_FILE, openDatabase } from './store/open-database.js';
-import { PostgresCacheListener } from './store/postgres-cache-listener.js';
+import { PostgresListener } from './store/postgres-listener.js';
 import type { SqlDb } from './store/sql.js';
 import { SqliteDb } from './store/sqlite-db.js';
 import { SqliteDataVersion } from './store/read-cache.js';
+import { noSignals, type Signals } from './store/signals.js';
 import { randomLowerAlnum } from './crypto/tokens.js';
 import { AccountRepo } from './store/accounts.js';
 import { ApiKeyRepo } from './store/api-keys.js';
@@ -33,6 +34,8 @@ export interface Store {
   sql: SqlDb;
   /** This process's identity in the shared database: it owns the calls and recordings it creates. */
   instanceId: string;
+  /** Messages to the other control planes on the database (src/store/signals.ts). */
+  signals: Signals;
   accounts: AccountRepo;
   apiKeys: ApiKeyRepo;
   trunks: TrunkRepo;
@@ -67,10 +70,11 @@ const SQLITE: Config['database'] = { url: null, poolSize: 1 };
  */
 export async function openStore(dataDir: string, clock: Clock, database: Config['database'] = SQLITE): Promise<Store> {
   const sql = await openDatabase({ dataDir, database });
-  const caches = sql instanceof SqliteDb ? new SqliteDataVersion(sql.raw) : new PostgresCacheListener({ url: database.url! });
   const instanceId = randomLowerAlnum(20);
+  const listener = sql instanceof SqliteDb ? null : new PostgresListener({ url: database.url!, self: instanceId });
+  const caches = listener ?? new SqliteDataVersion((sql as SqliteDb).raw);
   return {
-    sql, instanceId,
+    sql, instanceId, signals: listener ?? noSignals,
     accounts: new AccountRepo(sql, clock, caches),
     apiKeys: new ApiKeyRepo(sql, clock, caches),
     trunks: new TrunkRepo(sql, clock, caches),
@@ -88,10 +92,10 @@ export async function openStore(dataDir: string, clock: Clock, database: Config[
     queues: new QueueRepo(sql, clock),
     agents: new AgentRepo(sql, clock),
     dispositions: new DispositionRepo(sql, clock),
-    scheduledCallbacks: new CallbackRepo(sql, clock),
+    scheduledCallbacks: new CallbackRepo(sql, clock, instanceId),
     leadCampaigns: new LeadCampaignRepo(sql, clock),
     close: async () => {
-      if (caches instanceof PostgresCacheListener) await caches.close();
+      await listener?.close();
       await sql.close();
     },
   };

@@ -69,7 +69,7 @@ export class CallbackDialer {
     return [...new Set(claimed.map((c) => c.queueId))];
   }
 
-  /** Callbacks a dead process left dialing are scheduled again (the attempt counts), their queue places given up. */
+  /** Callbacks a process that is gone left dialing are scheduled again (the attempt counts), their queue places given up. */
   async recover(): Promise<void> {
     const mine = new Set([...this.#jobs.values()].map((j) => j.callback.sid));
     for (const c of await this.services.store.scheduledCallbacks.requeueDialing((sid) => mine.has(sid))) {

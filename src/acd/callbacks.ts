@@ -52,7 +52,8 @@ const toCallback = (r: Row): ScheduledCallback => ({
 });
 
 export class CallbackRepo {
-  constructor(private readonly sql: SqlDb, private readonly clock: Clock) {}
+  /** `instanceId`: this process (src/recovery): a callback it claims is dialed by it, and put back only once it is gone. */
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock, private readonly instanceId: string) {}
 
   /** `q`: the caller's transaction when the callback commits with what made it (a lead and its event). */
   async create(c: NewCallback, q: SqlQueries = this.sql): Promise<ScheduledCallback> {
@@ -107,7 +108,8 @@ export class CallbackRepo {
       const claimed: OpenCallback[] = [];
       for (const { id } of due) {
         // Held by this transaction since the SELECT: still scheduled, so the claim takes it.
-        const took = await tx.run("UPDATE acd_callbacks SET status = 'dialing', attempts = attempts + 1, updated_at = ? WHERE id = ? AND status = 'scheduled'", [this.#iso(), id]);
+        const took = await tx.run("UPDATE acd_callbacks SET status = 'dialing', attempts = attempts + 1, claimed_by = ?, updated_at = ? WHERE id = ? AND status = 'scheduled'",
+          [this.instanceId, this.#iso(), id]);
         const c = took.changes === 1 ? await this.#one(tx, 'c.id = ?', id) : undefined;
         if (!c || !isOpen(c)) continue;
         await each(tx, c);
@@ -133,11 +135,14 @@ export class CallbackRepo {
   }
 
   /**
-   * Callbacks left dialing by a process that died are scheduled again (the attempt counts); returns them, with the
-   * call each attempt had queued, so its place in the queue can be given up.
+   * Callbacks left dialing by a process that is gone are scheduled again (the attempt counts); returns them, with
+   * the call each attempt had queued, so its place in the queue can be given up. Gone: no longer registered, or dead
+   * and claimed by a survivor (src/recovery); the attempts of live processes, this one's included, are left to them.
    */
   async requeueDialing(except: (sid: string) => boolean): Promise<Array<{ sid: string; callSid: string | null }>> {
-    const rows = await this.sql.all<{ sid: string; call_sid: string | null }>("SELECT sid, call_sid FROM acd_callbacks WHERE status = 'dialing'");
+    const rows = await this.sql.all<{ sid: string; call_sid: string | null }>(`SELECT sid, call_sid FROM acd_callbacks c WHERE status = 'dialing'
+      AND (claimed_by IS NULL OR (claimed_by <> ? AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = c.claimed_by AND i.reconciled_by IS NULL)))`,
+    [this.instanceId]);
     const back: Array<{ sid: string; callSid: string | null }> = [];
     for (const r of rows) {
       if (except(r.sid)) continue;

@@ -1,6 +1,7 @@
 // The ACD's sweep, a second after the last one ended: wrap-ups that ran out end, due callbacks are claimed, queues
 // with callers here are tried again (seats that registered since), and every tenth sweep what dead processes left
-// behind is put right. At start, callbacks and queue places a dead process left are put right first.
+// behind is put right (with several control planes, a peer may die any time). At start, callbacks and queue places
+// a dead process left are put right first.
 import type { Clock, TimerHandle } from '../clock.js';
 import type { Logger } from 'pino';
 import type { AcdRouter } from './routing.js';
@@ -34,10 +35,7 @@ export class AcdSweeper {
 
   /** Puts right what a dead process left (errors are logged), then sweeps every second. */
   start(): void {
-    void (async () => {
-      await this.d.callbacks.recover();
-      await this.#reconcile();
-    })().catch((err: unknown) => this.d.log.error({ err }, 'queue: start-up reconciliation failed'))
+    void this.#reconcile().catch((err: unknown) => this.d.log.error({ err }, 'queue: start-up reconciliation failed'))
       .finally(() => this.#schedule());
   }
 
@@ -69,6 +67,7 @@ export class AcdSweeper {
   }
 
   async #reconcile(): Promise<void> {
+    await this.d.callbacks.recover();
     for (const q of await this.d.router.reconcile((sid) => this.d.live(sid))) await this.d.kick(q);
   }
 }

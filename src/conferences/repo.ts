@@ -131,6 +131,13 @@ export class ConferenceRepo {
   }
 
   /** init → in-progress; false when it had already started or ended. */
+  /** The media server agreed for the room (RoomPlacement): `proposed` when none is recorded or it replaces `unreachable`. */
+  async placeRoom(sid: string, proposed: string, unreachable: string | null): Promise<string> {
+    await this.sql.run('UPDATE conferences SET media_server = ? WHERE sid = ? AND (media_server IS NULL OR media_server = ?)', [proposed, sid, unreachable]);
+    const row = await this.sql.one<{ media_server: string | null }>('SELECT media_server FROM conferences WHERE sid = ?', [sid]);
+    return row?.media_server ?? proposed;
+  }
+
   async markStarted(sid: string, q: SqlQueries = this.sql): Promise<boolean> {
     const now = this.#now();
     return (await q.run("UPDATE conferences SET status = 'in-progress', started_at = ?, updated_at = ? WHERE sid = ? AND status = 'init'", [now, now, sid])).changes === 1;

@@ -10,6 +10,7 @@ import type { HoldAudio, HoldOptions, HoldPlayback, HoldSource, HoldSourceResult
 import { newSid } from '../crypto/tokens.js';
 import { makePrivate } from '../private-files.js';
 import type { SqlDb, SqlQueries } from '../store/sql.js';
+import type { Signals } from '../store/signals.js';
 import type { Conference, ConferenceRepo, Participant, ParticipantChanges } from './repo.js';
 import { queueConferenceCallback, type CallbackQueue, type ConferenceEvent } from './callbacks.js';
 
@@ -67,12 +68,16 @@ interface LiveRoom { members: Map<string, LiveMember>; ringing: Map<string, Abor
 /** A conference's wait and hold documents are posted its sid besides the call's fields. */
 const holdOptions = (conferenceSid: string): HoldOptions => ({ params: () => ({ conference_sid: conferenceSid }) });
 
+/** What a node tells the others about a conference (signals.ts): it started, or it ended. */
+type RoomChange = 'started' | 'ended';
+
 export class ConferenceService {
   readonly #rooms = new Map<string, LiveRoom>();
   readonly #emptyChecks = new Set<TimerHandle>();
+  #unsubscribe: (() => void) | null = null;
 
   constructor(
-    private readonly services: { store: { sql: SqlDb; conferences: ConferenceRepo; recordings: RecordingRepo }; clock: Clock; holdAudio: HoldAudio },
+    private readonly services: { store: { sql: SqlDb; conferences: ConferenceRepo; recordings: RecordingRepo; signals: Signals }; clock: Clock; holdAudio: HoldAudio },
     private readonly callbacks: CallbackQueue,
     private readonly beep: LocalMedia,
   ) {}
@@ -93,10 +98,17 @@ export class ConferenceService {
     return conference;
   }
 
-  /** Ends what earlier runs left empty (a process that died between creating a room and adding to it). */
-  start(): void { void this.#endEmpty(); }
+  /**
+   * Ends what earlier runs left empty (a process that died between creating a room and adding to it), and acts on
+   * the starts and ends other control planes signal for rooms this one has members in.
+   */
+  start(): void {
+    void this.#endEmpty();
+    this.#unsubscribe = this.services.store.signals.subscribe('conference', (message) => void this.#changedElsewhere(message));
+  }
 
   stop(): void {
+    this.#unsubscribe?.();
     for (const handle of this.#emptyChecks) this.services.clock.clearTimeout(handle);
     this.#emptyChecks.clear();
   }
@@ -165,7 +177,9 @@ export class ConferenceService {
     const coaches = opts.coach !== undefined || (p.coaching && p.callSidToCoach !== null);
     let member: ConferenceMember;
     try {
-      member = await leg.joinConference(conferenceSid, { muted: p.muted || coaches });
+      // One room for the conference whichever control plane each member's call is on (docs/cluster.md).
+      const place = (proposed: string, unreachable: string | null) => repo.placeRoom(conferenceSid, proposed, unreachable);
+      member = await leg.joinConference(conferenceSid, { muted: p.muted || coaches, place });
     } catch (err) {
       session.timeline('conference-join-failed', { conference_sid: conferenceSid, reason: (err as Error).message });
       await this.placementSettled(conferenceSid, session.sid);
@@ -185,6 +199,11 @@ export class ConferenceService {
     else if (conf.status === 'init') {
       live.waiting = true;
       live.holding = await this.services.holdAudio.hold(session, member, opts.waitUrl ?? null, holdOptions(conferenceSid));
+      // A start made meanwhile (here, or signalled by another node) found no wait audio to stop yet: stopped now.
+      if ((await repo.get(conferenceSid))?.status !== 'init') {
+        live.waiting = true;
+        await this.#startWaiting(conferenceSid);
+      }
     }
     if (p.hold) await this.#hold(conferenceSid, live, p.holdUrl);
     if (opts.coach) await this.updateParticipant(conferenceSid, session.sid, { coaching: true, callSidToCoach: opts.coach });
@@ -234,6 +253,9 @@ export class ConferenceService {
     if (live) await live.session.hangup('conference-participant-removed');
   }
 
+  /** Whether this process carries a member in the room (an announcement plays through one). */
+  hasMembersHere(conferenceSid: string): boolean { return (this.#rooms.get(conferenceSid)?.members.size ?? 0) > 0; }
+
   /** Plays audio or a document once to everyone in the room (an announcement), then the conference resumes. */
   announce(conferenceSid: string, source: HoldSource): void {
     const members = [...(this.#rooms.get(conferenceSid)?.members.values() ?? [])];
@@ -260,6 +282,13 @@ export class ConferenceService {
    */
   async end(conferenceSid: string, reason: EndReason): Promise<boolean> {
     const ended = await this.#change(conferenceSid, 'conference-end', (tx) => this.#repo.markCompleted(conferenceSid, reason, tx));
+    if (ended) await this.#tellOthers(conferenceSid, 'ended');
+    await this.#endHere(conferenceSid);
+    return ended;
+  }
+
+  /** What an ended conference had in this process: calls ringing into it withdrawn, members hung up, its recording closed. */
+  async #endHere(conferenceSid: string): Promise<void> {
     const room = this.#rooms.get(conferenceSid);
     if (room) {
       this.#rooms.delete(conferenceSid);
@@ -270,7 +299,20 @@ export class ConferenceService {
       // Answered once every participant reads completed: a list asked right after the end shows no one still in it.
       await settledWithin(Promise.all(members.map((live) => live.stored)), LEAVES_STORED_MS);
     }
-    return ended;
+  }
+
+  /** Other control planes with members in the room act on its start or end (signals.ts); sent once the change is stored. */
+  async #tellOthers(conferenceSid: string, change: RoomChange): Promise<void> {
+    await this.services.store.signals.send(this.services.store.sql, 'conference', JSON.stringify({ sid: conferenceSid, change }))
+      .catch(() => undefined);
+  }
+
+  async #changedElsewhere(message: string): Promise<void> {
+    let signal: { sid?: unknown; change?: unknown };
+    try { signal = JSON.parse(message) as typeof signal; } catch { return; }
+    if (typeof signal.sid !== 'string' || !this.#rooms.has(signal.sid)) return;
+    if (signal.change === 'started') await this.#startWaiting(signal.sid);
+    else if (signal.change === 'ended') await this.#endHere(signal.sid);
   }
 
   /**
@@ -296,9 +338,16 @@ export class ConferenceService {
   async #start(conferenceSid: string, by: CallSession): Promise<void> {
     if (!await this.#change(conferenceSid, 'conference-start', (tx) => this.#repo.markStarted(conferenceSid, tx), by.sid)) return;
     if ((await this.#repo.get(conferenceSid))!.record) await this.#startRecording(conferenceSid, by);
+    await this.#tellOthers(conferenceSid, 'started');
+    await this.#startWaiting(conferenceSid);
+  }
+
+  /** Members of a conference that has started stop waiting: their wait audio ends and they hear the room. */
+  async #startWaiting(conferenceSid: string): Promise<void> {
     for (const live of this.#rooms.get(conferenceSid)?.members.values() ?? []) {
       if (!live.waiting) continue;
       live.waiting = false;
+      live.session.timeline('conference-started', { conference_sid: conferenceSid });
       const p = await this.#repo.participant(conferenceSid, live.callSid);
       if (p?.hold) continue;
       await live.holding?.stop();

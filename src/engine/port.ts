@@ -18,6 +18,9 @@ export interface TrunkCredentials {
   transport: Transport;
 }
 
+/** A trunk's credentials as the control plane knows them now; null when it has no such trunk taking logins. */
+export type TrunkLookup = (endpointName: string) => Promise<TrunkCredentials | null>;
+
 export interface EngineHealth {
   ok: boolean;
   detail: string;
@@ -126,7 +129,20 @@ export interface CallRecording {
 export interface ConferenceJoinOptions {
   /** Joins muted (heard by nobody until unmuted). */
   muted: boolean;
+  /**
+   * Where the room is mixed when control planes other than this one add members to it too (conferences): without it
+   * the room's server is this process's own choice (the first member's).
+   */
+  place?: RoomPlacement;
 }
+
+/**
+ * The media server a room is mixed on, agreed by every control plane through the database: given the server the
+ * joining leg's media is on (`proposed`) and, when the agreed one cannot be reached from here, that one
+ * (`unreachable`), resolves with the agreed server: `proposed` when none was agreed yet or it replaces
+ * `unreachable`, else the one already agreed. Servers are named by their event-socket address (host:port).
+ */
+export type RoomPlacement = (proposed: string, unreachable: string | null) => Promise<string>;
 
 /**
  * A leg's place in a conference room on the media server carrying the leg (a room lives on one server). The
@@ -359,10 +375,20 @@ export interface EnginePort {
   health(): EngineHealth;
   /** Resolves once the SIP layer accepts logins with these credentials; rejects when it cannot. */
   provisionTrunk(trunk: TrunkCredentials): Promise<void>;
+  /**
+   * Where the SIP layer asks for a trunk's credentials at each login, instead of going by what it was handed: with
+   * several control planes a trunk may be created, suspended or revoked through another one.
+   */
+  lookUpTrunksWith?(lookup: TrunkLookup): void;
   /** Stops accepting the trunk's logins and ends its registrations (revoke, suspend). */
   deprovisionTrunk(endpointName: string): Promise<void>;
   /** One handler receives every incoming call; the control plane decides what to do with it. */
   onIncomingCall(handler: IncomingCallHandler): void;
+  /**
+   * Takes no new incoming calls or registrations from now on (a node draining: with several control planes on one
+   * SIP server, the others get them); calls in progress go on. Idempotent.
+   */
+  stopIntake(): Promise<void>;
   /**
    * Why this engine cannot place a call to the target at all (no carrier route, unknown client), or null.
    * Lets the API refuse with a clear 500 instead of accepting a call that can only fail.

@@ -41,6 +41,7 @@ import { TrustedProxies } from './preview/client-address.js';
 import { listenerOptions } from './listener-limits.js';
 import { DEFAULT_BODY_LIMIT, installRouteLimits } from './route-limits.js';
 import { peerLiveness, startInstance } from '../recovery/index.js';
+import { NodeDrain } from './cluster/drain.js';
 import { CallForwarding } from './cluster/forwarding.js';
 import { FORWARDING_KEY_PURPOSE } from './cluster/forward-signature.js';
 import { nodeAddress } from './cluster/node-address.js';
@@ -59,6 +60,11 @@ export interface AppDeps {
   clock: Clock;
   logger: Logger;
   secrets: SecretBox;
+  /**
+   * Called once when this node is asked to drain through the database (`ringbase node drain`): the process begins
+   * its shutdown (src/main.ts). Without it the app begins the drain itself and goes on running.
+   */
+  onDrainAsked?: () => void;
 }
 
 export interface App {
@@ -74,6 +80,8 @@ export interface App {
   eventSystem: EventSystem;
   /** Per-resource callbacks (conference status callbacks): durable outbox and its worker (stopped by close()). */
   callbacks: CallbackOutbox;
+  /** Begins this node's drain (src/http/cluster/drain.ts): no new calls; the calls in progress go on. */
+  drain(): Promise<void>;
   /** Stops background work and outbound connections (after http.close()). */
   close(): Promise<void>;
 }
@@ -126,7 +134,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   await installOpenApi(http);
   const metrics = installMetrics(http);
   installMediaServerMetrics(metrics.open, engine);
-  installHealth(http, store, engine);
+  const drain = new NodeDrain({ instances: store.instances, self: store.instanceId, engine, log: logger.child({ component: 'drain' }), now: () => clock.now() });
+  installHealth(http, store, engine, drain);
 
   const trunks = new TrunkService(store.trunks, engine, secrets, logger.child({ component: 'trunks' }), { allowLocalTargets: config.devAllowLocalTargets });
   const signingSecrets = new SigningSecrets(store.accounts, secrets);
@@ -171,7 +180,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   };
   installAcdMetrics(metrics, store, callServices.acd.stats, () => clock.now());
   // Before any call is taken: what a dead predecessor left open is finished first.
-  const instance = await startInstance(callServices);
+  const instance = await startInstance(callServices, deps.onDrainAsked ?? (() => void drain.begin()));
   // Peers forward commands for this node's calls to where it listens, once it does.
   http.addHook('onListen', async () => {
     await store.instances.advertise(store.instanceId, nodeAddress(config, http.server.address(), https !== null));
@@ -196,7 +205,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   await http.register(async (live) => {
     live.addHook('onRequest', authenticate);
     await live.register(async (scope) => trunkRoutes(scope, { config, store, trunks, clock }));
-    await live.register(async (scope) => callRoutes(scope, { services: callServices, cps, dispatcher: calls, forwarding }));
+    await live.register(async (scope) => callRoutes(scope, { services: callServices, cps, dispatcher: calls, forwarding, drain }));
     await live.register(async (scope) => recordingRoutes(scope, { services: callServices, forwarding }));
   });
   const token = operatorToken(config.dataDir, true)!;
@@ -204,11 +213,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
   metricsRoute(http, metrics, { ...tokenChecks, operatorToken: token, metricsToken: config.metricsToken });
   await http.register(async (scope) => operatorRoutes(scope, { ...tokenChecks, token, simulator, watch: callServices.watch, engine }));
   await installPreviewRoot(http, { config, store, clock, secrets, eventSystem, callServices, dispatcher: calls, cps, authenticate, forwarding });
-  await http.register(async (scope) => dashboardRoutes(scope, { config, store, clock, trunks, signingSecrets, callServices, dispatcher: calls, simulator, secrets, eventSystem }), { prefix: '/dashboard' });
+  await http.register(async (scope) => dashboardRoutes(scope, { config, store, clock, trunks, signingSecrets, callServices, dispatcher: calls, simulator, secrets, eventSystem, forwarding }), { prefix: '/dashboard' });
 
   let released: Promise<void> | undefined;
   return {
     http, trunks, calls, signingSecrets, callServices, simulator, eventSystem, callbacks,
+    drain: () => drain.begin(),
     // Called after the drain and again after the engine stops: settles both times, releases resources once.
     async close() {
       await calls.settled();

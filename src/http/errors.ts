@@ -83,6 +83,9 @@ export const errors = {
   callOwnerUnavailable: () =>
     new ApiError(503, 'call_owner_unavailable', 'The control plane carrying this call does not answer (it may have just stopped; the others finish its calls within 15 s). Retry shortly.',
       { liveCode: true, headers: { 'retry-after': '5' } }),
+  nodeDraining: () =>
+    new ApiError(503, 'node_draining', 'This control plane is draining and no other takes new calls now. Retry shortly.',
+      { liveCode: true, headers: { 'retry-after': '5' } }),
   forwardedBodyMismatch: () =>
     new ApiError(400, 'forwarded_body_mismatch', 'The body of a request forwarded between control planes is not the one its sender signed.', { liveCode: true }),
   callNotRunningMarkup: () =>

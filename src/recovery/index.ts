@@ -6,9 +6,13 @@ import { reconcileDeadInstances, type Reconciled, type RecoveryServices } from '
 export { deadInstances, InstanceRepo, type Instance, type Liveness } from './instances.js';
 export { RESTART_CAUSE } from './reconcile.js';
 
-/** Heartbeat period, and the silence after which a peer on another host counts as dead. */
-const BEAT_MS = 5_000;
-const STALE_MS = 15_000;
+/**
+ * Heartbeat period, and the silence after which a peer on another host counts as dead. A dead peer is found by the
+ * first sweep after STALE_MS and its calls finished then: within STALE_MS + BEAT_MS (12 s) of its last beat, inside
+ * the 15 s a cluster promises (docs/cluster.md). Five missed beats in a row: a busy node is not taken for dead.
+ */
+const BEAT_MS = 2_000;
+const STALE_MS = 10_000;
 
 /** How this process judges its peers now: the rule the sweep finishes dead ones by, and forwarding avoids them by. */
 export function peerLiveness(self: string, clock: Clock): Liveness {
@@ -24,9 +28,10 @@ export interface RunningInstance {
 
 /**
  * Registers this process in the shared database, finishes what dead instances left open before any call is
- * taken, then beats and sweeps every BEAT_MS so a peer that dies later is finished by whoever outlives it.
+ * taken, then beats and sweeps every BEAT_MS so a peer that dies later is finished by whoever outlives it. A beat
+ * that finds this instance asked to drain (`ringbase node drain`) calls `onDrainAsked`, once.
  */
-export async function startInstance(services: RecoveryServices): Promise<RunningInstance> {
+export async function startInstance(services: RecoveryServices, onDrainAsked: () => void = () => undefined): Promise<RunningInstance> {
   const { store, clock, log } = services;
   const self = store.instanceId;
   const host = hostname();
@@ -40,8 +45,13 @@ export async function startInstance(services: RecoveryServices): Promise<Running
   const startup = await reconcileDeadInstances(services, liveness());
   track(startup);
   let sweeping = false;
+  let drainAsked = false;
   const timer = setInterval(() => {
-    store.instances.beat(self).catch((err: unknown) => log.error({ err }, 'heartbeat failed'));
+    store.instances.beat(self).then(({ draining }) => {
+      if (!draining || drainAsked) return;
+      drainAsked = true;
+      onDrainAsked();
+    }, (err: unknown) => log.error({ err }, 'heartbeat failed'));
     if (sweeping) return;
     sweeping = true;
     reconcileDeadInstances(services, liveness()).then(track, (err: unknown) => log.error({ err }, 'reconciling dead instances failed'))

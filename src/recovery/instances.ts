@@ -8,11 +8,15 @@ export interface Instance {
   reconciledBy: string | null;
   /** Where it answers its peers (the base URL of its HTTP listener), once it listens. */
   address: string | null;
+  /** When it began draining (no new calls; it leaves once its calls end), or null. */
+  drainingAt: string | null;
 }
 
-interface Row { id: string; host: string; pid: number; started_at: string; beat_at: string; reconciled_by: string | null; address: string | null }
+interface Row { id: string; host: string; pid: number; started_at: string; beat_at: string; reconciled_by: string | null; address: string | null; draining_at: string | null }
 
-const toInstance = (r: Row): Instance => ({ id: r.id, host: r.host, pid: r.pid, startedAt: r.started_at, beatAt: r.beat_at, reconciledBy: r.reconciled_by, address: r.address });
+const toInstance = (r: Row): Instance => ({
+  id: r.id, host: r.host, pid: r.pid, startedAt: r.started_at, beatAt: r.beat_at, reconciledBy: r.reconciled_by, address: r.address, drainingAt: r.draining_at,
+});
 
 export class InstanceRepo {
   constructor(private readonly sql: SqlDb, private readonly clock: Clock) {}
@@ -22,8 +26,15 @@ export class InstanceRepo {
     await this.sql.run('INSERT INTO instances (id, host, pid, started_at, beat_at) VALUES (?, ?, ?, ?, ?)', [id, host, pid, now, now]);
   }
 
-  async beat(id: string): Promise<void> {
-    await this.sql.run('UPDATE instances SET beat_at = ? WHERE id = ?', [this.#now(), id]);
+  /** Proves the instance alive; says whether it was asked to drain (`ringbase node drain`, or its own drain). */
+  async beat(id: string): Promise<{ draining: boolean }> {
+    const row = await this.sql.one<{ draining_at: string | null }>('UPDATE instances SET beat_at = ? WHERE id = ? RETURNING draining_at', [this.#now(), id]);
+    return { draining: (row?.draining_at ?? null) !== null };
+  }
+
+  /** Marks the instance draining (the first time counts); false when no such instance is registered. */
+  async drain(id: string): Promise<boolean> {
+    return (await this.sql.run('UPDATE instances SET draining_at = COALESCE(draining_at, ?) WHERE id = ?', [this.#now(), id])).changes === 1;
   }
 
   async remove(id: string): Promise<void> {

@@ -388,4 +388,28 @@ export const migrations: string[] = [
   `
   ALTER TABLE instances ADD COLUMN address TEXT;
   `,
+  // The media server a conference's room is mixed on (its ESL address, as FREESWITCH_SERVERS names it): members
+  // joining through any control plane go to that room (src/conferences/service.ts). Null until someone joins.
+  `
+  ALTER TABLE conferences ADD COLUMN media_server TEXT;
+  `,
+  // When a control plane began draining (SIGTERM, or `ringbase node drain` asked it here): it takes no new calls
+  // and leaves once its calls end (docs/cluster.md).
+  `
+  ALTER TABLE instances ADD COLUMN draining_at TEXT;
+  `,
+  // Which control plane claimed a callback it is dialing: put back only once that process is gone (src/acd/callbacks.ts).
+  `
+  ALTER TABLE acd_callbacks ADD COLUMN claimed_by TEXT;
+  `,
+  // The preview root's per-key request windows, shared by the control planes on PostgreSQL
+  // (src/http/preview/shared-rate-limit.ts); on SQLite one process's memory holds them and the table stays empty.
+  `
+  CREATE TABLE preview_rate_windows (
+    key TEXT PRIMARY KEY,
+    started_at INTEGER NOT NULL,
+    requests INTEGER NOT NULL
+  );
+  CREATE INDEX preview_rate_windows_started ON preview_rate_windows(started_at);
+  `,
 ];

@@ -4,7 +4,7 @@ import type { SqlDb, SqlQueries } from './sql.js';
 /**
  * How a process learns that a cached table was changed by someone else (another process, another node), per
  * backend: SQLite counts the commits of other connections to its file (`PRAGMA data_version`); PostgreSQL tells
- * every listening process with `NOTIFY` when a write commits (postgres-cache-listener.ts).
+ * every listening process with `NOTIFY` when a write commits (postgres-listener.ts).
  */
 export interface CacheInvalidation {
   /**

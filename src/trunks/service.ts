@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { EnginePort } from '../engine/port.js';
+import type { EnginePort, TrunkCredentials } from '../engine/port.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { randomLowerAlnum, randomToken } from '../crypto/tokens.js';
 import type { Account } from '../store/accounts.js';
@@ -47,7 +47,14 @@ export class TrunkService {
     private readonly secrets: SecretBox,
     private readonly log: Logger,
     private readonly urls: CustomerUrlRule,
-  ) {}
+  ) {
+    // The SIP layer asks at each login (several control planes: a trunk may change through another one); reads come
+    // from the trunks' read cache, which learns of other nodes' writes (docs/postgresql.md).
+    engine.lookUpTrunksWith?.(async (endpointName) => {
+      const trunk = await repo.getByEndpointName(endpointName);
+      return trunk?.status === 'active' ? this.#credentials(trunk) : null;
+    });
+  }
 
   async create(account: Account, transport: Transport, settings: Partial<TrunkSettings>): Promise<Trunk> {
     this.#check(settings);
@@ -98,9 +105,13 @@ export class TrunkService {
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
   }
 
+  #credentials(trunk: Trunk): TrunkCredentials {
+    return { endpointName: trunk.endpoint_name, password: this.password(trunk), transport: trunk.transport };
+  }
+
   #provision(trunk: Trunk): void {
     const job = this.engine
-      .provisionTrunk({ endpointName: trunk.endpoint_name, password: this.password(trunk), transport: trunk.transport })
+      .provisionTrunk(this.#credentials(trunk))
       .then(async () => {
         if (await this.repo.transition(trunk.id, ['pending'], 'active')) return;
         // Revoked or suspended while the engine was busy: take back the credentials it just accepted.

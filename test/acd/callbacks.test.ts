@@ -15,11 +15,11 @@ async function world(db: SqlDb, clock = new FakeClock()) {
   const at = new Date(clock.now()).toISOString();
   const { id: accountId } = (await db.one<{ id: number }>('INSERT INTO accounts (name, trunking, trunk_capacity, created_at) VALUES (?, 1, 20, ?) RETURNING id', ['acd', at]))!;
   const queue = await new QueueRepo(db, clock).create(accountId, 'QU0', { ...DEFAULT_QUEUE_SETTINGS, friendlyName: 'callbacks' });
-  const callbacks = new CallbackRepo(db, clock);
+  const callbacks = new CallbackRepo(db, clock, 'dialer');
   const make = (sid: string, dueInMs: number) => callbacks.create({
     sid, accountId, queueId: queue.id, to: '+15550100003', from: '+15550100002', dueAt: clock.now() + dueInMs, attributes: { name: 'Ada' }, leadSid: null,
   });
-  return { clock, callbacks, make };
+  return { clock, callbacks, make, at };
 }
 
 const none = async () => undefined;
@@ -61,15 +61,19 @@ onEachBackend(t, 'the sweep\'s claim when nothing is due is one read, no transac
 });
 
 onEachBackend(t, "a failed attempt is scheduled again; the last one fails for good; a dead process's dialing is scheduled again", async (t, db) => {
-  const { clock, callbacks, make } = await world(db);
+  const { clock, callbacks, make, at } = await world(db);
   await make('CB1', 0);
   await callbacks.claimDue(1, none);
   await callbacks.attemptFailed('CB1', 'no answer', clock.now() + 300_000);
   t.match(await callbacks.get('CB1'), { status: 'scheduled', attempts: 1, lastError: 'no answer', dueAt: clock.now() + 300_000 });
   await clock.advance(300_000);
   await callbacks.claimDue(1, none);
-  t.equal((await callbacks.requeueDialing((sid) => sid === 'CB1')).length, 0, 'an attempt this process runs is left alone');
-  t.equal((await callbacks.requeueDialing(() => false)).length, 1, "a dead process's attempt is scheduled again");
+  t.equal((await callbacks.requeueDialing(() => false)).length, 0, 'an attempt this process runs is left alone');
+  const survivor = new CallbackRepo(db, clock, 'survivor');
+  await db.run("INSERT INTO instances (id, host, pid, started_at, beat_at) VALUES ('dialer', 'h1', 1, ?, ?)", [at, at]);
+  t.equal((await survivor.requeueDialing(() => false)).length, 0, "another live process's attempt is left to it");
+  await db.run("UPDATE instances SET reconciled_by = 'survivor' WHERE id = 'dialer'");
+  t.equal((await survivor.requeueDialing(() => false)).length, 1, "once that process is found dead (claimed by a survivor), its attempt is scheduled again");
   t.match(await callbacks.get('CB1'), { status: 'scheduled', attempts: 2 });
   await callbacks.claimDue(1, (tx, c) => callbacks.attemptFailed(c.sid, 'busy', null, tx));
   t.match(await callbacks.get('CB1'), { status: 'failed', attempts: 3, lastError: 'busy' });
@@ -83,8 +87,8 @@ onEachBackend(t, 'several dialers claiming at once take each due callback once',
   // Each dialer its own pool, as another control plane would have; every claim holds its rows a moment.
   const dialers = Array.from({ length: 4 }, () => new PostgresDb({ url: (db.pool.options as { connectionString: string }).connectionString, poolSize: 2 }));
   t.teardown(() => Promise.all(dialers.map((d) => d.close())));
-  const claimed = await Promise.all(dialers.map(async (d) => {
-    const repo = new CallbackRepo(d, clock);
+  const claimed = await Promise.all(dialers.map(async (d, i) => {
+    const repo = new CallbackRepo(d, clock, `dialer-${i}`);
     const mine: string[] = [];
     for (let round = 0; round < 10; round++) {
       for (const c of await repo.claimDue(5, async () => { await new Promise((r) => setTimeout(r, 2)); })) mine.push(c.sid);

@@ -1,6 +1,7 @@
-// ACD state a dead control plane left behind: its callers' queue places and the agents it had reserved, ringing or
-// talking are put right once crash reconciliation has finished its calls, so the queue is empty and every agent
-// takes calls again; what belongs to live calls is left alone.
+// ACD state a dead control plane left behind: its callers' queue places, the agents it had reserved, ringing or
+// talking, and the callbacks it was dialing are put right once crash reconciliation has finished its calls, so the
+// queue is empty, every agent takes calls again and the callbacks are scheduled again; what belongs to live calls
+// and live processes is left alone.
 import t from 'tap';
 import { startHarness } from '../helpers/harness.js';
 import { FakeClock } from '../../src/clock.js';
@@ -35,6 +36,12 @@ t.test("a dead instance's waiting callers leave the queue and its agents are fre
     store.sql.run('INSERT INTO acd_members (call_sid, queue_id, enqueued_at, offered_to) VALUES (?, ?, ?, ?)', [callSid, queue.id, at, offeredTo]);
   await member('CAringing', deadBeat - 10_000, ringing.id);
   await member('CAwaiting', deadBeat - 5_000, null);
+  // A callback each was dialing: the dead peer, and this (live) process. Their next time is an hour away, so the
+  // sweep here does not dial them again within the test.
+  for (const [sid, by] of [['CBdead', 'deadpeer'], ['CBlive', store.instanceId]] as const) {
+    await store.scheduledCallbacks.create({ sid, accountId, queueId: queue.id, to: '+15550100003', from: '+15550100002', dueAt: clock.now() + 3_600_000, attributes: {}, leadSid: null });
+    await store.sql.run("UPDATE acd_callbacks SET status = 'dialing', attempts = 1, claimed_by = ? WHERE sid = ?", [by, sid]);
+  }
 
   // What the instance heartbeat does every 5 s (src/recovery), then the ACD's own sweeps.
   await reconcileDeadInstances(h.app.callServices, { self: store.instanceId, host: hostname(), nowMs: clock.now(), staleMs: 15_000, pidAlive: () => true });
@@ -44,4 +51,7 @@ t.test("a dead instance's waiting callers leave the queue and its agents are fre
   t.match(await store.agents.getForAccount(accountId, talking.sid), { activity: 'idle', currentCallSid: null }, 'the talking agent: wrap-up ended, idle');
   t.match(await store.agents.getForAccount(accountId, ringing.sid), { activity: 'idle', currentCallSid: null }, 'the ringing agent: idle');
   t.match(await store.agents.getForAccount(accountId, live.sid), { activity: 'busy', currentCallSid: 'CAlive' }, "a live call's agent is left alone");
+  t.match(await store.scheduledCallbacks.get('CBdead'), { status: 'scheduled', attempts: 1, lastError: 'the platform restarted during the attempt' },
+    "the dead peer's callback is scheduled again");
+  t.match(await store.scheduledCallbacks.get('CBlive'), { status: 'dialing' }, "a live process's callback is left to it");
 });

@@ -215,12 +215,13 @@ export interface LoadResult { successful: number; failed: number; output: string
 
 /**
  * Load (bench/sip.ts): `count` caller calls at `rate` per second from one sipp on `localPort`, each waiting for
- * the platform's BYE; every call's media goes to `rtpPort`. All `count` calls may be up at once (at least 10 s of
- * calls: bench/conference.ts holds them all). Bounded: sipp stops after `count / rate + 20` s.
+ * the platform's BYE, or hanging up itself after `hangupAfterMs` (30 s); every call's media goes to `rtpPort`. All
+ * `count` calls may be up at once (at least 10 s of calls: bench/conference.ts holds them all). Bounded: sipp stops
+ * after `count / rate + 20` s, or 10 s past a longer `hangupAfterMs`.
  */
-export async function runLoad(o: { target: string; localPort: number; rtpPort: number; to: string; rate: number; count: number; scratch: string }): Promise<LoadResult> {
-  const { file } = callerScenario({ rtpPort: o.rtpPort, from: '+15557770002', plan: { hangupAfterMs: 30_000 }, scratch: o.scratch });
-  const limitMs = (o.count / o.rate) * 1000 + 20_000;
+export async function runLoad(o: { target: string; localPort: number; rtpPort: number; to: string; rate: number; count: number; scratch: string; hangupAfterMs?: number }): Promise<LoadResult> {
+  const { file } = callerScenario({ rtpPort: o.rtpPort, from: '+15557770002', plan: { hangupAfterMs: o.hangupAfterMs ?? 30_000 }, scratch: o.scratch });
+  const limitMs = (o.count / o.rate) * 1000 + Math.max(20_000, (o.hangupAfterMs ?? 0) + 10_000);
   const sipp = run([
     o.target, '-sf', file, '-r', String(o.rate), '-m', String(o.count), '-l', String(Math.max(o.rate * 10, o.count)), '-i', '127.0.0.1',
     '-p', String(o.localPort), '-mi', '127.0.0.1', '-mp', String(await sippMediaPort()), '-s', o.to, '-nostdin',

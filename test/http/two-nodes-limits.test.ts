@@ -1,6 +1,6 @@
 // Two control planes (two apps, each with its own store and HTTP server) on one PostgreSQL database share the limits
-// a single process keeps in memory on SQLite: the calls-per-second cap, failed API keys per address and sign-in
-// delays per (email, address). Runs on PostgreSQL whichever half of the suite runs it (one skipped test without it).
+// a single process keeps in memory on SQLite: the calls-per-second cap, failed API keys per address, sign-in
+// delays per (email, address) and the preview root's requests per key. Runs on PostgreSQL whichever half of the suite runs it (one skipped test without it).
 import t from 'tap';
 import { FakeClock } from '../../src/clock.js';
 import { NumberService } from '../../src/numbers/service.js';
@@ -11,9 +11,15 @@ const DID = '+15550001000';
 const call = { from: DID, to: '+15550004444', markup: '<Response><Hangup/></Response>' };
 const WRONG = `sk_live_${'A'.repeat(43)}`;
 
-t.test('two control planes on one PostgreSQL database: one CPS cap, one failed-key count, one sign-in delay', async (t) => {
+t.test('two control planes on one PostgreSQL database: one CPS cap, one failed-key count, one sign-in delay, one preview window', async (t) => {
   const clock = new FakeClock(Date.now());
-  const nodes = await startTwoNodes(t, { clock, env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_AUTH_FAIL_LIMIT: '3', RINGBASE_AUTH_FAIL_WINDOW_S: '60' } });
+  const nodes = await startTwoNodes(t, {
+    clock,
+    env: {
+      RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1', RINGBASE_AUTH_FAIL_LIMIT: '3', RINGBASE_AUTH_FAIL_WINDOW_S: '60',
+      RINGBASE_PREVIEW_RATE_LIMIT: '3', RINGBASE_PREVIEW_RATE_WINDOW: '60', RINGBASE_TRUSTED_PROXIES: '127.0.0.1',
+    },
+  });
   if (!nodes) return;
   const [a, b] = nodes;
   const account = await a.account();
@@ -47,4 +53,16 @@ t.test('two control planes on one PostgreSQL database: one CPS cap, one failed-k
   const fifth = await new DashboardClient(a.url).signIn(email, 'wrong password!');
   t.match(fifth.text, /try again in 2 seconds/, 'the fifth failure counts the four on both nodes');
   t.equal((await new DashboardClient(b.url).signIn(email, 'wrong password!')).status, 429, 'and B makes the pair wait');
+
+  // The preview root's window: 3 requests per key per 60 s, counted on whichever node they reach.
+  const preview = (via: typeof a) => via.request('GET', '/v1/queues', { key: account.key, headers: { 'x-forwarded-proto': 'https' } });
+  const counted = [await preview(a), await preview(b), await preview(a)];
+  t.same(counted.map((r) => [r.status, r.headers.get('x-ratelimit-remaining')]), [[200, '2'], [200, '1'], [200, '0']],
+    'preview limit 3: requests on A, B and A count in one window');
+  const over = await preview(b);
+  t.match(over, { status: 429, body: { error: { code: 'rate_limit_exceeded' } } }, 'the fourth, on B, is refused');
+  t.ok(Number(over.headers.get('retry-after')) >= 1, `with Retry-After ${over.headers.get('retry-after')}`);
+  t.equal((await preview(a)).status, 429, 'and on A');
+  await clock.advance(60_000);
+  t.match(await preview(b), { status: 200 }, 'the next window counts afresh');
 });

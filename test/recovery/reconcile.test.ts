@@ -17,7 +17,7 @@ const at = (ms: number) => new Date(ms).toISOString();
 
 t.test('dead peers: silent for the stale period, or on this host with the pid gone', async (t) => {
   const now = 1_000_000;
-  const peer = (id: string, host: string, pid: number, beatAgoMs: number): Instance => ({ id, host, pid, startedAt: at(0), beatAt: at(now - beatAgoMs), reconciledBy: null, address: null });
+  const peer = (id: string, host: string, pid: number, beatAgoMs: number): Instance => ({ id, host, pid, startedAt: at(0), beatAt: at(now - beatAgoMs), reconciledBy: null, address: null, drainingAt: null });
   const dead = deadInstances([
     peer('self', 'h1', 1, 60_000), peer('fresh-remote', 'h2', 2, 1_000), peer('stale-remote', 'h2', 3, 15_000),
     peer('local-alive', 'h1', 4, 1_000), peer('local-gone', 'h1', 5, 1_000),

@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { FakeClock } from '../../src/clock.js';
 import { AccountRepo } from '../../src/store/accounts.js';
 import { ApiKeyRepo } from '../../src/store/api-keys.js';
-import { PostgresCacheListener } from '../../src/store/postgres-cache-listener.js';
+import { PostgresListener } from '../../src/store/postgres-listener.js';
 import { PostgresDb } from '../../src/store/postgres-db.js';
 import { freshDatabase } from '../helpers/backends.js';
 import { CACHED_TABLES } from '../helpers/caches.js';
@@ -18,7 +18,7 @@ async function twoNodes(t: Test, retryMs = 100) {
   const url = (first as PostgresDb).pool.options.connectionString!;
   const clock = new FakeClock(Date.parse('2026-11-25T12:00:00Z'));
   const node = async (db: PostgresDb) => {
-    const listener = new PostgresCacheListener({ url, retryMs });
+    const listener = new PostgresListener({ url, retryMs, self: 'cache-test' });
     t.teardown(() => listener.close());
     await bounded('listening', 10_000, listener.listening(CACHED_TABLES));
     return { db, listener, accounts: new AccountRepo(db, clock, listener), apiKeys: new ApiKeyRepo(db, clock, listener) };

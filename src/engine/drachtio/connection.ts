@@ -38,12 +38,17 @@ export type LostServer = { kind: 'sip' } | { kind: 'media'; link: MediaLink };
 interface DrachtioAgent {
   wp: { send(socket: Socket, msg: string): string; closing?: boolean; reconnectVars?: { retryTimer: NodeJS.Timeout | null } };
   mapServer: Map<Socket, { authenticated: boolean; pendingRequests: Map<string, (token: string[]) => void> }>;
+  /** The methods asked of drachtio-server, asked again on every (re)connection. */
+  verbs: Map<string, unknown>;
 }
 
 function agentOf(srf: Srf): DrachtioAgent | null {
   const client = (srf as unknown as { app?: { client?: Partial<DrachtioAgent> } }).app?.client;
-  return client && typeof client.wp?.send === 'function' && client.mapServer instanceof Map ? client as DrachtioAgent : null;
+  return client && typeof client.wp?.send === 'function' && client.mapServer instanceof Map && client.verbs instanceof Map ? client as DrachtioAgent : null;
 }
+
+/** The SIP methods that bring new work (calls, seats); a draining node asks drachtio-server for them no more. */
+const INTAKE_METHODS = ['invite', 'register'] as const;
 
 export class EngineConnection {
   readonly srf = new Srf();
@@ -129,6 +134,21 @@ export class EngineConnection {
         this.#waiters.push(() => { clearTimeout(timer); resolve(); });
       });
     }
+  }
+
+  /**
+   * Asks drachtio-server for no more new INVITEs and REGISTERs (a draining node); requests inside this node's dialogs
+   * still come. drachtio-server (0.9+, remove_route) takes the node out of its rotation for every method at once
+   * (ClientController::no_longer_wants_requests); srf forgets the methods, so a reconnection does not ask again,
+   * also when the connection was down at the time (srf then sends nothing and keeps them: they are dropped here).
+   */
+  stopIntake(): void {
+    const srf = this.srf as Srf & { unregisterForMessages(method: string): void };
+    for (const method of INTAKE_METHODS) {
+      try { srf.unregisterForMessages(method); } catch { /* never asked for, or asked for no more */ }
+      agentOf(this.srf)?.verbs.delete(method);
+    }
+    this.log.info('drachtio-server asked for no more new calls or registrations');
   }
 
   stop(): void {

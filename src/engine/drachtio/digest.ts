@@ -1,5 +1,7 @@
 // Server-side SIP digest authentication (RFC 2617/3261, MD5, qop=auth or none). Nonces are stateless: a
-// timestamp signed with a per-process key, so a challenge survives no restart and needs no table.
+// timestamp signed with a key, so a challenge needs no table. The key is derived from the master key, so every
+// control plane of a cluster accepts the nonces of the others (drachtio-server may hand a challenge's answer to
+// another node than the one that sent the challenge); without one, a key of this process's own.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const NONCE_TTL_MS = 5 * 60_000;
@@ -29,9 +31,7 @@ export function parseDigest(header: string | undefined): DigestCredentials | nul
 }
 
 export class DigestAuthority {
-  readonly #key = randomBytes(32);
-
-  constructor(readonly realm: string, private readonly now: () => number = Date.now) {}
+  constructor(readonly realm: string, private readonly now: () => number = Date.now, private readonly key: Buffer = randomBytes(32)) {}
 
   /** The value of a WWW-Authenticate / Proxy-Authenticate header. */
   challenge(): string {
@@ -54,7 +54,7 @@ export class DigestAuthority {
   }
 
   #sign(ts: string): string {
-    return createHmac('sha256', this.#key).update(ts).digest('hex').slice(0, 32);
+    return createHmac('sha256', this.key).update(ts).digest('hex').slice(0, 32);
   }
 
   #freshNonce(nonce: string): boolean {

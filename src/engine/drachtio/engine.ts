@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
-import type { EngineHealth, EnginePort, MediaServerStatus, IncomingCallHandler, OriginateRequest, OriginateResult, TrunkCredentials } from '../port.js';
+import type { EngineHealth, EnginePort, MediaServerStatus, IncomingCallHandler, OriginateRequest, OriginateResult, TrunkCredentials, TrunkLookup } from '../port.js';
 import type { AudioGatewayConfig } from './audio-tap.js';
 import { NO_CARRIERS, type CarrierDirectory } from './carriers.js';
 import { EngineConnection, type ConnectionOptions, type LostServer } from './connection.js';
@@ -30,6 +30,8 @@ export interface DrachtioEngineOptions extends ConnectionOptions {
   carriers?: CarrierDirectory;
   /** Where registrations are kept (the store), so they survive a restart. */
   registrations: RegistrationStore;
+  /** Signs digest nonces: the same on every control plane of a cluster (derived from the master key). */
+  digestKey?: Buffer;
 }
 
 export class DrachtioEngine implements EnginePort {
@@ -48,7 +50,7 @@ export class DrachtioEngine implements EnginePort {
 
   constructor(opts: DrachtioEngineOptions, private readonly log: Logger) {
     this.#conn = new EngineConnection(opts, log);
-    this.#credentials = new CredentialStore(new DigestAuthority(opts.realm));
+    this.#credentials = new CredentialStore(new DigestAuthority(opts.realm, Date.now, opts.digestKey));
     this.#registrar = new Registrar(this.#credentials, opts.registrations, log);
     this.#carriers = opts.carriers ?? NO_CARRIERS;
     // Media streams' RTP sockets live where FreeSWITCH already reaches this process (its event socket); an SDP
@@ -107,12 +109,16 @@ export class DrachtioEngine implements EnginePort {
     this.#credentials.set(trunk);
   }
 
+  lookUpTrunksWith(lookup: TrunkLookup): void { this.#credentials.lookUpWith(lookup); }
+
   async deprovisionTrunk(endpointName: string): Promise<void> {
     this.#credentials.delete(endpointName);
     await this.#registrar.forget(endpointName);
   }
 
   onIncomingCall(handler: IncomingCallHandler): void { this.#handler = handler; }
+
+  async stopIntake(): Promise<void> { this.#conn.stopIntake(); }
 
   originate(req: OriginateRequest): Promise<OriginateResult> {
     return originate(req, {

@@ -19,7 +19,7 @@ export async function classifyInvite(req: Srf.SrfRequest, res: Srf.SrfResponse, 
   const carrier = await carrierAt(carriers, req.source_address, Number(req.source_port));
   if (carrier) return { accept: true, source: { kind: 'carrier', name: carrier.name }, from: e164(req.callingNumber), to };
 
-  const auth = credentials.authenticate(req, 'proxy-authorization');
+  const auth = await credentials.authenticate(req, 'proxy-authorization');
   if (!auth.ok) {
     if (auth.challenge) res.send(407, { headers: { 'Proxy-Authenticate': credentials.digest.challenge() } });
     else {

@@ -45,7 +45,7 @@ export class Registrar {
 
   /** Answers the REGISTER once its bindings are stored; never rejects. */
   async handle(req: Srf.SrfRequest, res: Srf.SrfResponse): Promise<void> {
-    const auth = this.credentials.authenticate(req, 'authorization');
+    const auth = await this.credentials.authenticate(req, 'authorization');
     if (!auth.ok) {
       if (auth.challenge) {
         res.send(401, { headers: { 'WWW-Authenticate': this.credentials.digest.challenge() } });

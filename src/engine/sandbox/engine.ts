@@ -50,6 +50,7 @@ export class SandboxEngine implements EnginePort {
   readonly rooms = new SandboxRooms();
   #nextId = 1;
   #running = false;
+  #intake = true;
 
   constructor(private readonly clock: Clock) {}
 
@@ -89,6 +90,8 @@ export class SandboxEngine implements EnginePort {
 
   onIncomingCall(handler: IncomingCallHandler): void { this.#handler = handler; }
 
+  async stopIntake(): Promise<void> { this.#intake = false; }
+
   /** Every seat counts as registered in the sandbox (agents can take calls) unless a test takes it down. */
   async seatRegistered(endpointName: string): Promise<boolean> { return !this.#seatsDown.has(endpointName); }
 
@@ -103,6 +106,11 @@ export class SandboxEngine implements EnginePort {
     if (!handler) throw new EngineError('sandbox: no incoming-call handler registered (call onIncomingCall first)');
     const line = this.#open('inbound', from, to, caller);
     const party = new RemoteParty(line, caller);
+    // A draining node takes no new call: refused as a SIP server would (503), never handed to the control plane.
+    if (!this.#intake) {
+      line.end({ cause: 'failed', by: 'local', sipStatus: 503 });
+      return party;
+    }
     party.giveUpAfter(caller.hangupBeforeAnswerAfterMs === null ? undefined : caller.hangupBeforeAnswerAfterMs ?? caller.hangupAfterMs);
     try {
       handler(new SandboxIncomingCall(line, source));

@@ -2,6 +2,7 @@
 // mute its participant, monitor its agent) runs in the process carrying the call, which holds its legs. Any node
 // takes the request; one that does not carry the call forwards it, signed, to the owner's advertised address and
 // sends back the owner's answer as it came. An owner that is dead, or does not answer, gives the documented 503.
+// A draining node forwards new work (a call to place) to a live node that is not draining, the same way.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
@@ -20,13 +21,16 @@ declare module 'fastify' {
   }
 }
 
-/** What of the client's request travels to the owner: its credentials and what it sends and accepts. */
-const PASSED_HEADERS = ['authorization', 'accept'] as const;
-/** What of the owner's answer travels back (beside its status and body). */
-const RETURNED_HEADERS = ['content-type', 'retry-after'] as const;
+/**
+ * What of the client's request travels to the owner: its credentials (an API key, or a dashboard session's cookie,
+ * checked again there) and what it accepts.
+ */
+const PASSED_HEADERS = ['authorization', 'cookie', 'accept'] as const;
+/** What of the owner's answer travels back (beside its status and body): a dashboard form's redirect too. */
+const RETURNED_HEADERS = ['content-type', 'retry-after', 'location'] as const;
 
 export interface ForwardingDeps {
-  instances: Pick<InstanceRepo, 'get'>;
+  instances: Pick<InstanceRepo, 'get' | 'list'>;
   /** This process's instance id. */
   self: string;
   /** SecretBox.derive(FORWARDING_KEY_PURPOSE): the same on every node sharing the master key. */
@@ -88,6 +92,27 @@ export class CallForwarding {
     // A node that stopped cleanly left the table, its calls ended: nothing of the call runs anywhere.
     if (!peer) return false;
     if (peer.address === null || deadInstances([peer], this.#d.liveness()).length > 0) throw errors.callOwnerUnavailable();
+    if (!(await this.#relay(req, reply, peer.address))) throw errors.callOwnerUnavailable();
+    return true;
+  }
+
+  /**
+   * Sends a request for new work (a call to place) that this node, draining, does not take to a live node that is
+   * not draining, and its answer to the client: true when it did; false when there is none, or the request came
+   * forwarded already (a peer that began draining meanwhile), or the chosen one did not answer.
+   */
+  async toPeer(req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+    if (req.forwardedBy) return false;
+    const all = await this.#d.instances.list();
+    const dead = new Set(deadInstances(all, this.#d.liveness()).map((i) => i.id));
+    const takers = all.filter((i) => i.id !== this.#d.self && i.address !== null && i.drainingAt === null && i.reconciledBy === null && !dead.has(i.id));
+    const peer = takers[Math.floor(Math.random() * takers.length)];
+    if (!peer?.address) return false;
+    return this.#relay(req, reply, peer.address);
+  }
+
+  /** The request, signed, to the peer at `address`, and its answer to the client; false when the peer did not answer. */
+  async #relay(req: FastifyRequest, reply: FastifyReply, address: string): Promise<boolean> {
     const body = bodyText(req.body);
     const headers: Record<string, string> = forwardHeaders(this.#d.key, this.#d.self, { method: req.method, url: req.url, body }, this.#d.clock.now());
     for (const name of PASSED_HEADERS) {
@@ -97,11 +122,11 @@ export class CallForwarding {
     if (body !== '') headers['content-type'] = 'application/json';
     let answer: Dispatcher.ResponseData;
     try {
-      answer = await this.#peers.request({ origin: peer.address, path: req.url, method: req.method as Dispatcher.HttpMethod, headers, body: body === '' ? null : body });
+      answer = await this.#peers.request({ origin: address, path: req.url, method: req.method as Dispatcher.HttpMethod, headers, body: body === '' ? null : body });
     } catch (err) {
       const timedOut = err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError;
-      req.log.warn({ err, owner, timedOut }, 'the control plane carrying the call did not answer a forwarded request');
-      throw errors.callOwnerUnavailable();
+      req.log.warn({ err, address, timedOut }, 'a forwarded request failed');
+      return false;
     }
     const text = await answer.body.text();
     void reply.status(answer.statusCode);

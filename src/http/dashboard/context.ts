@@ -14,6 +14,7 @@ import type { User } from '../../users/repo.js';
 import type { Html } from './html.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import type { EventSystem } from '../../events/index.js';
+import type { CallForwarding } from '../cluster/forwarding.js';
 
 export interface DashboardDeps {
   config: Config;
@@ -27,6 +28,8 @@ export interface DashboardDeps {
   simulator: SandboxEngine;
   secrets: SecretBox;
   eventSystem: EventSystem;
+  /** Hang up and Redirect of a call another control plane carries go there (docs/cluster.md). */
+  forwarding: CallForwarding;
 }
 
 /** Everything the route groups use; built once by the dashboard plugin. */

@@ -6,6 +6,7 @@ import { placeMarkupCall } from '../../flows/outbound.js';
 import { endByRequest, type EndRefusal } from '../../calls/end-by-request.js';
 import type { CallDispatcher } from '../../flows/dispatcher.js';
 import type { CallForwarding } from '../cluster/forwarding.js';
+import type { NodeDrain } from '../cluster/drain.js';
 import { checkInlineMarkup, toPlacement } from '../place-request.js';
 import { redirectByRequest, type RedirectRefusal, type RedirectRequest } from '../../flows/redirect-by-request.js';
 import { checkCustomerUrl, checkStreamUrl, customerUrlProblem } from '../../net/index.js';
@@ -72,7 +73,7 @@ function updateShapeErrors(body: CallUpdateInput): FieldErrors | null {
   return null;
 }
 
-export async function callRoutes(app: FastifyInstance, deps: { services: PlatformServices; cps: CallsPerSecondCap; dispatcher: CallDispatcher; forwarding: CallForwarding }): Promise<void> {
+export async function callRoutes(app: FastifyInstance, deps: { services: PlatformServices; cps: CallsPerSecondCap; dispatcher: CallDispatcher; forwarding: CallForwarding; drain: Pick<NodeDrain, 'active'> }): Promise<void> {
   const { services, cps, dispatcher } = deps;
   const { store, engine } = services;
   const view = (c: CallRecord) => callView(c, store, services.publicBaseUrl);
@@ -81,9 +82,14 @@ export async function callRoutes(app: FastifyInstance, deps: { services: Platfor
     schema: {
       tags, security, summary: 'Place a call', body: CallCreateBody,
       // 429 also when the account's calls per second are spent; 500 call_not_placed when the engine cannot place it.
-      response: { 201: CallResource, ...validationError, ...authErrors, 500: { $ref: 'LiveError#' } },
+      response: { 201: CallResource, ...validationError, ...authErrors, 500: { $ref: 'LiveError#' }, 503: { $ref: 'LiveError#' } },
     },
   }, async (req, reply) => {
+    // A draining node places no new call: a live node that is not draining does (docs/cluster.md).
+    if (deps.drain.active) {
+      if (await deps.forwarding.toPeer(req, reply)) return reply;
+      throw errors.nodeDraining();
+    }
     const checked = await toPlacement(store, req.account.id, req.body, {
       url: (url) => services.media.check(url), callback: (url) => checkCustomerUrl(url, services.urls), sip: (uri) => services.sip.check(uri),
       stream: (url) => checkStreamUrl(url, services.urls),

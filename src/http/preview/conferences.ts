@@ -79,6 +79,13 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
     const call = await store.calls.get(p.callSid);
     return call !== undefined && deps.forwarding.elsewhere(req, reply, call);
   }
+  /** The request, sent to the node carrying a participant in the room (the first one another node carries). */
+  async function announcedElsewhere(req: FastifyRequest, reply: FastifyReply, conf: Conference): Promise<boolean> {
+    for (const p of await repo.participants(conf.sid, { openOnly: true })) {
+      if (p.status === 'in-progress' && await carriedElsewhere(req, reply, p)) return true;
+    }
+    return false;
+  }
   const open = (conf: Conference) => {
     if (conf.status === 'completed') throw previewErrors.conflict('conference_completed', `Conference ${conf.sid} has completed; a new one starts when a participant is added to its name.`);
   };
@@ -122,12 +129,14 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
       tags, security, summary: 'End a conference (status=completed) or play an announcement to it (announce_url)',
       params: ConfParams, body: ConferenceUpdateBody, response: { 200: ConferenceSchema, ...previewErrorResponses(404, 409) },
     },
-  }, async (req) => {
+  }, async (req, reply) => {
     const conf = await load(req.account, req.params.sid);
     const b = req.body;
     if (b.status === undefined && b.announce_url === undefined) throw previewErrors.parameterMissing('status', 'Give status=completed or an announce_url.');
     if (b.status !== undefined && b.status !== 'completed') throw previewErrors.parameterInvalid('status', 'The only status a conference can be set to is completed.');
     open(conf);
+    // An announcement plays through a member in the room: made by a node carrying one when this one carries none.
+    if (b.announce_url !== undefined && !conferences.hasMembersHere(conf.sid) && await announcedElsewhere(req, reply, conf)) return reply;
     const announcement = b.announce_url === undefined ? undefined : await holdSource(conf, b.announce_url, 'announce_url');
     if (announcement) conferences.announce(conf.sid, announcement);
     if (b.status === 'completed') await conferences.end(conf.sid, 'conference-ended-via-api');

@@ -9,7 +9,7 @@ import type { EventSystem } from '../../events/index.js';
 import { isPreview } from '../error-handler.js';
 import { previewErrors } from '../errors.js';
 import { TrustedProxies } from './client-address.js';
-import { FixedWindowLimiter } from './rate-limit.js';
+import { rateLimiterFor } from './shared-rate-limit.js';
 import { RateGate } from './rate-gate.js';
 import { installPreviewErrorMapping } from './error-mapping.js';
 import { webhookRoutes } from './webhooks.js';
@@ -39,7 +39,7 @@ export interface PreviewDeps {
 export async function installPreviewRoot(http: FastifyInstance, deps: PreviewDeps): Promise<void> {
   const { config, store, clock } = deps;
   const proxies = new TrustedProxies(config.trustedProxies);
-  const rate = new RateGate(new FixedWindowLimiter(clock, config.preview.rateLimit, config.preview.rateWindowSeconds * 1000));
+  const rate = new RateGate(rateLimiterFor(store.sql, clock, config.preview.rateLimit, config.preview.rateWindowSeconds * 1000));
 
   // App-wide, so every /v1 path (unknown ones too) refuses plain HTTP before looking at credentials.
   http.addHook('onRequest', async (req) => {
@@ -52,7 +52,7 @@ export async function installPreviewRoot(http: FastifyInstance, deps: PreviewDep
     await preview.register(async (authenticated) => {
       authenticated.addHook('onRequest', deps.authenticate);
       // Counted where the client sent it: a forwarded request is not counted again.
-      authenticated.addHook('onRequest', async (req, reply) => { if (!req.forwardedBy) rate.check(`key:${req.apiKeyId}`, reply); });
+      authenticated.addHook('onRequest', async (req, reply) => { if (!req.forwardedBy) await rate.check(`key:${req.apiKeyId}`, reply); });
       await authenticated.register(async (scope) => webhookRoutes(scope, deps));
       await authenticated.register(async (scope) => leadRoutes(scope, deps));
       await authenticated.register(async (scope) => conferenceRoutes(scope, { services: deps.callServices, dispatcher: deps.dispatcher, cps: deps.cps, forwarding: deps.forwarding }));

@@ -32,7 +32,7 @@ export function injectionAuth(deps: Deps) {
     if (accountId === null) throw previewErrors.injectionTokenInvalid();
     const ip = deps.proxies.clientIp(req);
     if (!(await deps.store.orgSettings.injectionIpAllowed(accountId, ip))) throw previewErrors.ipNotAllowed(ip);
-    deps.rate.check(`lead-injection:${accountId}`, reply);
+    await deps.rate.check(`lead-injection:${accountId}`, reply);
     req.injectionAccountId = accountId;
   };
 }

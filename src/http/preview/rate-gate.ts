@@ -1,13 +1,13 @@
 // Applies the limiter to a request: X-RateLimit-* on every response, 429 with Retry-After past the limit.
 import { previewErrors } from '../errors.js';
 import { rateLimitHeaders } from '../rate-limit-headers.js';
-import type { FixedWindowLimiter } from './rate-limit.js';
+import type { RateLimiter } from './rate-limit.js';
 
 export class RateGate {
-  constructor(private readonly limiter: FixedWindowLimiter) {}
+  constructor(private readonly limiter: RateLimiter) {}
 
-  check(key: string, reply: { header(name: string, value: string): unknown }): void {
-    const d = this.limiter.take(key);
+  async check(key: string, reply: { header(name: string, value: string): unknown }): Promise<void> {
+    const d = await this.limiter.take(key);
     if (!d.allowed) throw previewErrors.rateLimited(d, d.retryAfter);
     for (const [name, value] of Object.entries(rateLimitHeaders(d))) reply.header(name, value);
   }

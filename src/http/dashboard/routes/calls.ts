@@ -11,6 +11,7 @@ import { CALL_DIRECTIONS, CALL_STATUSES, callsView } from '../views/calls.js';
 import { callView } from '../views/call.js';
 import { readFullDate } from '../../../rfc3339.js';
 import { errorView } from '../views/auth.js';
+import { ApiError } from '../../errors.js';
 
 const PAGE_SIZE = 25;
 /** Why Hang up did nothing, in words (endByRequest's refusals; "canceled" is never asked here). */
@@ -25,6 +26,8 @@ const REDIRECT_REFUSALS: Record<RedirectRefusal, string> = {
   call_not_carried_here: 'This call is not running on this server (it may be left over from a restart): it cannot be redirected here.',
   call_not_running_markup: 'No instructions run on this call now (not answered yet, a dialled or agent leg, or its instructions have finished): redirect the caller\'s call instead.',
 };
+/** A call another control plane carries, when that node does not answer (docs/cluster.md). */
+const OWNER_UNAVAILABLE = 'The server carrying this call does not answer (it may have just stopped; the others finish its calls within 15 seconds). Try again shortly.';
 const SID = /^CA[0-9a-f]{32}$/;
 const DAY_MS = 86_400_000;
 
@@ -99,10 +102,25 @@ export function callRoutes(app: FastifyInstance, d: Dashboard): void {
     return sendPage(reply, await callPage(viewerOf(req), call, done ? { notice: done } : {}));
   });
 
+  /**
+   * A call another control plane carries is hung up or redirected there, and its answer (the page, or the redirect
+   * to it) is the answer; a page says so when that node does not answer.
+   */
+  async function carriedElsewhere(req: FastifyRequest<{ Params: { sid: string } }>, reply: FastifyReply, call: CallRecord): Promise<boolean> {
+    try {
+      return await d.forwarding.elsewhere(req, reply, call);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== 'call_owner_unavailable') throw err;
+      await sendPage(reply, await callPage(viewerOf(req), call, { problem: OWNER_UNAVAILABLE }), 503);
+      return true;
+    }
+  }
+
   // The API's rules (POST /api/calls/{sid} with status "completed"); a refusal shows the page with the reason.
   app.post<{ Params: { sid: string } }>('/calls/:sid/hangup', async (req, reply) => {
     const call = await ownCall(req, reply);
     if (!call) return reply;
+    if (await carriedElsewhere(req, reply, call)) return reply;
     const ended = await endByRequest(d.callServices, call, 'completed');
     if (!ended.ok) return sendPage(reply, await callPage(viewerOf(req), call, { problem: HANGUP_REFUSALS[ended.refusal] }), 409);
     return reply.redirect(`/dashboard/calls/${call.sid}?done=call-ended`, 303);
@@ -112,6 +130,7 @@ export function callRoutes(app: FastifyInstance, d: Dashboard): void {
   app.post<{ Params: { sid: string } }>('/calls/:sid/redirect', async (req, reply) => {
     const call = await ownCall(req, reply);
     if (!call) return reply;
+    if (await carriedElsewhere(req, reply, call)) return reply;
     const form = formOf(req);
     const refuse = async (problem: string, status: 409 | 422) => sendPage(reply, await callPage(viewerOf(req), call, { problem }), status);
     const url = (form.url ?? '').trim();

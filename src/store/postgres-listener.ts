@@ -1,16 +1,20 @@
-// Read caches across processes on PostgreSQL: a write to a cached table sends NOTIFY on the table's channel in the
-// write's own transaction (PostgreSQL delivers it on commit, never for a rollback), and every process LISTENs on one
-// connection of its own, outside the pool (a pooled connection would be handed to queries and its LISTEN lost),
-// forgetting that table's cached reads when a notification arrives. While that connection is down, notifications
-// may be missed: the caches are bypassed until it is back, and start empty then.
+// Every process's one LISTEN connection on PostgreSQL, outside the pool (a pooled connection would be handed to
+// queries and its LISTEN lost), for two things:
+// - Read caches across processes: a write to a cached table sends NOTIFY on the table's channel in the write's own
+//   transaction (PostgreSQL delivers it on commit, never for a rollback), and every process forgets that table's
+//   cached reads when a notification arrives. While the connection is down, notifications may be missed: the caches
+//   are bypassed until it is back, and start empty then.
+// - Signals between the control planes (signals.ts): a message on a topic, from one process to all the others.
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { SqlQueries } from './sql.js';
 import type { CacheInvalidation } from './read-cache.js';
+import type { Signals, SignalTopic } from './signals.js';
 
 const CHANNEL_PREFIX = 'ringbase_cache_';
+const SIGNAL_CHANNEL = 'ringbase_signal';
 /** Shown in pg_stat_activity, so an operator can tell this connection from the pool's. */
-export const LISTENER_APPLICATION_NAME = 'ringbase-cache-listener';
+export const LISTENER_APPLICATION_NAME = 'ringbase-listener';
 
 /** The channel named after `table`; table names are the store's own constants, checked anyway since LISTEN cannot take a parameter. */
 function channelOf(table: string): string {
@@ -18,8 +22,10 @@ function channelOf(table: string): string {
   return CHANNEL_PREFIX + table;
 }
 
-export interface CacheListenerOptions {
+export interface ListenerOptions {
   url: string;
+  /** This process's instance id: its own signals are not handed back to it. */
+  self: string;
   /** How long to wait before connecting again after the connection dropped or could not be made. */
   retryMs?: number;
 }
@@ -30,9 +36,11 @@ export interface CacheListenerOptions {
  * A table's version is null until its LISTEN is in place, and every version taken after a reconnection differs
  * from all before it, so nothing remembered across a gap is served.
  */
-export class PostgresCacheListener extends EventEmitter implements CacheInvalidation {
+export class PostgresListener extends EventEmitter implements CacheInvalidation, Signals {
   readonly #url: string;
+  readonly #self: string;
   readonly #retryMs: number;
+  readonly #signals = new EventEmitter();
   /** Tables asked about, listened to again after every reconnection. */
   readonly #tables = new Set<string>();
   /** Versions of the tables whose LISTEN is in place on the current connection. */
@@ -42,9 +50,10 @@ export class PostgresCacheListener extends EventEmitter implements CacheInvalida
   #retry: NodeJS.Timeout | null = null;
   #closed = false;
 
-  constructor(opts: CacheListenerOptions) {
+  constructor(opts: ListenerOptions) {
     super();
     this.#url = opts.url;
+    this.#self = opts.self;
     this.#retryMs = opts.retryMs ?? 1_000;
     void this.#connect();
   }
@@ -65,6 +74,15 @@ export class PostgresCacheListener extends EventEmitter implements CacheInvalida
 
   async announce(q: SqlQueries, table: string): Promise<void> {
     await q.run('SELECT pg_notify(?, ?)', [channelOf(table), '']);
+  }
+
+  async send(q: SqlQueries, topic: SignalTopic, message: string): Promise<void> {
+    await q.run('SELECT pg_notify(?, ?)', [SIGNAL_CHANNEL, JSON.stringify({ from: this.#self, topic, message })]);
+  }
+
+  subscribe(topic: SignalTopic, handler: (message: string) => void): () => void {
+    this.#signals.on(topic, handler);
+    return () => { this.#signals.off(topic, handler); };
   }
 
   /** Resolves once this process listens on `tables` (so a write committed afterwards reaches it). */
@@ -97,7 +115,9 @@ export class PostgresCacheListener extends EventEmitter implements CacheInvalida
     client.on('error', lost);
     client.on('end', lost);
     client.on('notification', (msg) => {
-      if (this.#client !== client || !msg.channel.startsWith(CHANNEL_PREFIX)) return;
+      if (this.#client !== client) return;
+      if (msg.channel === SIGNAL_CHANNEL) return this.#signal(msg.payload);
+      if (!msg.channel.startsWith(CHANNEL_PREFIX)) return;
       const table = msg.channel.slice(CHANNEL_PREFIX.length);
       if (this.#versions.has(table)) this.#versions.set(table, ++this.#counter);
     });
@@ -105,6 +125,7 @@ export class PostgresCacheListener extends EventEmitter implements CacheInvalida
       await client.connect();
       if (this.#closed) { await client.end(); return; }
       this.#client = client;
+      await client.query(`LISTEN ${SIGNAL_CHANNEL}`);
       await this.#listen(client, [...this.#tables]);
       if (this.#client === client) this.emit('up');
     } catch {
@@ -122,6 +143,14 @@ export class PostgresCacheListener extends EventEmitter implements CacheInvalida
       if (this.#client === client) this.#versions.set(table, ++this.#counter);
     }
     if (tables.length) this.emit('listen');
+  }
+
+  /** A peer's signal to this process's subscribers; its own, and anything malformed, are dropped. */
+  #signal(payload: string | undefined): void {
+    let parsed: { from?: unknown; topic?: unknown; message?: unknown };
+    try { parsed = JSON.parse(payload ?? '') as typeof parsed; } catch { return; }
+    if (parsed.from === this.#self || typeof parsed.topic !== 'string' || typeof parsed.message !== 'string') return;
+    this.#signals.emit(parsed.topic, parsed.message);
   }
 
   #down(): void {
