@@ -146,12 +146,12 @@ export class DeliveryWorker {
     this.#timer = null;
     // With every slot busy, the next finishing attempt pumps again; no timer needed.
     if (!this.#running || this.#active >= this.#concurrency) return;
-    // So does a subscription at its limit, and soon; a look at the outbox (a scan of its pending rows) would only
-    // find that subscription's rows again, so the poll stands in for it.
-    const anyFull = [...this.#activeBySubscription.values()].some((n) => n >= this.#perSubscription);
+    // So does any attempt in flight, and soon: meanwhile only the poll is due (work another process queued). When
+    // to look next is read from the outbox only when nothing is in flight: in a busy worker that read (a scan of the
+    // pending rows) came after every batch, and the next batch waited for it.
     let due: number | null = null;
     try {
-      due = anyFull ? null : await this.#d.outbox.nextDueAt();
+      due = this.#active > 0 ? null : await this.#d.outbox.nextDueAt();
     } catch (err) {
       this.#d.log.error({ err }, 'could not read when the next delivery is due; looking again at the next poll');
     }
