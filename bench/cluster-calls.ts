@@ -21,7 +21,7 @@ import { highestCleanRate } from './cps-steps.js';
 import { reportRows } from './row.js';
 import { RtpSink } from './rtp-sink.js';
 
-const RATES = [10, 20, 30, 40, 50, 60, 70, 80];
+const RATES = [20, 40, 60, 80, 100, 120, 140, 160];
 const STEP_S = 8;
 const DID = '+15550001000';
 const DOCUMENT = `<Response><Say>${SENTENCE}</Say><Hangup/></Response>`;
