@@ -134,7 +134,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   await installOpenApi(http);
   const metrics = installMetrics(http);
   installMediaServerMetrics(metrics.open, engine);
-  const drain = new NodeDrain({ instances: store.instances, self: store.instanceId, engine, log: logger.child({ component: 'drain' }), now: () => clock.now() });
+  const drain = new NodeDrain({ instances: store.instances, self: store.instanceId, engine, log: logger.child({ component: 'drain' }) });
   installHealth(http, store, engine, drain);
 
   const trunks = new TrunkService(store.trunks, engine, secrets, logger.child({ component: 'trunks' }), { allowLocalTargets: config.devAllowLocalTargets });

@@ -7,16 +7,16 @@ import type { EnginePort } from '../../engine/port.js';
 import type { InstanceRepo } from '../../recovery/index.js';
 
 export class NodeDrain {
-  #since: number | null = null;
+  #active = false;
 
-  constructor(private readonly d: { instances: Pick<InstanceRepo, 'drain'>; self: string; engine: Pick<EnginePort, 'stopIntake'>; log: Logger; now: () => number }) {}
+  constructor(private readonly d: { instances: Pick<InstanceRepo, 'drain'>; self: string; engine: Pick<EnginePort, 'stopIntake'>; log: Logger }) {}
 
-  get active(): boolean { return this.#since !== null; }
+  get active(): boolean { return this.#active; }
 
   /** Begins the drain (idempotent): the cluster sees it in the instance table first, then the SIP intake stops. */
   async begin(): Promise<void> {
-    if (this.#since !== null) return;
-    this.#since = this.d.now();
+    if (this.#active) return;
+    this.#active = true;
     await this.d.instances.drain(this.d.self).catch((err: unknown) => this.d.log.warn({ err }, 'could not mark this node draining in the database'));
     await this.d.engine.stopIntake();
     this.d.log.info('draining: no new calls; the calls in progress go on');
