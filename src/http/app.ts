@@ -211,9 +211,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const token = operatorToken(config.dataDir, true)!;
   const tokenChecks = { throttle: authThrottle, clientIp: (req: FastifyRequest) => proxies.clientIp(req) };
   metricsRoute(http, metrics, { ...tokenChecks, operatorToken: token, metricsToken: config.metricsToken });
-  await http.register(async (scope) => operatorRoutes(scope, { ...tokenChecks, token, simulator, watch: callServices.watch, engine }));
+  await http.register(async (scope) => operatorRoutes(scope, {
+    ...tokenChecks, token, simulator, watch: callServices.watch, engine, cluster: { store, clock, self: store.instanceId },
+  }));
   await installPreviewRoot(http, { config, store, clock, secrets, eventSystem, callServices, dispatcher: calls, cps, authenticate, forwarding });
-  await http.register(async (scope) => dashboardRoutes(scope, { config, store, clock, trunks, signingSecrets, callServices, dispatcher: calls, simulator, secrets, eventSystem, forwarding }), { prefix: '/dashboard' });
+  await http.register(async (scope) => dashboardRoutes(scope, {
+    config, store, clock, trunks, signingSecrets, callServices, dispatcher: calls, simulator, secrets, eventSystem, forwarding,
+    operator: { token, throttle: authThrottle },
+  }), { prefix: '/dashboard' });
 
   let released: Promise<void> | undefined;
   return {

@@ -1,11 +1,13 @@
 // Every dashboard page at 1280 and 390 px in Chromium: nothing wider than the screen (scrollWidth measured), the
-// navigation on every page, and a page that does not exist keeps the layout (navigation, a way back).
+// navigation on every page, and a page that does not exist keeps the layout (navigation, a way back). The
+// operator's sign-in and cluster pages too.
 import t from 'tap';
 import { startHarness } from '../helpers/harness.js';
 import { accountWithUser } from '../dashboard/client.js';
 import { NumberService } from '../../src/numbers/service.js';
 import { DEFAULT_QUEUE_SETTINGS } from '../../src/acd/queues.js';
 import { SKIP, horizontalOverflow, launch, signIn } from './chromium.js';
+import { operatorToken } from '../../src/operator-token.js';
 
 const NUMBER = '+14155550100';
 
@@ -45,6 +47,16 @@ t.test('every page fits 1280 and 390 px and keeps the navigation; the 404 page t
       t.match(await page.locator('main').textContent(), /not found|does not exist/i, 'and says what happened');
       const overflow = await horizontalOverflow(page);
       t.ok(overflow <= 1, `the 404 page fits ${width} px`);
+
+      // The operator's pages: a sign-in of their own, then the cluster's nodes.
+      await page.goto(`${h.url}/dashboard/operator`);
+      t.ok(await horizontalOverflow(page) <= 1, `the operator sign-in fits ${width} px`);
+      await page.focus('#f-token');
+      await page.keyboard.type(operatorToken(h.dataDir, false)!);
+      await page.keyboard.press('Enter');
+      await page.waitForURL(/\/dashboard\/operator\/cluster$/);
+      t.equal(await page.locator(`tr[data-node="${h.store.instanceId}"]`).count(), 1, 'the cluster page lists this node');
+      t.ok(await horizontalOverflow(page) <= 1, `the cluster page fits ${width} px`);
     });
   }
 });

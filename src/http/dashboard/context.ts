@@ -15,6 +15,7 @@ import type { Html } from './html.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import type { EventSystem } from '../../events/index.js';
 import type { CallForwarding } from '../cluster/forwarding.js';
+import type { AuthFailureLimit } from '../auth-throttle.js';
 
 export interface DashboardDeps {
   config: Config;
@@ -30,6 +31,8 @@ export interface DashboardDeps {
   eventSystem: EventSystem;
   /** Hang up and Redirect of a call another control plane carries go there (docs/cluster.md). */
   forwarding: CallForwarding;
+  /** The operator pages' sign-in: the operator token, and the throttle wrong ones count in (as on the API). */
+  operator: { token: string; throttle: AuthFailureLimit };
 }
 
 /** Everything the route groups use; built once by the dashboard plugin. */

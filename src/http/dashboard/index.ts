@@ -20,6 +20,7 @@ import { settingsRoutes } from './routes/settings.js';
 import { testCallRoutes } from './routes/test-call.js';
 import { homeRoutes } from './routes/home.js';
 import { subscriptionRoutes } from './routes/subscriptions.js';
+import { operatorPages } from './routes/operator.js';
 
 // Pages may load only this site's own styles, scripts and media, and may not be framed (clickjacking).
 const CSP = "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -63,6 +64,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps)
 
   assetRoutes(app);
   authRoutes(app, d);
+  await app.register(async (operator) => operatorPages(operator, d));
   await app.register(async (signedIn) => {
     signedIn.addHook('onRequest', async (req, reply) => {
       if (req.viewer) return;

@@ -42,6 +42,8 @@ const NOTICES: Record<string, string> = {
   'subscription-deleted': 'Subscription deleted: pending deliveries were dropped.',
   'test-event-queued': 'Test event sent. Its delivery appears below within a few seconds; reload to see it.',
   'redelivery-queued': 'Redelivery queued. It appears below as a new delivery.',
+  'node-draining': 'Node asked to drain: it takes no new calls from its next heartbeat (2 s) and stops once its calls have ended.',
+  'operator-signed-out': 'You are signed out as the operator.',
 };
 
 interface PageOpts {

@@ -6,6 +6,7 @@ import type { SandboxEngine } from '../../engine/sandbox/index.js';
 import type { CallWatch } from '../../calls/watch.js';
 import type { EnginePort } from '../../engine/port.js';
 import { mediaServerRoutes } from './media-servers.js';
+import { clusterRoutes, type ClusterRouteDeps } from './cluster.js';
 import { simulateInbound } from '../../calls/simulator.js';
 
 const Body = Type.Object({
@@ -22,13 +23,14 @@ const invalidToken = () => new ApiError(401, 'operator_token_invalid', 'Operator
  * throttled per address like API keys.
  */
 export async function operatorRoutes(
-  app: FastifyInstance, deps: TokenCheckDeps & { token: string; simulator: SandboxEngine; watch: CallWatch; engine: EnginePort },
+  app: FastifyInstance, deps: TokenCheckDeps & { token: string; simulator: SandboxEngine; watch: CallWatch; engine: EnginePort; cluster: ClusterRouteDeps },
 ): Promise<void> {
   app.addHook('onRequest', async (req) => {
     if (await checkOperatorToken(req, [deps.token], deps) !== 'ok') throw invalidToken();
   });
 
   mediaServerRoutes(app, deps.engine);
+  clusterRoutes(app, deps.cluster);
 
   app.post<{ Body: Static<typeof Body> }>('/operator/simulate/inbound', { schema: { hide: true, body: Body } }, async (req, reply) => {
     reply.hijack();

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Dashboard } from '../context.js';
 import { formOf, queryOf, sendPage } from '../context.js';
+import { tooManyFailures } from '../format.js';
 import { FormRender } from '../forms.js';
 import { endSession, ensurePreSessionToken, safeNext, startSession } from '../session.js';
 import { loginView, setPasswordView } from '../views/auth.js';
@@ -10,17 +11,12 @@ import { TrustedProxies } from '../../preview/client-address.js';
 
 const INCORRECT = 'The email or password is incorrect.';
 
-/** "12 seconds", "15 minutes": how long the browser's user must wait. */
-function waitText(s: number): string {
-  return s < 120 ? `${s} seconds` : `${Math.ceil(s / 60)} minutes`;
-}
-
 /**
  * The page's message for a refused sign-in. It depends only on the result, which depends only on the email as
  * typed and the address, never on whether a user has that email.
  */
 function refusal(result: Exclude<SignInResult, { ok: true }>): { status: number; problem: string } {
-  const wait = `Too many failed attempts from your address: try again in ${waitText(result.waitSeconds)}.`;
+  const wait = tooManyFailures(result.waitSeconds);
   if (result.reason === 'wait') return { status: 429, problem: wait };
   return { status: 401, problem: result.waitSeconds > 0 ? `${INCORRECT} ${wait}` : INCORRECT };
 }
