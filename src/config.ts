@@ -1,15 +1,18 @@
 // The only module that reads environment variables and configuration files.
-import { readFileSync, existsSync, mkdirSync, writeFileSync, chmodSync } from 'node:fs';
+import { readFileSync, existsSync, mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCidr } from './net/cidr.js';
+import { readOrCreatePrivateFile } from './private-files.js';
 
 export type EngineKind = 'sandbox' | 'drachtio';
 
 export interface Config {
   host: string;
+  /** The HTTP port; with PORT as a range ("8080-8089"), its first, and the node takes the first free one up to portLast. */
   port: number;
+  portLast: number;
   dataDir: string;
   /** url: PostgreSQL (postgres:// or postgresql://); null: the SQLite file in dataDir. poolSize: connections kept at most. */
   database: { url: string | null; poolSize: number };
@@ -81,6 +84,20 @@ function int(env: Env, name: string, fallback: number): number {
   if (v === undefined || v === '') return fallback;
   if (!/^\d+$/.test(v)) throw new ConfigError(`${name} must be a whole number, got "${v}"`);
   return Number(v);
+}
+
+/**
+ * PORT: one port, or a range ("8080-8089") of which the node takes the first free one, so several nodes on one
+ * host's network (docker compose --scale app=2) each get their own.
+ */
+function portRange(env: Env, name: string, fallback: number): { port: number; portLast: number } {
+  const range = /^(\d+)-(\d+)$/.exec(env[name] ?? '');
+  const [first, last] = range ? [Number(range[1]), Number(range[2])] : [int(env, name, fallback), null];
+  const valid = (p: number) => p <= 65535;
+  if (!valid(first) || (last !== null && (!valid(last) || last < first || last - first > 999))) {
+    throw new ConfigError(`${name} must be a port (0 to 65535) or a range of up to 1000 ports such as 8080-8089, got "${env[name]}"`);
+  }
+  return { port: first, portLast: last ?? first };
 }
 
 /** A limit where 0 would mean "none" to node: refused, so a typo cannot switch a defence off. */
@@ -169,7 +186,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   };
   const c: Config = {
     host: str(env, 'HOST', d.host),
-    port: int(env, 'PORT', d.port),
+    ...portRange(env, 'PORT', d.port),
     dataDir: path.resolve(str(env, 'RINGBASE_DATA_DIR', d.dataDir)),
     database: {
       url: databaseUrl(env, d.database.url),
@@ -277,8 +294,5 @@ export function loadMasterKey(dataDir: string, env: Env = process.env): Buffer {
   const file = path.join(dataDir, MASTER_KEY_FILE);
   if (existsSync(file)) return decodeMasterKey(readFileSync(file, 'utf8'), file);
   mkdirSync(dataDir, { recursive: true });
-  const key = randomBytes(32);
-  writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
-  chmodSync(file, 0o600);
-  return key;
+  return decodeMasterKey(readOrCreatePrivateFile(file, randomBytes(32).toString('hex') + '\n'), file);
 }

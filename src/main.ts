@@ -9,6 +9,7 @@ import { jssipBundle } from './http/dashboard/jssip.js';
 import { prettyDestination } from './log-pretty.js';
 import { readyLine } from './ready-line.js';
 import { settledWithin } from './waits.js';
+import { listenOnFirstFree } from './http/listen-range.js';
 
 async function main(): Promise<void> {
   // Whatever this process or a library creates (data dir, database, recordings, logs to files) is for its own
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
   await app.trunks.provisionOnStart();
   // Built now, not when the first agent opens the console: a broken install is said at start.
   jssipBundle().catch((err: unknown) => logger.error({ err }, 'JsSIP could not be built: browser agents cannot connect until it is'));
-  await app.http.listen({ host: config.host, port: config.port });
+  await listenOnFirstFree(app.http, config.host, config.port, config.portLast);
   const https = Boolean(config.tls.certFile || config.tls.selfSigned);
   process.stdout.write(`${readyLine(config, app.http.server.address() as { port: number }, https)}\n`);
 

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, mkdirSync } from 'node:fs';
+import { readOrCreatePrivateFile } from './private-files.js';
 import path from 'node:path';
 import { randomToken } from './crypto/tokens.js';
 
@@ -13,7 +14,5 @@ export function operatorToken(dataDir: string, create: boolean): string | null {
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   if (!create) return null;
   mkdirSync(dataDir, { recursive: true });
-  const token = `op_${randomToken(32)}`;
-  writeFileSync(file, token + '\n', { mode: 0o600 });
-  return token;
+  return readOrCreatePrivateFile(file, `op_${randomToken(32)}\n`).trim();
 }

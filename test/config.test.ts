@@ -1,8 +1,9 @@
 import t from 'tap';
-import { statSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, statSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, loadMasterKey, ConfigError } from '../src/config.js';
 import { tempDir } from './helpers/harness.js';
+import { ROOT, run } from './helpers/spawn.js';
 
 t.test('environment overrides config/default.json', async (t) => {
   const d = loadConfig({});
@@ -64,6 +65,17 @@ t.test('master key: generated once with 0600, or from the environment, never mal
   writeFileSync(path.join(dir, 'master.key'), 'garbage\n');
   t.throws(() => loadMasterKey(dir, {}), ConfigError, 'a corrupted key file stops the start');
   t.equal(readFileSync(path.join(dir, 'master.key'), 'utf8'), 'garbage\n', 'and is never overwritten');
+});
+
+t.test('several processes starting together on one data dir (a cluster sharing it) agree on the master key and the operator token', async (t) => {
+  const dir = tempDir(t);
+  const printed = await Promise.all(Array.from({ length: 4 }, () =>
+    run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test', 'helpers', 'print-data-dir-secrets.ts'), dir], { timeoutMs: 60_000 })));
+  t.same(printed.map((p) => p.code), [0, 0, 0, 0], printed.map((p) => p.stderr).join(''));
+  t.equal(new Set(printed.map((p) => p.stdout)).size, 1, 'one key and one token for all');
+  t.match(printed[0]!.stdout, /^[0-9a-f]{64} op_\S+\n$/);
+  t.same(readdirSync(dir).sort(), ['master.key', 'operator.token'], 'no draft left behind');
+  t.equal(statSync(path.join(dir, 'operator.token')).mode & 0o777, 0o600);
 });
 
 t.test('media servers: FREESWITCH_SERVERS lists several, else the single FREESWITCH_HOST/PORT/PASSWORD one', async (t) => {

@@ -35,5 +35,7 @@ export async function startServerProcess(env: Record<string, string>, t: { teard
     child.stderr!.on('data', (d) => { out += d; });
     void exited.then((code) => reject(new Error(`server exited with ${code}: ${out}`)));
   });
-  return { url: `http://127.0.0.1:${port}`, child, output: () => out, exited };
+  // Where it listens as it says itself: PORT in `env` may name another port, or a range.
+  const listening = /Server listening at (https?:\/\/[^\s"]+)/.exec(out)?.[1];
+  return { url: listening ?? `http://127.0.0.1:${port}`, child, output: () => out, exited };
 }
