@@ -5,6 +5,8 @@ import type { CallServices } from './services.js';
 import { CallSession } from './session.js';
 import { trackStatusCallbacks, type StatusCallbackTarget } from './call-status-events.js';
 import { vetOriginateTarget } from './sip-targets.js';
+import { detectMachine } from './machine-detection.js';
+import type { AnsweredBy, MachineDetectionSettings } from '../media/answering-machine.js';
 
 export interface PlaceCall {
   accountId: number;
@@ -13,8 +15,11 @@ export interface PlaceCall {
   target: OriginateTarget;
   numberId: number | null;
   trunkId: number | null;
-  /** What runs on the answered call: its markup (src/flows/outbound.ts), or the platform's own task. */
-  onAnswered: (session: CallSession) => Promise<void>;
+  /**
+   * What runs on the answered call: its markup (src/flows/outbound.ts), or the platform's own task; after
+   * answering-machine detection when the placement asked for it (`answeredBy`: its result, else null).
+   */
+  onAnswered: (session: CallSession, answer: { answeredBy: AnsweredBy | null }) => Promise<void>;
   callback: StatusCallbackTarget | null;
   timeoutMs: number;
   record: { tracks: 'inbound' | 'outbound' | 'both'; dualChannel: boolean; immutable: boolean; callbackUrl: string | null } | null;
@@ -26,6 +31,8 @@ export interface PlaceCall {
   signal?: AbortSignal;
   /** The leg this call will talk with (an agent's, for a scheduled callback): its media server is preferred. */
   bridgeWith?: CallLeg;
+  /** Answering-machine detection once answered, before onAnswered (docs/speech.md). */
+  machineDetection?: MachineDetectionSettings | null;
 }
 
 /**
@@ -75,5 +82,7 @@ async function run(session: CallSession, req: PlaceCall, progress: (e: 'ringing'
   if (session.withdrawn.aborted) return session.hangup();
   progress('in-progress');
   if (req.record) await session.startRecording({ source: 'call', ...req.record });
-  await req.onAnswered(session);
+  const answeredBy = req.machineDetection ? await detectMachine(session, req.machineDetection) : null;
+  if (session.ended) return;
+  await req.onAnswered(session, { answeredBy });
 }

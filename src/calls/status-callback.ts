@@ -20,6 +20,7 @@ export function statusFields(call: CallRecord, nowMs: number, extra: Record<stri
     Duration: String(call.duration ?? 0),
     ...(call.hangupCause ? { HangupCause: call.hangupCause } : {}),
     ...(call.parentSid ? { ParentCallSid: call.parentSid } : {}),
+    ...(call.answeredBy ? { AnsweredBy: call.answeredBy } : {}),
     Timestamp: rfc2822(call.endedAt, nowMs),
     ...extra,
   };

@@ -18,10 +18,12 @@ export function placeMarkupCall(services: FlowServices, req: PlaceMarkupCall): P
   const { markup, ...placement } = req;
   return placeCall(services, {
     ...placement,
-    onAnswered: async (session) => {
+    onAnswered: async (session, { answeredBy }) => {
       const flow: Flow = { services, session, docUrl: null, format: markup.format };
       if (markup.kind === 'inline') return runMarkup(flow, markup.verbs);
-      await fetchAndRun(flow, markup.url, markup.method, { from: req.from, to: req.to, direction: 'outbound-api', call_sid: session.sid });
+      await fetchAndRun(flow, markup.url, markup.method, {
+        from: req.from, to: req.to, direction: 'outbound-api', call_sid: session.sid, ...(answeredBy ? { answered_by: answeredBy } : {}),
+      });
     },
   });
 }

@@ -24,7 +24,7 @@ const recording = {
 const call = {
   sid: 'CA1b7f5a780bdbf97e3b4bf11c78b1a7eb', from: '+14155550100', to: '+15557770001', direction: 'outbound-api', status: 'completed',
   number: '+14155550100', trunk_id: null, parent_call_sid: null, created_at: at, answered_at: '2026-11-24T10:15:05.431Z', ended_at: later,
-  duration: 99, hangup_cause: 'normal', recordings: [recording],
+  duration: 99, hangup_cause: 'normal', answered_by: null, recordings: [recording],
 };
 const queuedCall = { ...call, status: 'queued', answered_at: null, ended_at: null, duration: null, hangup_cause: null, recordings: [] };
 const subscription = {

@@ -26,6 +26,8 @@ export interface CallRecord {
   callbackMethod: 'POST' | 'GET';
   /** The control plane (instance id) carrying the call, where commands for it run; null for rows older than instances. */
   owner: string | null;
+  /** What answering-machine detection found (human, machine_start, …, src/media/answering-machine.ts); null when none ran. */
+  answeredBy: string | null;
 }
 
 interface Row {
@@ -33,6 +35,7 @@ interface Row {
   number_id: number | null; trunk_id: number | null; parent_sid: string | null; created_at: string;
   answered_at: string | null; ended_at: string | null; duration: number | null; hangup_cause: string | null;
   callback_url: string | null; callback_events: string | null; callback_method: 'POST' | 'GET' | null; owner: string | null;
+  answered_by: string | null;
 }
 
 const toCall = (r: Row): CallRecord => ({
@@ -40,7 +43,7 @@ const toCall = (r: Row): CallRecord => ({
   numberId: r.number_id, trunkId: r.trunk_id, parentSid: r.parent_sid, createdAt: r.created_at,
   answeredAt: r.answered_at, endedAt: r.ended_at, duration: r.duration, hangupCause: r.hangup_cause,
   callbackUrl: r.callback_url, callbackEvents: r.callback_events ? r.callback_events.split(' ') : [], callbackMethod: r.callback_method ?? 'POST',
-  owner: r.owner,
+  owner: r.owner, answeredBy: r.answered_by,
 });
 
 type NewCall = Pick<CallRecord, 'sid' | 'accountId' | 'direction' | 'from' | 'to' | 'status'>
@@ -116,6 +119,10 @@ export class CallRepo {
 
   async setStatus(sid: string, status: CallStatus): Promise<void> {
     await this.sql.run('UPDATE calls SET status = ? WHERE sid = ? AND status NOT IN (\'completed\',\'busy\',\'failed\',\'no-answer\',\'canceled\')', [status, sid]);
+  }
+
+  async setAnsweredBy(sid: string, answeredBy: string): Promise<void> {
+    await this.sql.run('UPDATE calls SET answered_by = ? WHERE sid = ?', [answeredBy, sid]);
   }
 
   /** What the engine needs to end the call's leg after this process dies (see CallLeg.orphanRef). */

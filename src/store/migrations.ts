@@ -412,4 +412,9 @@ export const migrations: string[] = [
   );
   CREATE INDEX preview_rate_windows_started ON preview_rate_windows(started_at);
   `,
+  // What answered an outbound call placed with answering-machine detection (src/calls/machine-detection.ts): human,
+  // machine_start, machine_end_beep, machine_end_silence, machine_end_other, fax or unknown; null when none ran.
+  `
+  ALTER TABLE calls ADD COLUMN answered_by TEXT;
+  `,
 ];

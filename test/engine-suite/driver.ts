@@ -1,6 +1,7 @@
 // What the call-flow suite needs from an engine under test. The sandbox driver implements it in-process; the
 // real-engine driver (drachtio + FreeSWITCH) implements it with sipp peers and audio checks, so the suite's
 // assertions stay on what both can observe: webhook traffic, call records, timelines, recordings.
+import type { FarEndAudio } from '../../src/engine/sandbox/index.js';
 import type { Harness } from '../helpers/harness.js';
 
 export interface CallerPlan {
@@ -15,6 +16,8 @@ export interface CallerPlan {
 export interface PartyPlan {
   behavior: 'answer' | 'busy' | 'no-answer' | 'fail';
   hangupAfterMs?: number;
+  /** What the party sounds like once it answers (answering-machine detection); drivers that cannot script it ignore it. */
+  audio?: FarEndAudio;
 }
 
 export interface PlacedCall {

@@ -1,5 +1,6 @@
-// Media streams in the sandbox: the far end "speaks" a 440 Hz tone (the inbound track) and the platform's side a
-// 660 Hz one (outbound, forks only), as in sandbox recordings; both are framed at 20 ms on the injected clock.
+// Media streams in the sandbox: the far end "speaks" a 440 Hz tone (the inbound track), or what its script says it
+// sounds like (far-end-audio.ts), and the platform's side a 660 Hz one (outbound, forks only), as in sandbox
+// recordings; both are framed at 20 ms on the injected clock.
 // What a peer sends is what the far end hears: each run of it lands in the transcript with a digest of its bytes.
 import { createHash } from 'node:crypto';
 import { encodeUlaw } from '../../media/mulaw.js';
@@ -7,6 +8,7 @@ import { PacedAudioTap } from '../paced-tap.js';
 import { AUDIO_FRAME_BYTES, AUDIO_FRAME_MS, type AudioTap, type AudioTapOptions, type AudioTrack } from '../port.js';
 import { SAMPLE_RATE } from './audio.js';
 import type { Line } from './line.js';
+import { farEndFrame } from './far-end-audio.js';
 
 const TRACK_HZ: Record<AudioTrack, number> = { inbound: 440, outbound: 660 };
 const LEVEL = 0.3;
@@ -49,7 +51,10 @@ export function openSandboxAudio(line: Line, opts: AudioTapOptions): AudioTap {
   let n = 0;
   const next = () => {
     if (tap.isClosed) return;
-    for (const track of tracks) tap.deliver({ track, payload: toneFrame(TRACK_HZ[track], n) });
+    for (const track of tracks) {
+      const payload = track === 'inbound' && line.audio ? encodeUlaw(farEndFrame(line.audio, n * AUDIO_FRAME_BYTES, AUDIO_FRAME_BYTES)) : toneFrame(TRACK_HZ[track], n);
+      tap.deliver({ track, payload });
+    }
     n++;
     line.schedule(AUDIO_FRAME_MS, next);
   };

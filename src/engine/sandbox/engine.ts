@@ -156,7 +156,7 @@ export class SandboxEngine implements EnginePort {
   activeLegs(): number { return this.#lines.size; }
 
   #open(direction: Direction, from: string, to: string, script: InCallScript): Line {
-    const line = new Line(this.clock, { id: `sbx-${this.#nextId++}`, from, to, direction, speakMs: script.speakMs ?? DEFAULT_SPEAK_MS }, this.faults, this.rooms);
+    const line = new Line(this.clock, { id: `sbx-${this.#nextId++}`, from, to, direction, speakMs: script.speakMs ?? DEFAULT_SPEAK_MS, audio: script.audio ?? null }, this.faults, this.rooms);
     this.#lines.add(line);
     line.onEnd(() => this.#lines.delete(line));
     return line;

@@ -6,6 +6,7 @@ import type { HangupInfo, TransferAsked } from '../port.js';
 import { Transcript } from './transcript.js';
 import type { Media } from './media-timing.js';
 import type { SandboxRooms } from './conference.js';
+import type { FarEndAudio } from './far-end-audio.js';
 
 export type Direction = 'inbound' | 'outbound';
 
@@ -22,6 +23,8 @@ export interface LineInit {
   direction: Direction;
   /** How long the far end talks when recorded. */
   speakMs: number;
+  /** What the far end sounds like to a media tap; null: a steady tone. */
+  audio: FarEndAudio | null;
 }
 
 interface LineEvents {
@@ -40,6 +43,7 @@ export class Line {
   readonly to: string;
   readonly direction: Direction;
   readonly speakMs: number;
+  readonly audio: FarEndAudio | null;
   readonly transcript: Transcript;
   readonly ended: Promise<HangupInfo>;
   readonly #startedAt: number;
@@ -55,7 +59,7 @@ export class Line {
   #resolveEnded!: (info: HangupInfo) => void;
 
   constructor(readonly clock: Clock, init: LineInit, readonly faults: SandboxFaults, readonly rooms: SandboxRooms) {
-    ({ id: this.id, from: this.from, to: this.to, direction: this.direction, speakMs: this.speakMs } = init);
+    ({ id: this.id, from: this.from, to: this.to, direction: this.direction, speakMs: this.speakMs, audio: this.audio } = init);
     this.#startedAt = clock.now();
     this.transcript = new Transcript(() => clock.now() - this.#startedAt);
     this.ended = new Promise((resolve) => { this.#resolveEnded = resolve; });

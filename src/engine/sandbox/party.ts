@@ -5,6 +5,7 @@ import type { Line } from './line.js';
 import { GATHER_REACTION_MS, KEY_INTERVAL_MS } from './media-timing.js';
 import type { TranscriptEvent, TranscriptListener } from './transcript.js';
 import { askTransfer, type TransferResult } from './transfer.js';
+import type { FarEndAudio } from './far-end-audio.js';
 
 /** What a person does once the call is connected. */
 export interface InCallScript {
@@ -16,6 +17,8 @@ export interface InCallScript {
   gatherInput?: string[];
   /** During record(): talks this long, then goes silent (default 3000). */
   speakMs?: number;
+  /** What it sounds like to a media tap and to answering-machine detection (default: a steady 440 Hz tone). */
+  audio?: FarEndAudio;
 }
 
 /** Someone calling in (simulateInbound). */

@@ -17,7 +17,7 @@ export async function callView(c: CallRecord, store: Store, baseUrl: string) {
     sid: c.sid, from: c.from, to: c.to, direction: c.direction, status: c.status,
     number: c.numberId === null ? null : ((await store.numbers.getById(c.numberId))?.e164 ?? null),
     trunk_id: c.trunkId, parent_call_sid: c.parentSid,
-    created_at: c.createdAt, answered_at: c.answeredAt, ended_at: c.endedAt, duration: c.duration, hangup_cause: c.hangupCause,
+    created_at: c.createdAt, answered_at: c.answeredAt, ended_at: c.endedAt, duration: c.duration, hangup_cause: c.hangupCause, answered_by: c.answeredBy,
     recordings: recordings.map((r) => recordingView(r, baseUrl)),
   };
 }

@@ -1,8 +1,11 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
-/** A nullable variant that validates as one JSON-Schema type list, so errors name the real constraint. */
+/**
+ * A nullable variant that validates as one JSON-Schema type list, so errors name the real constraint; an `enum`
+ * lists null too (it is checked apart from the type).
+ */
 export const Nullable = <T extends TSchema>(schema: T) =>
-  Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type as string, 'null'] });
+  Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type as string, 'null'], ...(Array.isArray(schema.enum) ? { enum: [...(schema.enum as unknown[]), null] } : {}) });
 
 /** A string enum that validates as plain `enum` (clear error messages) yet types as the literal union. */
 export const StringEnum = <T extends string>(values: readonly T[], opts: { description?: string } = {}) =>
