@@ -3,7 +3,7 @@
 // the 487, and one that never answers a BYE.
 import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killOnExit } from '../../../helpers/engines.js';
@@ -15,8 +15,11 @@ const DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sipp');
 export interface Sipp { exited: Promise<number>; output(): string; kill(): void }
 
 export type FarEndScenario =
-  /** Rings `ringMs`, answers with `rtpPort` as its media; answers the platform's BYE unless `ignoreBye`. */
-  | { kind: 'answer'; rtpPort: number; ringMs: number; ignoreBye?: boolean }
+  /**
+   * Rings `ringMs`, answers with `rtpPort` as its media; answers the platform's BYE unless `ignoreBye`. Once
+   * answered, writes where the platform's media is ("IP port") to `mediaFile`, when given (mediaAddress reads it).
+   */
+  | { kind: 'answer'; rtpPort: number; ringMs: number; ignoreBye?: boolean; mediaFile?: string }
   /** Rings; answers a CANCEL with 200 and never sends the 487. */
   | { kind: 'ignore-cancel' };
 
@@ -24,7 +27,8 @@ export type FarEndScenario =
 export function runFarEnd(localPort: number, scenario: FarEndScenario, scratch: string, waitMs = 120_000): Sipp {
   let xml = readFileSync(path.join(DIR, scenario.kind === 'answer' ? 'answer-rtp.xml' : 'ignore-cancel.xml'), 'utf8');
   if (scenario.kind === 'answer') {
-    xml = xml.replaceAll('[rtp_port]', String(scenario.rtpPort)).replaceAll('[ring_ms]', String(scenario.ringMs));
+    xml = xml.replaceAll('[rtp_port]', String(scenario.rtpPort)).replaceAll('[ring_ms]', String(scenario.ringMs))
+      .replaceAll('[media_file]', scenario.mediaFile ?? '/dev/null');
     // Never answering: every BYE (and its retransmissions) is taken in and left unanswered.
     if (scenario.ignoreBye) xml = xml.replace(/<!-- BYE REPLY -->[\s\S]*<!-- END BYE REPLY -->/, '<label id="ignore"/><recv request="BYE" timeout="[wait_ms]" ontimeout="done" next="ignore"/>');
   }
@@ -42,8 +46,16 @@ export function runFarEnd(localPort: number, scenario: FarEndScenario, scratch: 
   return { exited, output: () => out, kill: () => { if (child.exitCode === null) child.kill('SIGKILL'); } };
 }
 
+/** Where the platform's media is, once a far end answered with `mediaFile` (runFarEnd); null until then. */
+export function mediaAddress(mediaFile: string): { address: string; port: number } | null {
+  const m = existsSync(mediaFile) ? /^(\S+) (\d+)\s*$/.exec(readFileSync(mediaFile, 'utf8')) : null;
+  return m ? { address: m[1]!, port: Number(m[2]) } : null;
+}
+
 export interface RtpFarEnd {
   port: number;
+  /** Starts talking to `peer` now, rather than at the platform's first packet (a no-op once talking). */
+  talkTo(peer: { address: string; port: number }): void;
   /** When the far end sent its first packet (it starts once FreeSWITCH's first packet shows where to send). */
   firstSentAt(): number | null;
   /** Everything it heard, decoded (8 kHz). */
@@ -72,6 +84,7 @@ export async function rtpFarEnd(signal: Float32Array, frameMs: number): Promise<
   let closed = false;
   const ssrc = Math.floor(Math.random() * 2 ** 32);
   const talk = (peer: { address: string; port: number }) => {
+    if (firstSent !== null) return;
     const started = Date.now();
     firstSent = started;
     let frame = 0;
@@ -95,6 +108,7 @@ export async function rtpFarEnd(signal: Float32Array, frameMs: number): Promise<
   });
   return {
     port: socket.address().port,
+    talkTo: talk,
     firstSentAt: () => firstSent,
     heard: () => {
       const out = new Float32Array(heard.reduce((n, c) => n + c.length, 0));
