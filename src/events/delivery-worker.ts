@@ -7,7 +7,7 @@ import { OutboundError, type GuardedClient } from '../net/index.js';
 import { openHeaders } from './subscription-headers.js';
 import type { OrgSettingsRepo } from '../org/settings.js';
 import { retryDelayMs } from './backoff.js';
-import { LEASE_MARGIN_MS, type AttemptNext, type AttemptRecord, type ClaimedDelivery, type DeliveryStatus, type FinishedAttempt, type HeldLease, type OutboxStore } from './outbox-store.js';
+import type { AttemptNext, AttemptRecord, ClaimedDelivery, DeliveryStatus, FinishedAttempt, OutboxStore } from './outbox-store.js';
 import { deliveryBody, deliveryHeaders } from './payload.js';
 import { OneAtATime } from './one-at-a-time.js';
 
@@ -39,22 +39,13 @@ export interface DeliveryWorkerDeps {
 }
 
 const GROUP_COMMIT_MS = 2;
-/**
- * How long a claimed delivery may wait for a slot. Its lease covers its timeout and LEASE_MARGIN_MS from the claim;
- * started later than this, a slow attempt would leave less than the rest of that margin for its log, and once the
- * lease ran out another worker could take the delivery while the attempt still ran.
- */
-const CLAIM_KEPT_MS = LEASE_MARGIN_MS / 4;
 
 interface Recording extends FinishedAttempt { done(err?: Error): void }
 
 /**
- * Attempts run concurrently; what they leave to write is batched. Each look at the outbox (one transaction) logs
- * the attempts finished since the last, hands back leases gone stale, and claims deliveries ahead: up to twice
- * what the slots hold, so a finished request's slot is refilled at once from the claimed ones, not after the next
- * transaction. (Claimed only as slots freed, every request waited for a transaction between batches, and the
- * batches shrank to the two or three requests that finished while the last one ran: on PostgreSQL, fsync on, about
- * 450 deliveries/s.) An attempt's outcome is announced once it is logged.
+ * Attempts run concurrently; what they leave to write is batched: finished attempts are logged together (see
+ * #record), in one transaction with the claims that refill the freed slots. An attempt's outcome is announced once
+ * it is logged.
  */
 export class DeliveryWorker {
   readonly #d: DeliveryWorkerDeps;
@@ -63,20 +54,15 @@ export class DeliveryWorker {
   readonly #inFlight = new Set<Promise<unknown>>();
   readonly #listeners = new Set<(o: AttemptOutcome) => void>();
   readonly #toRecord: Recording[] = [];
-  /** Claimed and not started yet, oldest claim first. */
-  readonly #ready: ClaimedDelivery[] = [];
-  /** Claimed and gone stale before a slot was free: handed back by the next look. */
-  readonly #toRelease: HeldLease[] = [];
   /** Attempts started and not yet logged. */
-  #unlogged = 0;
-  /** Requests in flight: what `concurrency` bounds. */
-  #requests = 0;
+  #active = 0;
   /**
    * Requests in flight per subscription id: what perSubscription bounds. A finished request frees its slot at once,
    * not when its attempt is logged: its delivery stays leased until then, so no worker takes it again meanwhile, and
-   * the receiver is what the bound protects.
+   * the receiver is what the bound protects. (Counted until logged, a subscription's slots were held through two
+   * settle transactions each, and on PostgreSQL that bounded one receiver's rate near 1,100 deliveries/s.)
    */
-  readonly #requestsBySubscription = new Map<number, number>();
+  readonly #activeBySubscription = new Map<number, number>();
   #running = false;
   #timer: TimerHandle | null = null;
   #pumpQueued = false;
@@ -95,22 +81,14 @@ export class DeliveryWorker {
     this.wake();
   }
 
-  /**
-   * Stops claiming, hands back what it claimed and did not start, and waits for attempts in flight (each bounded by
-   * its timeout) to be logged.
-   */
+  /** Stops claiming and waits for attempts in flight (each bounded by its timeout) to be logged. */
   async stop(): Promise<void> {
     this.#running = false;
     if (this.#timer) this.#d.clock.clearTimeout(this.#timer);
     this.#timer = null;
-    this.#toRelease.push(...this.#ready.splice(0));
-    if (this.#toRelease.length > 0) this.wake();
     await Promise.allSettled([...this.#inFlight]);
-    // A look that ends by asking for another (claims it took while stopping, to hand back) is waited for too.
-    do {
-      while (this.#pumpQueued) await new Promise((r) => setImmediate(r));
-      await this.#pumps.idle();
-    } while (this.#pumpQueued);
+    while (this.#pumpQueued) await new Promise((r) => setImmediate(r));
+    await this.#pumps.idle();
   }
 
   /**
@@ -144,13 +122,12 @@ export class DeliveryWorker {
 
   async #pumpOnce(): Promise<void> {
     const recorded = this.#toRecord.splice(0);
-    const released = this.#toRelease.splice(0);
-    this.#unlogged -= recorded.length;
-    const limit = this.#running ? 2 * this.#concurrency - this.#unlogged - this.#ready.length : 0;
+    this.#active -= recorded.length;
+    const free = this.#running ? this.#concurrency - this.#active : 0;
     let claimed: ClaimedDelivery[] = [];
-    if (recorded.length > 0 || released.length > 0 || limit > 0) {
+    if (recorded.length > 0 || free > 0) {
       try {
-        claimed = await this.#d.outbox.settle(recorded, limit, { active: this.#heldBySubscription(), perSubscription: 2 * this.#perSubscription }, released);
+        claimed = await this.#d.outbox.settle(recorded, free, { active: this.#activeBySubscription, perSubscription: this.#perSubscription });
       } catch (err) {
         // Their leases run out and they are attempted again: at least once, never lost.
         this.#d.log.error({ err }, 'could not log delivery attempts');
@@ -160,53 +137,21 @@ export class DeliveryWorker {
       }
     }
     for (const r of recorded) r.done();
-    // Stopped while this look ran: what it claimed goes back with the next.
-    if (this.#running) this.#ready.push(...claimed);
-    else if (claimed.length > 0) { this.#toRelease.push(...claimed); this.wake(); }
-    this.#startReady();
+    for (const c of claimed) void this.#start(c);
     await this.#schedule();
-  }
-
-  /** Per subscription id, the deliveries claimed and not finished: requests in flight and claims not started. */
-  #heldBySubscription(): Map<number, number> {
-    const held = new Map(this.#requestsBySubscription);
-    for (const c of this.#ready) held.set(c.subscription.id, (held.get(c.subscription.id) ?? 0) + 1);
-    return held;
-  }
-
-  /**
-   * Starts claimed deliveries while slots are free, in claim order, passing over subscriptions at their bound. One
-   * that waited longer than CLAIM_KEPT_MS is handed back, not attempted.
-   */
-  #startReady(): void {
-    const now = this.#d.clock.now();
-    let stale = false;
-    for (let i = 0; i < this.#ready.length && this.#requests < this.#concurrency;) {
-      const c = this.#ready[i]!;
-      if (c.leasedUntil - now < c.subscription.timeoutMs + LEASE_MARGIN_MS - CLAIM_KEPT_MS) {
-        this.#toRelease.push(...this.#ready.splice(i, 1));
-        stale = true;
-      } else if ((this.#requestsBySubscription.get(c.subscription.id) ?? 0) >= this.#perSubscription) {
-        i++;
-      } else {
-        this.#ready.splice(i, 1);
-        void this.#start(c);
-      }
-    }
-    if (stale) this.wake();
   }
 
   async #schedule(): Promise<void> {
     if (this.#timer) this.#d.clock.clearTimeout(this.#timer);
     this.#timer = null;
     // With every slot busy, the next finishing attempt pumps again; no timer needed.
-    if (!this.#running || this.#requests >= this.#concurrency) return;
+    if (!this.#running || this.#active >= this.#concurrency) return;
     // So does any attempt in flight, and soon: meanwhile only the poll is due (work another process queued). When
     // to look next is read from the outbox only when nothing is in flight: in a busy worker that read (a scan of the
     // pending rows) came after every batch, and the next batch waited for it.
     let due: number | null = null;
     try {
-      due = this.#unlogged > 0 ? null : await this.#d.outbox.nextDueAt();
+      due = this.#active > 0 ? null : await this.#d.outbox.nextDueAt();
     } catch (err) {
       this.#d.log.error({ err }, 'could not read when the next delivery is due; looking again at the next poll');
     }
@@ -216,9 +161,8 @@ export class DeliveryWorker {
   }
 
   #start(c: ClaimedDelivery): Promise<AttemptOutcome> {
-    this.#unlogged++;
-    this.#requests++;
-    this.#requestsBySubscription.set(c.subscription.id, (this.#requestsBySubscription.get(c.subscription.id) ?? 0) + 1);
+    this.#active++;
+    this.#activeBySubscription.set(c.subscription.id, (this.#activeBySubscription.get(c.subscription.id) ?? 0) + 1);
     const p = this.#attempt(c);
     this.#inFlight.add(p);
     const settled = () => { this.#inFlight.delete(p); };
@@ -226,24 +170,20 @@ export class DeliveryWorker {
     return p;
   }
 
-  /** Frees the request's slots and refills them from the claimed deliveries. */
   #requestDone(subscriptionId: number): void {
-    this.#requests--;
-    const n = (this.#requestsBySubscription.get(subscriptionId) ?? 1) - 1;
-    if (n > 0) this.#requestsBySubscription.set(subscriptionId, n);
-    else this.#requestsBySubscription.delete(subscriptionId);
-    if (this.#running) this.#startReady();
+    const n = (this.#activeBySubscription.get(subscriptionId) ?? 1) - 1;
+    if (n > 0) this.#activeBySubscription.set(subscriptionId, n);
+    else this.#activeBySubscription.delete(subscriptionId);
   }
 
   /** Resolves once the attempt is logged (by the next pump). */
   #record(finished: FinishedAttempt): Promise<void> {
     return new Promise((resolve, reject) => {
       this.#toRecord.push({ ...finished, done: (err) => (err ? reject(err) : resolve()) });
-      // Group commit: the log is written once no request is in flight, or when the claimed deliveries have run out
-      // (the look that logs also claims), or 2 ms on, whichever is first; so a busy worker writes one transaction
-      // per few milliseconds of attempts instead of one per attempt. A real timer, not the clock's: this is about
-      // batching writes, not about when deliveries are due.
-      if (this.#requests === 0 || this.#ready.length === 0) this.wake();
+      // Group commit: the log is written once every attempt in flight has finished or 2 ms on, whichever is first,
+      // so a busy worker writes one transaction per slot-full instead of one per attempt. A real timer, not the
+      // clock's: this is about batching writes, not about when deliveries are due.
+      if (this.#toRecord.length >= this.#active) this.wake();
       else this.#groupTimer ??= setTimeout(() => { this.#groupTimer = null; this.wake(); }, GROUP_COMMIT_MS);
     });
   }

@@ -27,12 +27,7 @@ export interface ClaimedDelivery {
   attempt: number;
   event: StoredEvent;
   subscription: Subscription;
-  /** When the lease runs out (clock ms): the attempt's timeout and LEASE_MARGIN_MS after the claim. */
-  leasedUntil: number;
 }
-
-/** A lease a worker hands back unused (see settle). */
-export type HeldLease = Pick<ClaimedDelivery, 'id' | 'leasedUntil'>;
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'exhausted';
 
@@ -198,21 +193,19 @@ export class OutboxStore {
   }
 
   /**
-   * One transaction for a batch of the worker's work: logs the finished attempts, hands back the `released` leases
-   * still as they were (claimed, not attempted), then leases up to `limit` due deliveries, oldest due first, none
-   * that would bring a subscription past `perSubscription` held. A handful of statements per batch, not per
-   * delivery: on PostgreSQL each is a round trip. With nothing to log or hand back and nothing due (an idle outbox
-   * at the worker's poll) it is one plain read and no transaction.
+   * One transaction for a batch of the worker's work: logs the finished attempts, then leases up to `limit` due
+   * deliveries, oldest due first, none that would bring a subscription past `perSubscription` attempts in flight.
+   * A handful of statements per batch, not per delivery: on PostgreSQL each is a round trip. With nothing to log
+   * and nothing due (an idle outbox at the worker's poll) it is one plain read and no transaction.
    */
-  async settle(finished: FinishedAttempt[], limit: number, slots: SubscriptionSlots, released: readonly HeldLease[] = []): Promise<ClaimedDelivery[]> {
-    if (finished.length === 0 && released.length === 0) {
+  async settle(finished: FinishedAttempt[], limit: number, slots: SubscriptionSlots): Promise<ClaimedDelivery[]> {
+    if (finished.length === 0) {
       if (limit <= 0) return [];
       const now = this.clock.now();
       if (!(await this.sql.one(`SELECT d.id FROM webhook_deliveries d WHERE ${CLAIMABLE} LIMIT 1`, [now, now]))) return [];
     }
     return this.sql.transaction(async (tx) => {
       await this.#finish(tx, finished);
-      await this.#release(tx, released);
       if (limit <= 0) return [];
       const now = this.clock.now();
       const inFlight = new Map(slots.active);
@@ -248,22 +241,11 @@ export class OutboxStore {
     });
   }
 
-  /**
-   * Frees leases for any worker to claim again at once. Only a lease still as it was given: one that ran out and
-   * was taken by another worker is that worker's now.
-   */
-  async #release(tx: SqlQueries, released: readonly HeldLease[]): Promise<void> {
-    for (const { id, leasedUntil } of released) {
-      await tx.run("UPDATE webhook_deliveries SET claimed_until = NULL WHERE id = ? AND claimed_until = ? AND status = 'pending'", [id, leasedUntil]);
-    }
-  }
-
   /** Call with the deliveries' rows locked (claimed above); in the order of `ids`. */
   async #lease(tx: SqlQueries, ids: number[], now: number): Promise<ClaimedDelivery[]> {
     if (ids.length === 0) return [];
-    const leases = new Map((await tx.all<{ id: number; claimed_until: number }>(`UPDATE webhook_deliveries
-      SET claimed_until = ? + (SELECT s.timeout_ms FROM webhook_subscriptions s WHERE s.id = webhook_deliveries.subscription_id)
-      WHERE id IN (${marks(ids.length)}) RETURNING id, claimed_until`, [now + LEASE_MARGIN_MS, ...ids])).map((r) => [r.id, r.claimed_until]));
+    await tx.run(`UPDATE webhook_deliveries SET claimed_until = ? + (SELECT s.timeout_ms FROM webhook_subscriptions s WHERE s.id = webhook_deliveries.subscription_id)
+      WHERE id IN (${marks(ids.length)})`, [now + LEASE_MARGIN_MS, ...ids]);
     const rows = await tx.all<LeasedRow>(`SELECT d.id, d.sid, d.attempt_count, d.subscription_id, e.sid AS event_sid, e.account_id, e.event_type, e.call_sid,
       e.occurred_at, e.data FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.id IN (${marks(ids.length)})`, ids);
     const subscriptionIds = [...new Set(rows.map((r) => r.subscription_id))];
@@ -273,9 +255,8 @@ export class OutboxStore {
     return ids.flatMap((id) => {
       const r = byId.get(id);
       const subscription = r && subscriptions.get(r.subscription_id);
-      const leasedUntil = leases.get(id);
-      if (!r || !subscription || leasedUntil === undefined) return [];
-      return [{ id, sid: r.sid, attempt: r.attempt_count + 1, event: toEvent({ ...r, sid: r.event_sid }), subscription, leasedUntil }];
+      if (!r || !subscription) return [];
+      return [{ id, sid: r.sid, attempt: r.attempt_count + 1, event: toEvent({ ...r, sid: r.event_sid }), subscription }];
     });
   }
 
