@@ -44,7 +44,10 @@ const timelineHas = async (d: EngineDriver, sid: string, kind: string) => (await
 async function redirected(t: Test, d: EngineDriver, call: PlacedCall, sid: string, body: Record<string, unknown>): Promise<void> {
   const res = await update(d, sid, body);
   t.equal(res.status, 200, `redirect answered ${res.status} ${res.text.slice(0, 200)}`);
-  t.match(res.body, { sid, status: 'in-progress' }, 'with the call, still in progress');
+  // With the call as it is when the answer is written: in progress, or, on the sandbox's fast clock on a loaded
+  // machine, already ended by the new document's Hangup (it ran in the meantime).
+  t.match(res.body, { sid }, 'with the call');
+  t.ok(res.body.status === 'in-progress' || (d.name === 'sandbox' && res.body.status === 'completed'), `still in progress (${res.body.status})`);
   await call.ended;
   const ended = await final(d, sid);
   t.equal(ended.status, 'completed');

@@ -99,14 +99,14 @@ if (bins) {
     }
 
     await service.updateParticipant(conf.sid, a.callSid, { muted: true });
-    heard = await phase(callers);
+    heard = await phase(callers, [['b', 'a'], ['c', 'a']]);
     check(heard, 'b', 'a', false, 'muted a is not heard by b');
     check(heard, 'c', 'a', false, 'muted a is not heard by c');
     check(heard, 'a', 'b', true, 'muted a still hears b');
     await service.updateParticipant(conf.sid, a.callSid, { muted: false });
 
     await service.updateParticipant(conf.sid, b.callSid, { hold: true, holdUrl: `${origin.origin}/hold.wav` }, await lease(`${origin.origin}/hold.wav`));
-    heard = await phase(callers);
+    heard = await phase(callers, [['b', 'a'], ['a', 'b']]);
     check(heard, 'b', 'hold', true, 'held b hears the hold audio');
     check(heard, 'b', 'a', false, 'held b does not hear the room');
     check(heard, 'a', 'b', false, 'held b is not heard');

@@ -18,9 +18,22 @@ const PHASE_MS = 1_200;
 const SETTLE_SAMPLES = 8 * 300;
 const HEARD = 0.1;
 const SILENT = 0.02;
+/** How long a change (a mute, a hold) may take to reach what a listener hears before a phase measures anyway. */
+const CHANGE_MS = 5_000;
+/** The latest 100 ms: what a listener hears now. */
+const RECENT_SAMPLES = 8 * 100;
 
-export async function phase(callers: Record<Name, { rtp: RtpRecorder }>): Promise<Heard> {
+/**
+ * Listens for PHASE_MS and reports what each caller heard, from SETTLE_SAMPLES on. `quiet`: pairs of a listener and a
+ * tone a change just took away from it (a mute, a hold): the phase starts once its latest 100 ms lack that tone
+ * (CHANGE_MS at most), so audio still on its way when the change was made is not measured. On a loaded machine that
+ * took longer than the settling margin (a muted member heard at share 0.028 by another).
+ */
+export async function phase(callers: Record<Name, { rtp: RtpRecorder }>, quiet: Array<[Name, Name | 'hold']> = []): Promise<Heard> {
   const names = Object.keys(callers) as Name[];
+  const gone = () => quiet.every(([listener, tone]) => toneShare(callers[listener].rtp.samples().slice(-RECENT_SAMPLES), tone === 'hold' ? HOLD_HZ : TONES[tone]) < SILENT);
+  const deadline = Date.now() + CHANGE_MS;
+  while (!gone() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   const marks = Object.fromEntries(names.map((n) => [n, callers[n].rtp.samples().length]));
   await new Promise((r) => setTimeout(r, PHASE_MS));
   const out = {} as Heard;
