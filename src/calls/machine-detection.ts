@@ -14,7 +14,6 @@ import type { CallSession } from './session.js';
 const NO_AUDIO_GRACE_MS = 2_000;
 
 export async function detectMachine(session: CallSession, settings: MachineDetectionSettings): Promise<AnsweredBy> {
-  const { clock, store } = session.services;
   const leg = session.leg;
   let tap: AudioTap | null = null;
   try {
@@ -24,39 +23,41 @@ export async function detectMachine(session: CallSession, settings: MachineDetec
   }
   const answeredBy = tap ? await listen(session, tap, settings) : 'unknown';
   await tap?.close();
-  await store.calls.setAnsweredBy(session.sid, answeredBy);
+  await session.services.store.calls.setAnsweredBy(session.sid, answeredBy);
   return answeredBy;
+}
 
-  function listen(s: CallSession, t: AudioTap, settings: MachineDetectionSettings): Promise<AnsweredBy> {
-    const detector = new MachineDetector(settings);
-    let machine = false;
-    let settled = false;
-    return new Promise<AnsweredBy>((resolve) => {
-      const done = (answeredBy: AnsweredBy, atMs: number | null) => {
-        if (settled) return;
-        settled = true;
-        t.off('frame', onFrame);
-        clock.clearTimeout(guard);
-        void s.timeline('machine-detection', { answered_by: answeredBy, after_ms: atMs });
-        resolve(answeredBy);
-      };
-      // Audio that stops before a decision: nothing more will be heard.
-      const unheard = () => done(machine ? 'machine_end_other' : 'unknown', null);
-      // The callee's side: a fork that can only give the mix gives it as 'inbound' (nothing is played to the callee
-      // while detection runs, so the mix is the callee).
-      const onFrame = (frame: AudioFrame) => {
-        if (frame.track !== 'inbound') return;
-        for (const d of detector.push(decodeUlaw(frame.payload))) {
-          if (d.final) done(d.answeredBy, d.atMs);
-          else {
-            machine = true;
-            void s.timeline('machine-detection', { answered_by: d.answeredBy, after_ms: d.atMs, final: false });
-          }
+/** Feeds the tap's frames to a detector until it decides, the audio stops, or the guard runs out. */
+function listen(session: CallSession, tap: AudioTap, settings: MachineDetectionSettings): Promise<AnsweredBy> {
+  const { clock } = session.services;
+  const detector = new MachineDetector(settings);
+  let machine = false;
+  let settled = false;
+  return new Promise<AnsweredBy>((resolve) => {
+    const done = (answeredBy: AnsweredBy, atMs: number | null) => {
+      if (settled) return;
+      settled = true;
+      tap.off('frame', onFrame);
+      clock.clearTimeout(guard);
+      void session.timeline('machine-detection', { answered_by: answeredBy, after_ms: atMs });
+      resolve(answeredBy);
+    };
+    // Audio that stops before a decision: nothing more will be heard.
+    const unheard = () => done(machine ? 'machine_end_other' : 'unknown', null);
+    // The callee's side: a fork that can only give the mix gives it as 'inbound' (nothing is played to the callee
+    // while detection runs, so the mix is the callee).
+    const onFrame = (frame: AudioFrame) => {
+      if (frame.track !== 'inbound') return;
+      for (const d of detector.push(decodeUlaw(frame.payload))) {
+        if (d.final) done(d.answeredBy, d.atMs);
+        else {
+          machine = true;
+          void session.timeline('machine-detection', { answered_by: d.answeredBy, after_ms: d.atMs, final: false });
         }
-      };
-      const guard = clock.setTimeout(unheard, settings.timeoutMs + NO_AUDIO_GRACE_MS);
-      t.on('frame', onFrame);
-      void t.closed.then(unheard);
-    });
-  }
+      }
+    };
+    const guard = clock.setTimeout(unheard, settings.timeoutMs + NO_AUDIO_GRACE_MS);
+    tap.on('frame', onFrame);
+    void tap.closed.then(unheard);
+  });
 }

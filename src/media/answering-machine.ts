@@ -5,7 +5,8 @@
 import { ToneTracker, type ToneRun } from './tone-detector.js';
 import { VoiceActivity } from './voice-activity.js';
 
-export type AnsweredBy = 'human' | 'machine_start' | 'machine_end_beep' | 'machine_end_silence' | 'machine_end_other' | 'fax' | 'unknown';
+export const ANSWERED_BY = ['human', 'machine_start', 'machine_end_beep', 'machine_end_silence', 'machine_end_other', 'fax', 'unknown'] as const;
+export type AnsweredBy = (typeof ANSWERED_BY)[number];
 
 export interface MachineDetectionSettings {
   /** 'enable': decide human, machine (at its start), fax or unknown; 'detect_message_end': for a machine, wait for the end of its greeting. */

@@ -8,7 +8,8 @@ import { writeWav } from './wav.js';
 
 const SAMPLE_RATE = 8000;
 
-function tone(hz: number, ms: number, level = 0.3): Float32Array {
+/** `ms` of a sine at `hz`, 8 kHz samples in [-1, 1]. */
+export function tone(hz: number, ms: number, level = 0.3): Float32Array {
   const samples = new Float32Array(Math.round((SAMPLE_RATE * ms) / 1000));
   for (let i = 0; i < samples.length; i++) samples[i] = level * Math.sin((2 * Math.PI * hz * i) / SAMPLE_RATE);
   return samples;

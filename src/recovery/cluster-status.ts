@@ -2,7 +2,7 @@
 // and the dashboard's operator page): where each listens, when it last beat, whether its peers count it dead or it
 // is draining, how many calls it carries. And the one thing an operator does to a node from there: ask it to drain.
 import type { Clock } from '../clock.js';
-import { deadInstances, type Instance, type InstanceRepo } from './instances.js';
+import { deadInstances, type Instance, type InstanceRepo, type Liveness } from './instances.js';
 import { peerLiveness } from './index.js';
 
 export type NodeState = 'alive' | 'draining' | 'dead' | 'reconciled';
@@ -17,16 +17,22 @@ export interface ClusterStore {
   calls: { openCountsByOwner(): Promise<Map<string | null, number>> };
 }
 
+/** A node's state, judged by `liveness` (a peer's rule). */
+function stateOf(i: Instance, liveness: Liveness): NodeState {
+  if (i.reconciledBy !== null) return 'reconciled';
+  if (deadInstances([i], liveness).length > 0) return 'dead';
+  return i.drainingAt !== null ? 'draining' : 'alive';
+}
+
 /** Every node the database knows, oldest first, judged as a peer would (`self`: the asking node, '' for none). */
 export async function clusterStatus(store: ClusterStore, clock: Clock, self = ''): Promise<NodeStatus[]> {
   const instances = await store.instances.list();
-  const dead = new Set(deadInstances(instances, peerLiveness(self, clock)).map((i) => i.id));
   const open = await store.calls.openCountsByOwner();
-  const state = (i: Instance): NodeState => (i.reconciledBy !== null ? 'reconciled' : dead.has(i.id) ? 'dead' : i.drainingAt !== null ? 'draining' : 'alive');
+  const liveness = peerLiveness(self, clock);
   return instances.map((i) => ({
     id: i.id, host: i.host, pid: i.pid, address: i.address, started_at: i.startedAt,
     beat_age_seconds: Math.max(0, Math.round((clock.now() - Date.parse(i.beatAt)) / 1000)),
-    state: state(i), reconciled_by: i.reconciledBy, open_calls: open.get(i.id) ?? 0,
+    state: stateOf(i, liveness), reconciled_by: i.reconciledBy, open_calls: open.get(i.id) ?? 0,
   }));
 }
 
@@ -37,6 +43,7 @@ export async function clusterStatus(store: ClusterStore, clock: Clock, self = ''
 export async function askToDrain(instances: InstanceRepo, clock: Clock, id: string): Promise<'asked' | 'not_found' | 'dead'> {
   const target = await instances.get(id);
   if (!target) return 'not_found';
-  if (target.reconciledBy !== null || deadInstances([target], peerLiveness('', clock)).length > 0) return 'dead';
+  const state = stateOf(target, peerLiveness('', clock));
+  if (state === 'dead' || state === 'reconciled') return 'dead';
   return (await instances.drain(id)) ? 'asked' : 'not_found';
 }

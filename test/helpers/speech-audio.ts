@@ -42,11 +42,7 @@ export function speak(text: string, v: Voice = { voice: 'en-us', wordsPerMinute:
 
 export const silence = (ms: number) => new Float32Array(Math.round((RATE * ms) / 1000));
 
-export function tone(hz: number, ms: number, level = 0.3): Float32Array {
-  const out = silence(ms);
-  for (let i = 0; i < out.length; i++) out[i] = level * Math.sin((2 * Math.PI * hz * i) / RATE);
-  return out;
-}
+export { tone } from '../../src/media/tones.js';
 
 export function concat(...parts: Float32Array[]): Float32Array {
   const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));

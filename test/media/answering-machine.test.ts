@@ -43,10 +43,9 @@ t.test('answering-machine detection over a corpus of answers', { skip: missing ?
 });
 
 t.test('the detector on its own signals: silence is unknown after the silence timeout; a beep alone is a machine', async (t) => {
-  const frames = (audio: Float32Array, mode: 'enable' | 'detect_message_end') => detect(audio, mode);
-  t.same(frames(silence(6000), 'enable'), [{ answeredBy: 'unknown', atMs: 5000, final: true }], 'nothing said for 5 s');
-  const beep = frames(concat(silence(500), tone(1000, 400), silence(500)), 'detect_message_end');
+  t.same(detect(silence(6000), 'enable'), [{ answeredBy: 'unknown', atMs: 5000, final: true }], 'nothing said for 5 s');
+  const beep = detect(concat(silence(500), tone(1000, 400), silence(500)), 'detect_message_end');
   t.same(beep.map((d) => d.answeredBy), ['machine_end_beep'], 'a beep right at the answer');
   t.ok(beep[0]!.atMs - 900 <= 40, `said ${beep[0]!.atMs - 900} ms after the beep ended`);
-  t.same(frames(concat(silence(300), tone(2100, 1000)), 'enable').map((d) => d.answeredBy), ['fax']);
+  t.same(detect(concat(silence(300), tone(2100, 1000)), 'enable').map((d) => d.answeredBy), ['fax']);
 });

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { HttpUrl, Nullable, StringEnum } from './common.js';
+import { ANSWERED_BY } from '../../media/answering-machine.js';
 
 const Method = Type.Unsafe<'POST' | 'GET'>({ type: 'string', enum: ['POST', 'GET'] });
 
@@ -65,7 +66,7 @@ export const CallResource = Type.Object({
   duration: Nullable(Type.Integer({ description: 'Seconds from answer to end.' })),
   hangup_cause: Nullable(Type.String()),
   answered_by: Nullable(Type.String({
-    enum: ['human', 'machine_start', 'machine_end_beep', 'machine_end_silence', 'machine_end_other', 'fax', 'unknown'],
+    enum: [...ANSWERED_BY],
     description: 'What answering-machine detection found (machine_detection); null when none ran.',
   })),
   recordings: Type.Array(RecordingSummary),
