@@ -12,6 +12,8 @@ import type { SqlQueries } from '../store/sql.js';
 import type { OpenCallback } from './callbacks.js';
 import type { Offer } from './routing.js';
 import type { AcdService, Talking } from './service.js';
+import { dialCustomerFirst, type AnsweredAttempt } from './callback-detection.js';
+import type { Queue } from './queues.js';
 
 export const CALLBACK_MAX_ATTEMPTS = 3;
 export const CALLBACK_RETRY_MS = 5 * 60_000;
@@ -27,7 +29,7 @@ export class CallbackDialer {
 
   constructor(
     private readonly services: AcdServices,
-    private readonly acd: Pick<AcdService, 'router' | 'seats' | 'agentCallEnded' | 'kick'>,
+    private readonly acd: Pick<AcdService, 'router' | 'seats' | 'agentCallEnded' | 'kick' | 'wait'>,
     private readonly room: (callSid: string) => string,
   ) {}
 
@@ -77,13 +79,20 @@ export class CallbackDialer {
     }
   }
 
-  /** The router reserved an agent for a callback: ring the agent, then the customer, and let them talk. */
+  /**
+   * The router reserved an agent for a callback: ring the agent, then the customer, and let them talk; with machine
+   * detection on the queue, the customer first (src/acd/callback-detection.ts).
+   */
   async offer(offer: Offer): Promise<void> {
     const job = this.#jobs.get(offer.callSid)!;
     const { store } = this.services;
     const { callback } = job;
     const queue = (await store.queues.find(callback.accountId, callback.queueSid))!;
     job.offered = true;
+    if (queue.machineDetection) {
+      await this.#customerFirst(job, offer, { ...queue, machineDetection: queue.machineDetection });
+      return;
+    }
     const ring = await this.acd.seats.ring(offer, { from: callback.from, parentSid: job.callSid, queue, signal: new AbortController().signal, wanted: () => this.#jobs.has(job.callSid) });
     if (ring.kind !== 'answered') {
       // Waiting again (a miss, an agent gone on break): the next agent is tried now.
@@ -129,8 +138,36 @@ export class CallbackDialer {
     await agentMember?.leave().catch(() => undefined);
     this.#jobs.delete(job.callSid);
     if (talked) await store.scheduledCallbacks.complete(callback.sid);
-    else await this.#failed(callback, `the customer's phone was not answered (${(await store.calls.get(job.callSid))?.status ?? 'not placed'})`);
+    else await this.#failed(callback, await this.#notAnswered(job.callSid));
     await this.acd.agentCallEnded(offer, job.callSid, callback.accountId, talked ? queue.wrapUpSeconds : 0);
+  }
+
+  /**
+   * The customer is dialled while the reserved agent waits unrung; a person joins the line in the callback's place.
+   * Whatever happened, the callback's place and the agent's reservation are given up at the end (a no-op once a
+   * person was taken by an agent or left the line).
+   */
+  async #customerFirst(job: Job, offer: Offer, queue: Queue & { machineDetection: NonNullable<Queue['machineDetection']> }): Promise<void> {
+    const { store, clock } = this.services;
+    const { callback } = job;
+    if (job.noAgent) clock.clearTimeout(job.noAgent);
+    const caller = await checkCallerId(store.numbers, callback.accountId, callback.from);
+    const answered: AnsweredAttempt | null = caller.ok
+      ? await dialCustomerFirst(this.services, this.acd, { callback, callSid: job.callSid, offer, queue, numberId: caller.number.id, ringMs: CUSTOMER_RING_MS })
+      : { kind: 'failed', error: callerIdFailure(caller.problem), retry: false };
+    if (await this.acd.router.leave(job.callSid)) await this.acd.kick(queue.id);
+    this.#jobs.delete(job.callSid);
+    if (answered === null) await this.#failed(callback, await this.#notAnswered(job.callSid));
+    else if (answered.kind === 'failed' && answered.retry) await this.#failed(callback, answered.error);
+    else if (answered.kind === 'failed') await store.scheduledCallbacks.attemptFailed(callback.sid, answered.error, null);
+    else {
+      if (answered.kind === 'talked') await store.scheduledCallbacks.attempt(callback.sid, job.callSid, answered.agentSid);
+      await store.scheduledCallbacks.complete(callback.sid);
+    }
+  }
+
+  async #notAnswered(callSid: string): Promise<string> {
+    return `the customer's phone was not answered (${(await this.services.store.calls.get(callSid))?.status ?? 'not placed'})`;
   }
 
   async #noAgent(job: Job): Promise<void> {

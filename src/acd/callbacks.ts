@@ -3,6 +3,7 @@
 // or finished; due callbacks are claimed under row locks that other dialers pass over (docs/acd.md, Storage).
 import { rowLock, type SqlDb, type SqlQueries } from '../store/sql.js';
 import type { Clock } from '../clock.js';
+import type { AnsweredBy } from '../media/answering-machine.js';
 
 export type CallbackStatus = 'scheduled' | 'dialing' | 'completed' | 'failed' | 'canceled';
 
@@ -24,6 +25,8 @@ export interface ScheduledCallback {
   /** The latest attempt's call to the customer. */
   callSid: string | null;
   agentSid: string | null;
+  /** What answered the latest attempt's call, when its queue detects machines (else null). */
+  answeredBy: AnsweredBy | null;
   lastError: string | null;
   createdAt: string;
   updatedAt: string;
@@ -38,17 +41,18 @@ export interface NewCallback { sid: string; accountId: number; queueId: number; 
 interface Row {
   id: number; sid: string; account_id: number; queue_id: number | null; queue_sid: string | null; queue_name: string | null; to_number: string; from_number: string;
   due_at: number; attributes: string; lead_sid: string | null; status: CallbackStatus; attempts: number; call_sid: string | null;
-  agent_sid: string | null; last_error: string | null; created_at: string; updated_at: string;
+  agent_sid: string | null; answered_by: AnsweredBy | null; last_error: string | null; created_at: string; updated_at: string;
 }
 
 /** Callbacks due at `?` (indexed: acd_callbacks_due). */
 const DUE = "status = 'scheduled' AND due_at <= ?";
-const SELECT = 'SELECT c.*, q.sid AS queue_sid, q.friendly_name AS queue_name FROM acd_callbacks c LEFT JOIN acd_queues q ON q.id = c.queue_id';
+const SELECT = `SELECT c.*, q.sid AS queue_sid, q.friendly_name AS queue_name, k.answered_by FROM acd_callbacks c LEFT JOIN acd_queues q ON q.id = c.queue_id
+  LEFT JOIN calls k ON k.sid = c.call_sid`;
 
 const toCallback = (r: Row): ScheduledCallback => ({
   id: r.id, sid: r.sid, accountId: r.account_id, queueId: r.queue_id, queueSid: r.queue_sid, queueName: r.queue_name, to: r.to_number,
   from: r.from_number, dueAt: r.due_at, attributes: JSON.parse(r.attributes) as Record<string, string>, leadSid: r.lead_sid, status: r.status,
-  attempts: r.attempts, callSid: r.call_sid, agentSid: r.agent_sid, lastError: r.last_error, createdAt: r.created_at, updatedAt: r.updated_at,
+  attempts: r.attempts, callSid: r.call_sid, agentSid: r.agent_sid, answeredBy: r.answered_by, lastError: r.last_error, createdAt: r.created_at, updatedAt: r.updated_at,
 });
 
 export class CallbackRepo {

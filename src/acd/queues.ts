@@ -1,6 +1,11 @@
 // ACD queues in the store (SQLite or PostgreSQL), with the live figures a queue's view carries (callers waiting, longest wait, agents free).
 import type { SqlDb } from '../store/sql.js';
 import type { Clock } from '../clock.js';
+import type { MachineDetectionSettings } from '../media/answering-machine.js';
+
+/** What a callback's customer answered by a machine gets: tried again later, or the queue's message once the greeting ends. */
+export type MachineAction = 'retry' | 'message';
+export const MACHINE_ACTIONS: readonly MachineAction[] = ['retry', 'message'];
 
 export interface QueueSettings {
   friendlyName: string;
@@ -9,11 +14,17 @@ export interface QueueSettings {
   wrapUpSeconds: number;
   maxNoAnswer: number;
   waitUrl: string | null;
+  /** Answering-machine detection on the customers its callbacks dial (docs/acd.md), or null (off). */
+  machineDetection: MachineDetectionSettings['mode'] | null;
+  machineAction: MachineAction;
+  /** Said to a machine after its greeting (machineAction 'message'). */
+  machineMessage: string | null;
 }
 
 /** A new queue's settings when the request (or markup naming a new queue) does not give them. */
 export const DEFAULT_QUEUE_SETTINGS: QueueSettings = {
   friendlyName: '', maxWaitSeconds: 600, ringTimeoutSeconds: 20, wrapUpSeconds: 30, maxNoAnswer: 3, waitUrl: null,
+  machineDetection: null, machineAction: 'retry', machineMessage: null,
 };
 
 export interface Queue extends QueueSettings {
@@ -31,13 +42,14 @@ export interface WaitingCaller { callSid: string; position: number; waitSeconds:
 
 interface Row {
   id: number; sid: string; account_id: number; friendly_name: string; max_wait_seconds: number; ring_timeout_seconds: number;
-  wrap_up_seconds: number; max_no_answer: number; wait_url: string | null; created_at: string; updated_at: string;
+  wrap_up_seconds: number; max_no_answer: number; wait_url: string | null; machine_detection: QueueSettings['machineDetection'];
+  machine_action: MachineAction; machine_message: string | null; created_at: string; updated_at: string;
 }
 
 const toQueue = (r: Row): Queue => ({
   id: r.id, sid: r.sid, accountId: r.account_id, friendlyName: r.friendly_name, maxWaitSeconds: r.max_wait_seconds,
   ringTimeoutSeconds: r.ring_timeout_seconds, wrapUpSeconds: r.wrap_up_seconds, maxNoAnswer: r.max_no_answer, waitUrl: r.wait_url,
-  createdAt: r.created_at, updatedAt: r.updated_at,
+  machineDetection: r.machine_detection, machineAction: r.machine_action, machineMessage: r.machine_message, createdAt: r.created_at, updatedAt: r.updated_at,
 });
 
 export class QueueNameTakenError extends Error {
@@ -54,8 +66,9 @@ export class QueueRepo {
     const now = new Date(this.clock.now()).toISOString();
     try {
       const row = await this.sql.one<Row>(`INSERT INTO acd_queues (sid, account_id, friendly_name, max_wait_seconds, ring_timeout_seconds, wrap_up_seconds,
-        max_no_answer, wait_url, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-      [sid, accountId, s.friendlyName, s.maxWaitSeconds, s.ringTimeoutSeconds, s.wrapUpSeconds, s.maxNoAnswer, s.waitUrl, now, now]);
+        max_no_answer, wait_url, machine_detection, machine_action, machine_message, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      [sid, accountId, s.friendlyName, s.maxWaitSeconds, s.ringTimeoutSeconds, s.wrapUpSeconds, s.maxNoAnswer, s.waitUrl, s.machineDetection, s.machineAction,
+        s.machineMessage, now, now]);
       return toQueue(row!);
     } catch (err) {
       if (isUniqueViolation(err)) throw new QueueNameTakenError(s.friendlyName);
@@ -82,8 +95,9 @@ export class QueueRepo {
   async update(queue: Queue, s: QueueSettings): Promise<Queue> {
     try {
       const row = await this.sql.one<Row>(`UPDATE acd_queues SET friendly_name = ?, max_wait_seconds = ?, ring_timeout_seconds = ?, wrap_up_seconds = ?,
-        max_no_answer = ?, wait_url = ?, updated_at = ? WHERE id = ? RETURNING *`,
-      [s.friendlyName, s.maxWaitSeconds, s.ringTimeoutSeconds, s.wrapUpSeconds, s.maxNoAnswer, s.waitUrl, new Date(this.clock.now()).toISOString(), queue.id]);
+        max_no_answer = ?, wait_url = ?, machine_detection = ?, machine_action = ?, machine_message = ?, updated_at = ? WHERE id = ? RETURNING *`,
+      [s.friendlyName, s.maxWaitSeconds, s.ringTimeoutSeconds, s.wrapUpSeconds, s.maxNoAnswer, s.waitUrl, s.machineDetection, s.machineAction, s.machineMessage,
+        new Date(this.clock.now()).toISOString(), queue.id]);
       return row ? toQueue(row) : queue;
     } catch (err) {
       if (isUniqueViolation(err)) throw new QueueNameTakenError(s.friendlyName);

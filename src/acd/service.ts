@@ -28,6 +28,8 @@ export interface WaitRequest {
   maxWaitSeconds?: number;
   /** Aborted when a redirect replaces the caller's document: the caller leaves the line, or the agent's call ends. */
   signal?: AbortSignal;
+  /** The call is in line already and keeps its place (a callback's customer who answered, src/acd/callback-dialer.ts). */
+  inLine?: boolean;
 }
 
 export type MonitorMode = 'monitor' | 'whisper' | 'barge';
@@ -169,7 +171,7 @@ export class AcdService {
     let finish!: (r: QueueResult) => void;
     const finished = new Promise<QueueResult>((resolve) => { finish = resolve; });
     const waiter: Waiter = { session, queue, enteredAt, member, holding: null, settled: false, finish, ringing: null, agent: null, maxWait: null, redirected: false };
-    if (leg.isEnded || !(await this.router.enqueue(session.sid, queue.id))) {
+    if (leg.isEnded || !(req.inLine === true || (await this.router.enqueue(session.sid, queue.id)))) {
       await this.#release(waiter);
       return outcome('hangup');
     }

@@ -57,7 +57,8 @@ const participant = {
 
 const queue = {
   sid: 'QU5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a', friendly_name: 'support', max_wait_seconds: 600, ring_timeout_seconds: 20, wrap_up_seconds: 30,
-  max_no_answer: 3, wait_url: 'https://media.example.com/hold-music.mp3', size: 2, agents_available: 1, longest_wait_seconds: 48,
+  max_no_answer: 3, wait_url: 'https://media.example.com/hold-music.mp3',
+  machine_detection: 'detect_message_end', machine_action: 'retry', machine_message: null, size: 2, agents_available: 1, longest_wait_seconds: 48,
   date_created: at, date_updated: later,
 };
 const campaign = {
@@ -67,7 +68,7 @@ const campaign = {
 const callback = {
   sid: 'CB3e5a7c9b1d0f2e4c6a8b0d2f4e6c8a1b', queue_sid: 'QU5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a', to: '+15550100003', from: '+15550100002',
   due_at: '2026-12-01T09:30:00.000Z', attributes: { name: 'Ada', plan: 'pro' }, status: 'scheduled', attempts: 0, call_sid: null, agent_sid: null,
-  last_error: null, lead_sid: null, date_created: at, date_updated: at,
+  answered_by: null, last_error: null, lead_sid: null, date_created: at, date_updated: at,
 };
 
 const disposition = {

@@ -124,7 +124,7 @@ function describe(err: ErrorObject, field: string): string | null {
     case 'maxItems': return `The ${field} field must not have more than ${String(p.limit)} items.`;
     case 'minimum': return `The ${field} field must be at least ${String(p.limit)}.`;
     case 'maximum': return `The ${field} field must not be greater than ${String(p.limit)}.`;
-    case 'enum': return `The ${field} field must be one of: ${(p.allowedValues as unknown[]).join(', ')}.`;
+    case 'enum': return `The ${field} field must be one of: ${(p.allowedValues as unknown[]).map((v) => (v === null ? 'null' : String(v))).join(', ')}.`;
     case 'format': {
       const rule = FORMATS[String(p.format)];
       return `The ${field} field ${(rule && typeof err.data === 'string' ? rule(err.data) : null) ?? `must be a valid ${String(p.format)}`}.`;

@@ -8,9 +8,11 @@ import { VoiceActivity } from './voice-activity.js';
 export const ANSWERED_BY = ['human', 'machine_start', 'machine_end_beep', 'machine_end_silence', 'machine_end_other', 'fax', 'unknown'] as const;
 export type AnsweredBy = (typeof ANSWERED_BY)[number];
 
+export const MACHINE_DETECTION_MODES = ['enable', 'detect_message_end'] as const;
+
 export interface MachineDetectionSettings {
   /** 'enable': decide human, machine (at its start), fax or unknown; 'detect_message_end': for a machine, wait for the end of its greeting. */
-  mode: 'enable' | 'detect_message_end';
+  mode: (typeof MACHINE_DETECTION_MODES)[number];
   /** The longest the detection runs; then unknown, or machine_end_other once a machine was found. */
   timeoutMs: number;
   /** Speech lasting this long (pauses shorter than speechEndThresholdMs included) is a machine's greeting. */

@@ -11,7 +11,7 @@ export const NAME_LIMITS = {
 } as const;
 
 /** Longest free text of each kind, in characters. */
-export const TEXT_LIMITS = { dispositionNotes: 1_000, breakReason: 200, attributeValue: 1_024 } as const;
+export const TEXT_LIMITS = { dispositionNotes: 1_000, breakReason: 200, attributeValue: 1_024, machineMessage: 1_000 } as const;
 
 /** Besides CR and LF: next line (a control), line and paragraph separators. */
 const LINE_BREAKS = new Set(['\u0085', '\u2028', '\u2029']);

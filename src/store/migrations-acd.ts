@@ -88,3 +88,12 @@ export const ACD_SCHEMA = `
     UNIQUE (account_id, name)
   );
 `;
+
+// A queue's answering-machine detection for the customers its callbacks (and speed-to-lead leads) dial: off (null),
+// 'enable' or 'detect_message_end'; what a machine answer gets ('retry' later, or a 'message' said after its greeting
+// ends); the message. A later migration of src/store/migrations.ts.
+export const ACD_QUEUE_MACHINE_DETECTION = `
+  ALTER TABLE acd_queues ADD COLUMN machine_detection TEXT;
+  ALTER TABLE acd_queues ADD COLUMN machine_action TEXT NOT NULL DEFAULT 'retry';
+  ALTER TABLE acd_queues ADD COLUMN machine_message TEXT;
+`;

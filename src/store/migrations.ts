@@ -1,4 +1,4 @@
-import { ACD_SCHEMA } from './migrations-acd.js';
+import { ACD_QUEUE_MACHINE_DETECTION, ACD_SCHEMA } from './migrations-acd.js';
 import { SHARED_LIMITS_SCHEMA } from './migrations-shared-limits.js';
 
 // Numbered by position: migrations[n] brings the schema from user_version n to n+1. Append only.
@@ -417,4 +417,5 @@ export const migrations: string[] = [
   `
   ALTER TABLE calls ADD COLUMN answered_by TEXT;
   `,
+  ACD_QUEUE_MACHINE_DETECTION,
 ];

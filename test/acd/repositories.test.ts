@@ -4,10 +4,11 @@
 import t from 'tap';
 import { DispositionRepo } from '../../src/acd/dispositions.js';
 import { LeadCampaignRepo } from '../../src/acd/campaigns.js';
+import { DEFAULT_QUEUE_SETTINGS } from '../../src/acd/queues.js';
 import { onEachBackend } from '../helpers/backends.js';
 import { acdWorld } from './support/acd-world.js';
 
-const settings = { friendlyName: 'sales', maxWaitSeconds: 600, ringTimeoutSeconds: 20, wrapUpSeconds: 30, maxNoAnswer: 3, waitUrl: null };
+const settings = { ...DEFAULT_QUEUE_SETTINGS, friendlyName: 'sales' };
 
 onEachBackend(t, 'queues: one name per account, pages newest first, live figures, delete only when empty', async (t, db) => {
   const w = await acdWorld(db, { agents: 2 });

@@ -7,6 +7,7 @@ import t from 'tap';
 import { ROOT } from '../helpers/spawn.js';
 import { startHarness } from '../helpers/harness.js';
 import { accountWithUser, DashboardClient, PASSWORD } from './client.js';
+import { DEFAULT_QUEUE_SETTINGS } from '../../src/acd/queues.js';
 
 async function setup(t: Parameters<typeof startHarness>[0]) {
   const h = await startHarness(t);
@@ -74,7 +75,7 @@ t.test('JsSIP is served by the platform: one ES module, any origin may import it
 t.test('a disposition from the console ends the wrap-up and is stored with the agent', async (t) => {
   const { h, a, c, trunk } = await setup(t);
   const seat = await trunk('udp');
-  const queue = await h.store.queues.create(a.id, 'QU1', { friendlyName: 'support', maxWaitSeconds: 600, ringTimeoutSeconds: 20, wrapUpSeconds: 600, maxNoAnswer: 3, waitUrl: null });
+  const queue = await h.store.queues.create(a.id, 'QU1', { ...DEFAULT_QUEUE_SETTINGS, friendlyName: 'support', wrapUpSeconds: 600 });
   const agent = await h.store.agents.create(a.id, `AG${'1'.repeat(32)}`, { friendlyName: 'Sam', trunkId: seat.id, queueIds: [queue.id], status: 'available', breakReason: null });
   const callSid = `CA${'2'.repeat(32)}`;
   await h.store.calls.create({ sid: callSid, accountId: a.id, direction: 'inbound', from: '+15557770001', to: '+15550001000', status: 'completed' });

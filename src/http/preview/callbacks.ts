@@ -21,7 +21,7 @@ const PAST_GRACE_MS = 5_000;
 
 export const callbackView = (c: ScheduledCallback) => ({
   sid: c.sid, queue_sid: c.queueSid, to: c.to, from: c.from, due_at: new Date(c.dueAt).toISOString(), attributes: c.attributes, status: c.status,
-  attempts: c.attempts, call_sid: c.callSid, agent_sid: c.agentSid, last_error: c.lastError, lead_sid: c.leadSid, date_created: c.createdAt, date_updated: c.updatedAt,
+  attempts: c.attempts, call_sid: c.callSid, agent_sid: c.agentSid, answered_by: c.answeredBy, last_error: c.lastError, lead_sid: c.leadSid, date_created: c.createdAt, date_updated: c.updatedAt,
 });
 
 export async function callbackRoutes(app: FastifyInstance, deps: { store: Store; clock: Clock }): Promise<void> {

@@ -20,7 +20,8 @@ export async function queueView(store: Store, q: Queue) {
   const f = await store.queues.figures(q);
   return {
     sid: q.sid, friendly_name: q.friendlyName, max_wait_seconds: q.maxWaitSeconds, ring_timeout_seconds: q.ringTimeoutSeconds,
-    wrap_up_seconds: q.wrapUpSeconds, max_no_answer: q.maxNoAnswer, wait_url: q.waitUrl, size: f.size, agents_available: f.agentsAvailable,
+    wrap_up_seconds: q.wrapUpSeconds, max_no_answer: q.maxNoAnswer, wait_url: q.waitUrl,
+    machine_detection: q.machineDetection, machine_action: q.machineAction, machine_message: q.machineMessage, size: f.size, agents_available: f.agentsAvailable,
     longest_wait_seconds: f.longestWaitSeconds, date_created: q.createdAt, date_updated: q.updatedAt,
   };
 }
@@ -35,20 +36,33 @@ export async function queueRoutes(app: FastifyInstance, deps: { store: Store; me
     return queue;
   }
 
-  /** The stored settings after `body` changes `base`; wait_url under the media policy (it is played to callers). */
+  /**
+   * The stored settings after `body` changes `base`; wait_url under the media policy (it is played to callers); a
+   * message for machines only with a message to say and detection that waits for the greeting's end.
+   */
   function settings(base: QueueSettings, body: QueueUpdateInput): QueueSettings {
     if (body.wait_url !== undefined && body.wait_url !== null) {
       const check = media.check(body.wait_url);
       if (!check.ok) throw previewErrors.parameterInvalid('wait_url', `The wait_url cannot be used (${check.code}): ${check.reason}.`);
     }
-    return {
+    const next: QueueSettings = {
       friendlyName: body.friendly_name ?? base.friendlyName,
       maxWaitSeconds: body.max_wait_seconds ?? base.maxWaitSeconds,
       ringTimeoutSeconds: body.ring_timeout_seconds ?? base.ringTimeoutSeconds,
       wrapUpSeconds: body.wrap_up_seconds ?? base.wrapUpSeconds,
       maxNoAnswer: body.max_no_answer ?? base.maxNoAnswer,
       waitUrl: body.wait_url === undefined ? base.waitUrl : body.wait_url,
+      machineDetection: body.machine_detection === undefined ? base.machineDetection : body.machine_detection,
+      machineAction: body.machine_action ?? base.machineAction,
+      machineMessage: body.machine_message === undefined ? base.machineMessage : body.machine_message?.trim() || null,
     };
+    if (next.machineAction === 'message') {
+      if (next.machineMessage === null) throw previewErrors.parameterInvalid('machine_message', 'machine_action message needs a machine_message to say.');
+      if (next.machineDetection !== 'detect_message_end') {
+        throw previewErrors.parameterInvalid('machine_detection', 'machine_action message needs machine_detection detect_message_end: the message is said once the greeting ends.');
+      }
+    }
+    return next;
   }
   const nameTaken = (err: unknown) => (err instanceof QueueNameTakenError
     ? previewErrors.conflict('queue_exists', `A queue named ${err.friendlyName} already exists; names are unique in an account.`)

@@ -3,7 +3,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Name, Nullable, StringEnum, Text } from './common.js';
 import { NAME_LIMITS, TEXT_LIMITS } from '../../names/index.js';
 import { Page } from './preview.js';
-import { DEFAULT_QUEUE_SETTINGS as D } from '../../acd/queues.js';
+import { DEFAULT_QUEUE_SETTINGS as D, MACHINE_ACTIONS } from '../../acd/queues.js';
+import { MACHINE_DETECTION_MODES } from '../../media/answering-machine.js';
 
 /** Ranges of the queue settings, and their defaults. */
 export const QUEUE_LIMITS = {
@@ -24,6 +25,13 @@ const queueSettings = {
   wrap_up_seconds: limited('wrap_up_seconds', 'After a call, the agent gets no call for this long, or until a disposition is set.'),
   max_no_answer: limited('max_no_answer', 'Offers an agent misses in a row before the platform puts the agent on break.'),
   wait_url: Nullable(Type.String({ maxLength: 2048, description: 'Audio (WAV or MP3) looped to waiting callers, fetched under the media policy, or a wait document (<Say>, <Play>, <Pause>, <Redirect>) asked for again each time it ends; null for silence.' })),
+  machine_detection: Nullable(StringEnum(MACHINE_DETECTION_MODES, {
+    description: "Answering-machine detection on the customers the queue's callbacks and speed-to-lead leads dial: enable, detect_message_end, or null (off, the default). With it, the customer is dialled before any agent is rung; a machine is never put through to an agent.",
+  })),
+  machine_action: StringEnum(MACHINE_ACTIONS, {
+    description: 'What a machine answer gets: retry (the attempt fails, tried again as a customer who did not answer; the default) or message (machine_message is said once the greeting ends, then the callback is completed; needs detect_message_end). A fax always fails the callback for good.',
+  }),
+  machine_message: Nullable(Text(TEXT_LIMITS.machineMessage, 'Said to a machine after its greeting (machine_action message), in the platform voice.')),
 };
 
 export const QueueCreateBody = Type.Composite([
@@ -43,6 +51,9 @@ export const QueueResource = Type.Object({
   wrap_up_seconds: Type.Integer(),
   max_no_answer: Type.Integer(),
   wait_url: Nullable(Type.String()),
+  machine_detection: Nullable(StringEnum(MACHINE_DETECTION_MODES)),
+  machine_action: StringEnum(MACHINE_ACTIONS),
+  machine_message: Nullable(Type.String()),
   size: Type.Integer({ description: 'Callers waiting now.' }),
   agents_available: Type.Integer({ description: 'Agents of the queue that are available and idle now.' }),
   longest_wait_seconds: Type.Integer({ description: 'How long the first caller in line has waited; 0 when nobody waits.' }),

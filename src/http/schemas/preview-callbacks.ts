@@ -4,10 +4,11 @@ import { Name, Nullable, StringEnum } from './common.js';
 import { NAME_LIMITS } from '../../names/index.js';
 import { RFC3339_EXAMPLE } from '../../rfc3339.js';
 import { Page } from './preview.js';
+import { ANSWERED_BY } from '../../media/answering-machine.js';
 import { Attributes, E164 } from './preview-leads.js';
 
 const CallbackStatus = StringEnum(['scheduled', 'dialing', 'completed', 'failed', 'canceled'] as const, {
-  description: 'scheduled → dialing (an agent is sought, rung, then the customer) → completed | failed; canceled while scheduled.',
+  description: 'scheduled → dialing (an agent is sought, rung, then the customer; the customer first when the queue detects machines) → completed | failed; canceled while scheduled.',
 });
 
 export const CallbackCreateBody = Type.Object({
@@ -30,6 +31,7 @@ export const CallbackResource = Type.Object({
   attempts: Type.Integer({ description: 'Attempts started so far (at most 3).' }),
   call_sid: Nullable(Type.String({ description: "The latest attempt's call to the customer." })),
   agent_sid: Nullable(Type.String({ description: 'The agent who took the latest attempt.' })),
+  answered_by: Nullable(StringEnum(ANSWERED_BY, { description: "What answered the latest attempt's call, when the queue detects machines (machine_detection); null otherwise or before an answer." })),
   last_error: Nullable(Type.String({ description: 'Why the latest attempt failed.' })),
   lead_sid: Nullable(Type.String({ description: 'The lead it came from (speed to lead), or null.' })),
   date_created: Type.String({ format: 'date-time' }),

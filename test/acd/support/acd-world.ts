@@ -2,7 +2,7 @@
 // their tables (their repositories are not on the SqlDb port yet), one queue, and agents idle one second apart.
 import type { Clock, TimerHandle } from '../../../src/clock.js';
 import type { SqlDb, SqlQueries } from '../../../src/store/sql.js';
-import { QueueRepo, type Queue } from '../../../src/acd/queues.js';
+import { DEFAULT_QUEUE_SETTINGS, QueueRepo, type Queue } from '../../../src/acd/queues.js';
 import { AgentRepo } from '../../../src/acd/agents.js';
 import { AcdRouter } from '../../../src/acd/routing.js';
 
@@ -33,7 +33,7 @@ export async function acdWorld(db: SqlDb, opts: { agents: number; maxNoAnswer?: 
     VALUES (?, 'active', 'tk-acd', 'x', 'wss', ?, ?) RETURNING id`, [accountId, at, at]))!;
   const queues = new QueueRepo(db, clock);
   const agents = new AgentRepo(db, clock);
-  const queue = await queues.create(accountId, 'QU0', { friendlyName: 'support', maxWaitSeconds: 600, ringTimeoutSeconds: 20, wrapUpSeconds: 30, maxNoAnswer: opts.maxNoAnswer ?? 2, waitUrl: null });
+  const queue = await queues.create(accountId, 'QU0', { ...DEFAULT_QUEUE_SETTINGS, friendlyName: 'support', maxNoAnswer: opts.maxNoAnswer ?? 2 });
   const agentIds: number[] = [];
   for (let i = 0; i < opts.agents; i++) {
     clock.advance(1_000); // agent i has been idle longer than agent i+1
