@@ -38,7 +38,7 @@ export async function queueConferenceCallback(
       StatusCallbackEvent: event,
       SequenceNumber: String(sequence),
       Timestamp: rfc2822(nowMs),
-      ...(p ? { CallSid: p.callSid, Muted: String(p.muted), Hold: String(p.hold), Coaching: String(p.coaching), EndConferenceOnExit: String(p.endConferenceOnExit), StartConferenceOnEnter: String(p.startConferenceOnEnter) } : {}),
+      ...(p ? { CallSid: p.callSid, Muted: String(p.muted), Hold: String(p.hold), Coaching: String(p.coaching), EndConferenceOnExit: String(p.endConferenceOnExit), StartConferenceOnEnter: String(p.startConferenceOnEnter), ...(p.answeredBy ? { AnsweredBy: p.answeredBy } : {}) } : {}),
       ...(event === 'conference-end' && conf.endReason ? { Reason: conf.endReason } : {}),
     },
   }, tx);

@@ -3,6 +3,7 @@
 // on either backend and from any number of control planes.
 import { rowLock, type SqlDb, type SqlQueries, type SqlValue } from '../store/sql.js';
 import type { Clock } from '../clock.js';
+import type { AnsweredBy } from '../media/answering-machine.js';
 
 export type ConferenceStatus = 'init' | 'in-progress' | 'completed';
 export type ParticipantStatus = 'connecting' | 'in-progress' | 'completed';
@@ -39,6 +40,8 @@ export interface Participant {
   startConferenceOnEnter: boolean;
   endConferenceOnExit: boolean;
   statusCallback: string | null;
+  /** What answered, when the participant was added with answering-machine detection; else null. */
+  answeredBy: AnsweredBy | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -56,7 +59,7 @@ interface ConferenceRow {
 interface ParticipantRow {
   conference_sid: string; call_sid: string; account_id: number; status: ParticipantStatus; muted: number; hold: number; hold_url: string | null;
   coaching: number; call_sid_to_coach: string | null; start_conference_on_enter: number; end_conference_on_exit: number;
-  status_callback: string | null; created_at: string; updated_at: string;
+  status_callback: string | null; answered_by: AnsweredBy | null; created_at: string; updated_at: string;
 }
 
 const toConference = (r: ConferenceRow): Conference => ({
@@ -70,7 +73,7 @@ const toParticipant = (r: ParticipantRow): Participant => ({
   conferenceSid: r.conference_sid, callSid: r.call_sid, accountId: r.account_id, status: r.status, muted: r.muted === 1, hold: r.hold === 1,
   holdUrl: r.hold_url, coaching: r.coaching === 1, callSidToCoach: r.call_sid_to_coach,
   startConferenceOnEnter: r.start_conference_on_enter === 1, endConferenceOnExit: r.end_conference_on_exit === 1,
-  statusCallback: r.status_callback, createdAt: r.created_at, updatedAt: r.updated_at,
+  statusCallback: r.status_callback, answeredBy: r.answered_by, createdAt: r.created_at, updatedAt: r.updated_at,
 });
 
 const PARTICIPANT_COLUMNS: Record<keyof ParticipantChanges, string> = {
@@ -233,6 +236,10 @@ export class ConferenceRepo {
     const from = status === 'in-progress' ? "('connecting')" : "('connecting','in-progress')";
     return (await q.run(`UPDATE conference_participants SET status = ?, updated_at = ? WHERE conference_sid = ? AND call_sid = ? AND status IN ${from}`,
       [status, this.#now(), conferenceSid, callSid])).changes === 1;
+  }
+
+  async setAnsweredBy(conferenceSid: string, callSid: string, answeredBy: AnsweredBy): Promise<void> {
+    await this.sql.run('UPDATE conference_participants SET answered_by = ?, updated_at = ? WHERE conference_sid = ? AND call_sid = ?', [answeredBy, this.#now(), conferenceSid, callSid]);
   }
 
   #now(): string { return new Date(this.clock.now()).toISOString(); }

@@ -51,7 +51,7 @@ const conference = {
 };
 const participant = {
   call_sid: 'CA1b7f5a780bdbf97e3b4bf11c78b1a7eb', conference_sid: conference.sid, status: 'in-progress', muted: false, hold: false,
-  hold_url: null, coaching: false, call_sid_to_coach: null, start_conference_on_enter: true, end_conference_on_exit: false,
+  hold_url: null, coaching: false, call_sid_to_coach: null, start_conference_on_enter: true, end_conference_on_exit: false, answered_by: null,
   date_created: at, date_updated: later,
 };
 

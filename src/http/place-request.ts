@@ -8,10 +8,7 @@ import type { FieldErrors } from '../field-errors.js';
 import type { CallCreateInput } from './schemas/call.js';
 import type { PlaceMarkupCall } from '../flows/outbound.js';
 import { clientTargetProblem } from '../calls/sip-targets.js';
-import { MACHINE_DETECTION_DEFAULTS } from '../media/answering-machine.js';
-
-/** The detection's tuning fields: meaningful only with machine_detection. */
-const MACHINE_DETECTION_TUNING = ['machine_detection_timeout', 'machine_detection_speech_threshold', 'machine_detection_speech_end_threshold', 'machine_detection_silence_timeout'] as const;
+import { machineDetectionProblem, machineDetectionSettings } from './machine-detection-input.js';
 
 const SIP_URI = /^sips?:[^\s@]+@[^\s]+$|^sips?:[^\s@]+$/;
 const CLIENT = /^client:[A-Za-z0-9_.@-]{1,128}$/;
@@ -122,8 +119,8 @@ export async function toPlacement(store: Store, accountId: number, body: CallCre
     if (check && !check.ok) add(field, customerUrlProblem(field, check));
   }
 
-  const tuned = MACHINE_DETECTION_TUNING.filter((field) => body[field] !== undefined);
-  if (tuned.length > 0 && body.machine_detection === undefined) add(tuned[0]!, `${tuned.join(', ')} ${tuned.length > 1 ? 'need' : 'needs'} machine_detection (enable or detect_message_end).`);
+  const detection = machineDetectionProblem(body);
+  if (detection) add(detection.field, detection.message);
 
   let markup: PlaceMarkupCall['markup'] | null = null;
   if ((body.url === undefined) === (body.markup === undefined)) add('url', 'Give either url or markup (one of them).');
@@ -145,13 +142,7 @@ export async function toPlacement(store: Store, accountId: number, body: CallCre
         ? { url: body.status_callback, method: body.status_callback_method ?? 'POST', events: new Set((body.status_callback_event ?? 'completed').trim().split(/\s+/)) }
         : null,
       record: body.record ? { tracks: 'both', dualChannel: true, immutable, callbackUrl: number.settings.recording.callback_url } : null,
-      machineDetection: body.machine_detection ? {
-        mode: body.machine_detection,
-        timeoutMs: (body.machine_detection_timeout ?? MACHINE_DETECTION_DEFAULTS.timeoutMs / 1000) * 1000,
-        speechThresholdMs: body.machine_detection_speech_threshold ?? MACHINE_DETECTION_DEFAULTS.speechThresholdMs,
-        speechEndThresholdMs: body.machine_detection_speech_end_threshold ?? MACHINE_DETECTION_DEFAULTS.speechEndThresholdMs,
-        silenceTimeoutMs: body.machine_detection_silence_timeout ?? MACHINE_DETECTION_DEFAULTS.silenceTimeoutMs,
-      } : null,
+      machineDetection: machineDetectionSettings(body),
     },
   };
 }

@@ -418,4 +418,6 @@ export const migrations: string[] = [
   ALTER TABLE calls ADD COLUMN answered_by TEXT;
   `,
   ACD_QUEUE_MACHINE_DETECTION,
+  // What answered a participant added with answering-machine detection (as calls.answered_by); null when none ran.
+  'ALTER TABLE conference_participants ADD COLUMN answered_by TEXT;',
 ];

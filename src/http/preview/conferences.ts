@@ -10,6 +10,7 @@ import type { Conference, Participant, ParticipantChanges } from '../../conferen
 import type { HoldSource } from '../../calls/hold-audio.js';
 import type { Beep } from '../../conferences/service.js';
 import { placeCall } from '../../calls/outbound.js';
+import { machineDetectionProblem, machineDetectionSettings } from '../machine-detection-input.js';
 import { newSid } from '../../crypto/tokens.js';
 import { checkCustomerUrl, customerUrlProblem } from '../../net/customer-url.js';
 import { errors, previewErrors } from '../errors.js';
@@ -58,7 +59,7 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
   const participantView = (p: Participant) => ({
     call_sid: p.callSid, conference_sid: p.conferenceSid, status: p.status, muted: p.muted, hold: p.hold, hold_url: p.holdUrl,
     coaching: p.coaching, call_sid_to_coach: p.callSidToCoach, start_conference_on_enter: p.startConferenceOnEnter,
-    end_conference_on_exit: p.endConferenceOnExit, date_created: p.createdAt, date_updated: p.updatedAt,
+    end_conference_on_exit: p.endConferenceOnExit, answered_by: p.answeredBy, date_created: p.createdAt, date_updated: p.updatedAt,
   });
 
   /** By sid, or by friendly name (the account's open conference of that name); another account's is not found. */
@@ -166,6 +167,8 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
       const check = checkCustomerUrl(b.status_callback, services.urls);
       if (!check.ok) throw previewErrors.parameterInvalid('status_callback', customerUrlProblem('status_callback', check));
     }
+    const detection = machineDetectionProblem(b);
+    if (detection) throw previewErrors.parameterInvalid(detection.field, detection.message);
     // Every refusal comes before anything is created or changed: a refused add leaves no conference behind.
     const ref = req.params.sid;
     const existing = CONFERENCE_SID.test(ref) ? await load(req.account, ref) : await repo.openByName(req.account.id, ref);
@@ -186,8 +189,10 @@ export async function conferenceRoutes(app: FastifyInstance, deps: Deps): Promis
     const participant = await conferences.expect(conf, callSid, opts, cancel);
     const { done } = await placeCall(services, {
       accountId: req.account.id, from: b.from, to: b.to, target, numberId: number.id, trunkId: null, callback: null, record: null,
-      timeoutMs: RING_TIMEOUT_MS, sid: callSid, signal: cancel.signal, admittedAtMs: slot.at,
-      onAnswered: async (session) => {
+      timeoutMs: RING_TIMEOUT_MS, sid: callSid, signal: cancel.signal, admittedAtMs: slot.at, machineDetection: machineDetectionSettings(b),
+      onAnswered: async (session, { answeredBy }) => {
+        // Detection decided before the participant joins, so that the join's status callback says what answered.
+        if (answeredBy) await repo.setAnsweredBy(conf.sid, callSid, answeredBy);
         await conferences.enter(session, conf.sid, opts);
         if (!session.ended) await session.hangup('conference-left');
       },

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { HttpUrl, Nullable, StringEnum } from './common.js';
-import { ANSWERED_BY, MACHINE_DETECTION_MODES } from '../../media/answering-machine.js';
+import { ANSWERED_BY } from '../../media/answering-machine.js';
+import { MachineDetectionFields } from './machine-detection.js';
 
 const Method = Type.Unsafe<'POST' | 'GET'>({ type: 'string', enum: ['POST', 'GET'] });
 
@@ -16,13 +17,7 @@ export const CallCreateBody = Type.Object({
   timeout: Type.Optional(Type.Integer({ minimum: 5, maximum: 600, description: 'Seconds to ring before no-answer. Default 60.' })),
   record: Type.Optional(Type.Boolean({ description: 'Record the call from answer (both tracks, two channels). Default false.' })),
   trunk_id: Type.Optional(Type.Integer({ description: 'Place the call to `to` through this registered trunk (a PBX extension).' })),
-  machine_detection: Type.Optional(StringEnum(MACHINE_DETECTION_MODES, {
-    description: 'Answering-machine detection once the callee answers, before url is asked (docs/speech.md): "enable" decides human, machine_start, fax or unknown; "detect_message_end" waits for a machine\'s greeting to end (machine_end_beep, machine_end_silence, machine_end_other). The result is the call\'s answered_by, also sent with the document request and the status callbacks.',
-  })),
-  machine_detection_timeout: Type.Optional(Type.Integer({ minimum: 3, maximum: 59, description: 'Seconds detection may take at most. Default 30.' })),
-  machine_detection_speech_threshold: Type.Optional(Type.Integer({ minimum: 1000, maximum: 6000, description: 'Milliseconds of speech that make a machine\'s greeting. Default 2400.' })),
-  machine_detection_speech_end_threshold: Type.Optional(Type.Integer({ minimum: 500, maximum: 5000, description: 'Milliseconds of silence that end a greeting. Default 1200.' })),
-  machine_detection_silence_timeout: Type.Optional(Type.Integer({ minimum: 2000, maximum: 10000, description: 'Milliseconds of silence from the answer after which the result is unknown. Default 5000.' })),
+  ...MachineDetectionFields,
 }, { $id: 'CallCreate' });
 export type CallCreateInput = Static<typeof CallCreateBody>;
 

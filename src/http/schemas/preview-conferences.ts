@@ -2,7 +2,9 @@
 // either way, so body fields are declared loosely here and read by conference-input.ts, which names the bad param.
 import { Type } from '@sinclair/typebox';
 import { PREVIEW_PAGE_MAX } from './preview.js';
-import { Name } from './common.js';
+import { Name, Nullable, StringEnum } from './common.js';
+import { MachineDetectionFields, type MachineDetectionInput } from './machine-detection.js';
+import { ANSWERED_BY } from '../../media/answering-machine.js';
 import { NAME_LIMITS } from '../../names/index.js';
 
 const Flag = (description: string) => Type.Optional(Type.Union([Type.Boolean(), Type.String()], { description: `${description} true or false.` }));
@@ -29,6 +31,7 @@ export const Participant = Type.Object({
   call_sid_to_coach: Type.Union([Type.String(), Type.Null()]),
   start_conference_on_enter: Type.Boolean(),
   end_conference_on_exit: Type.Boolean(),
+  answered_by: Nullable(StringEnum(ANSWERED_BY, { description: 'What answered, when the participant was added with machine_detection (decided before it joins); null otherwise.' })),
   date_created: Type.String({ format: 'date-time' }),
   date_updated: Type.String({ format: 'date-time' }),
 });
@@ -63,6 +66,7 @@ export const ParticipantCreateBody = Type.Object({
   end_conference_on_exit: Flag('The conference ends when this participant leaves. Default false.'),
   status_callback: Type.Optional(Type.String({ description: 'https URL for the conference status callbacks (the first one given serves the conference).' })),
   beep: Type.Optional(Type.String({ description: 'A tone to the room when this participant enters and leaves: true (default), false, onEnter or onExit.' })),
+  ...MachineDetectionFields,
 }, { additionalProperties: false });
 
 export const ParticipantUpdateBody = Type.Object({
@@ -74,5 +78,5 @@ export const ParticipantUpdateBody = Type.Object({
 }, { additionalProperties: false });
 
 export type ConferenceUpdateInput = { status?: string; announce_url?: string };
-export type ParticipantCreateInput = { from: string; to: string; muted?: boolean | string; start_conference_on_enter?: boolean | string; end_conference_on_exit?: boolean | string; status_callback?: string; beep?: string };
+export type ParticipantCreateInput = MachineDetectionInput & { from: string; to: string; muted?: boolean | string; start_conference_on_enter?: boolean | string; end_conference_on_exit?: boolean | string; status_callback?: string; beep?: string };
 export type ParticipantUpdateInput = { muted?: boolean | string; hold?: boolean | string; hold_url?: string; coaching?: boolean | string; call_sid_to_coach?: string };
