@@ -5,6 +5,8 @@ import { newSid } from '../crypto/tokens.js';
 import { CallSession } from './session.js';
 import { vetOriginateTarget } from './sip-targets.js';
 import { onAbort } from '../waits.js';
+import { detectMachine } from './machine-detection.js';
+import type { AnsweredBy, MachineDetectionSettings } from '../media/answering-machine.js';
 
 export interface DialRequest {
   targets: OriginateTarget[];
@@ -26,6 +28,8 @@ export interface DialRequest {
    * `party`): false declines it, and the Dial goes on waiting for the other targets.
    */
   accept?: (index: number, party: CallSession) => Promise<boolean>;
+  /** Answering-machine detection on target `index` once it answers, before accept and the bridge (null: none). */
+  machineDetection?: Array<MachineDetectionSettings | null>;
   /** Called as the bridge starts (a transfer either side may ask for is heard there); ended with the bridge. */
   whileBridged?: (caller: CallLeg, party: CallSession) => BridgeWatch;
 }
@@ -39,6 +43,8 @@ export interface DialOutcome {
   status: Exclude<CallStatus, 'queued' | 'ringing' | 'in-progress'>;
   childSid: string | null;
   duration: number;
+  /** What answered the party bridged, when it was dialled with machine detection; else null. */
+  answeredBy: AnsweredBy | null;
 }
 
 const addressOf = (t: OriginateTarget): string =>
@@ -80,7 +86,7 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
     await leg.hangup();
     return party.finish(await leg.ended);
   };
-  let winner: { sid: string; leg: CallLeg; party: CallSession } | undefined;
+  let winner: { sid: string; leg: CallLeg; party: CallSession; answeredBy: AnsweredBy | null } | undefined;
   const redirected = () => {
     cancelAll();
     winner?.leg.hangup().catch((err: unknown) => parent.log.warn({ err }, 'dialled leg not hung up at the redirect'));
@@ -134,12 +140,15 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
         }
         const party = new CallSession(parent.services, (await store.calls.get(a.sid))!, undefined, result.leg);
         await store.calls.markAnswered(a.sid);
+        const detection = req.machineDetection?.[index];
+        // The caller keeps hearing ringback while detection listens; the result stays on the party's call.
+        const answeredBy = detection ? await detectMachine(party, detection) : null;
         if (req.accept && !(await accepted(a, index, party))) return { a, status: 'no-answer' as const };
         if (stale()) {
           await release(party);
           return { a, status: 'canceled' as const };
         }
-        winner = { sid: a.sid, leg: result.leg, party };
+        winner = { sid: a.sid, leg: result.leg, party, answeredBy };
         attempts.filter((o) => o !== a).forEach((o) => o.abort.abort());
         return { a, status: 'completed' as const };
       }
@@ -157,7 +166,7 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
       if (winner) await release(winner.party);
       if (recording) await parent.stopRecording(recording);
       const status = FAILURE_RANK.find((s) => results.some((r) => r.status === s)) ?? 'failed';
-      return { status: callerGone() || req.signal?.aborted || winner ? 'canceled' : status, childSid: null, duration: 0 };
+      return { status: callerGone() || req.signal?.aborted || winner ? 'canceled' : status, childSid: null, duration: 0, answeredBy: null };
     }
     const bridged = caller;
     const answerRecording = req.record === 'record-from-answer' ? await startDialRecording(parent, false) : recording;
@@ -180,9 +189,10 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
     bridged.off('dtmf', onKey);
     if (limit) parent.services.clock.clearTimeout(limit);
     if (answerRecording) await parent.stopRecording(answerRecording);
-    if (handedOver) return { status: 'completed', childSid: winner.sid, duration: Math.round((parent.services.clock.now() - bridgedAt) / 1000) };
+    const { answeredBy } = winner;
+    if (handedOver) return { status: 'completed', childSid: winner.sid, duration: Math.round((parent.services.clock.now() - bridgedAt) / 1000), answeredBy };
     const final = await release(winner.party);
-    return { status: 'completed', childSid: winner.sid, duration: final.duration ?? 0 };
+    return { status: 'completed', childSid: winner.sid, duration: final.duration ?? 0, answeredBy };
   }
 }
 

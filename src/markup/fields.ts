@@ -123,7 +123,7 @@ export class Fields {
     return fallback;
   }
 
-  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+  oneOf<T extends string, F extends T | undefined = T>(name: string, allowed: readonly T[], fallback: F): T | F {
     const raw = this.take(name);
     if (raw === undefined) return fallback;
     // An enum with "true"/"false" among its values (Conference beep) takes real booleans in JSON.

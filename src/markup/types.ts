@@ -97,13 +97,22 @@ export interface Screened {
   method?: HttpMethod;
 }
 
-export interface NumberTarget extends Screened {
+/** Twilio's machineDetection on a dialled <Number> or <Sip>: answering-machine detection once it answers, before the bridge. */
+export const DIAL_MACHINE_DETECTION = ['Enable', 'DetectMessageEnd'] as const;
+
+export interface Detected {
+  machineDetection?: (typeof DIAL_MACHINE_DETECTION)[number];
+  /** Seconds detection may take (3–59; default 30). */
+  machineDetectionTimeout?: number;
+}
+
+export interface NumberTarget extends Screened, Detected {
   type: 'number';
   number: string;
   sendDigits?: string;
 }
 
-export interface SipTarget extends Screened {
+export interface SipTarget extends Screened, Detected {
   type: 'sip';
   uri: string;
   username?: string;

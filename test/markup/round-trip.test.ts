@@ -48,6 +48,10 @@ const hangup = fc.constant({ verb: 'hangup' as const });
 const target: fc.Arbitrary<DialTarget> = fc.oneof(
   fc.record({ type: fc.constant('number' as const), number: e164, sendDigits: fc.stringMatching(/^[0-9*#wW]{1,32}$/) }, { requiredKeys: ['type', 'number'] }),
   fc.record(
+    { type: fc.constant('number' as const), number: e164, machineDetection: fc.constantFrom('Enable' as const, 'DetectMessageEnd' as const), machineDetectionTimeout: fc.integer({ min: 3, max: 59 }) },
+    { requiredKeys: ['type', 'number', 'machineDetection'] },
+  ),
+  fc.record(
     {
       type: fc.constant('sip' as const),
       uri: fc.constantFrom('sip:bob@example.com', 'sips:pbx.example.com:5061;transport=tls', 'sip:+15551234567@10.0.0.1', 'sip:[2001:db8::2]'),

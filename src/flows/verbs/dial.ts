@@ -7,6 +7,7 @@ import type { CallSession } from '../../calls/session.js';
 import { followAction, type Flow, type Outcome } from '../flow.js';
 import { screenParty, type RunMarkup } from './dial-screen.js';
 import { BridgeTransfers } from '../transfers.js';
+import { MACHINE_DETECTION_DEFAULTS, type MachineDetectionSettings } from '../../media/answering-machine.js';
 
 /** A party the Dial rings (not a conference it joins, nor a queue it takes a caller from). */
 type Party = Exclude<DialTarget, ConferenceTarget | QueueTarget>;
@@ -33,6 +34,7 @@ export async function dialVerb(flow: Flow, verb: DialVerb, run: RunMarkup): Prom
   const outcome = await dial(session, {
     targets: targets.map(toTarget),
     ...(targets.some((t) => t.url || (t.type === 'number' && t.sendDigits)) ? { accept: (i: number, party: CallSession) => accept(flow, targets[i]!, party, run) } : {}),
+    ...(targets.some((t) => t.type !== 'client' && t.machineDetection) ? { machineDetection: targets.map(detectionOf) } : {}),
     // The caller's own number is the natural caller ID for a forwarded inbound call.
     callerId: verb.callerId ?? session.call.from,
     timeoutMs: verb.timeout * 1000,
@@ -49,7 +51,18 @@ export async function dialVerb(flow: Flow, verb: DialVerb, run: RunMarkup): Prom
   if (await transfers?.runHandover(run)) return { kind: 'end' };
   return followAction(flow, 'dial action', verb.action, verb.method, {
     dial_call_status: outcome.status, dial_call_sid: outcome.childSid, dial_call_duration: outcome.duration, call_sid: session.sid,
+    ...(outcome.answeredBy ? { answered_by: outcome.answeredBy } : {}),
   });
+}
+
+/** A target's machineDetection as the detector's settings (Twilio's names; the other thresholds their defaults). */
+function detectionOf(t: Party): MachineDetectionSettings | null {
+  if (t.type === 'client' || !t.machineDetection) return null;
+  return {
+    ...MACHINE_DETECTION_DEFAULTS,
+    mode: t.machineDetection === 'Enable' ? 'enable' : 'detect_message_end',
+    ...(t.machineDetectionTimeout === undefined ? {} : { timeoutMs: t.machineDetectionTimeout * 1000 }),
+  };
 }
 
 /** Before the bridge: the party's keys (an extension, a conference PIN), then its screening document, if any. */

@@ -4,7 +4,7 @@
  * share one definition.
  */
 import type { Fields } from '../fields.js';
-import type { ConferenceEventName, DialTarget, Screened } from '../types.js';
+import { DIAL_MACHINE_DETECTION, type ConferenceEventName, type Detected, type DialTarget, type Screened } from '../types.js';
 import { EXPECT, isCallSid, isClientIdentity, isConferenceEvents, isConferenceName, isCredential, isE164, isQueueName, isSendDigits, isSipUri, isUrlReference } from '../values.js';
 import { compact } from './define.js';
 
@@ -32,6 +32,16 @@ function screening(f: Fields): Screened {
   return url === undefined ? {} : { url, method };
 }
 
+/** Answering-machine detection on a dialled party (`machineDetectionTimeout` only with `machineDetection`). */
+function detection(f: Fields): Detected {
+  const machineDetection = f.oneOf('machineDetection', DIAL_MACHINE_DETECTION, undefined);
+  const machineDetectionTimeout = f.optionalInt('machineDetectionTimeout', 3, 59);
+  if (machineDetectionTimeout !== undefined && machineDetection === undefined) {
+    f.invalid('machineDetectionTimeout', 'given with machineDetection', machineDetectionTimeout);
+  }
+  return compact({ machineDetection, machineDetectionTimeout });
+}
+
 const number: TargetKind = {
   type: 'number',
   xmlName: 'Number',
@@ -43,6 +53,7 @@ const number: TargetKind = {
       number: f.content('number', NUMBER),
       sendDigits: f.string('sendDigits', { check: isSendDigits, expect: EXPECT.sendDigits }),
       ...screening(f),
+      ...detection(f),
     }),
 };
 
@@ -58,6 +69,7 @@ const sip: TargetKind = {
       username: f.string('username', CREDENTIAL),
       password: f.string('password', CREDENTIAL),
       ...screening(f),
+      ...detection(f),
     }),
 };
 
