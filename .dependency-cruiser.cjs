@@ -11,7 +11,7 @@ const LAYERS = [
   { name: 'engine and domain records', paths: ['src/engine/', 'src/accounts/', 'src/users/', 'src/org/', 'src/numbers/'] },
   { name: 'domain services', paths: ['src/events/', 'src/trunks/'] },
   { name: 'calls kernel', paths: ['src/calls/'] },
-  { name: 'call features', paths: ['src/callbacks/', 'src/acd/', 'src/conferences/', 'src/streams/'] },
+  { name: 'call features', paths: ['src/callbacks/', 'src/acd/', 'src/conferences/', 'src/streams/', 'src/speech/'] },
   { name: 'recovery', paths: ['src/recovery/'] },
   { name: 'flows', paths: ['src/flows/'] },
   { name: 'repositories', paths: ['src/repositories\\.ts'] },

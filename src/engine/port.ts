@@ -228,7 +228,14 @@ export interface AudioTap {
   readonly closed: Promise<void>;
 }
 
-export interface AudioTapOptions { mode: AudioTapMode }
+export interface AudioTapOptions {
+  mode: AudioTapMode;
+  /**
+   * A fork that hears only the far end (the inbound track), never what the platform plays to it: a recognizer or a
+   * detector listening while prompts play. Not mixed, whatever the engine.
+   */
+  callerOnly?: boolean;
+}
 
 export interface LegEvents {
   dtmf: (digit: string) => void;

@@ -48,6 +48,8 @@ import { nodeAddress } from './cluster/node-address.js';
 import { AcdService } from '../acd/service.js';
 import { installAcdMetrics } from './acd-metrics.js';
 import { ConferenceService } from '../conferences/service.js';
+import { speechRecognition } from '../speech/service.js';
+import { pocketsphinxRecognizer } from '../speech/pocketsphinx.js';
 import { conferenceBeep } from '../media/tones.js';
 import { CallbackOutbox } from '../callbacks/worker.js';
 import { CallbackStore } from '../callbacks/store.js';
@@ -177,6 +179,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     ...kernel,
     conferences: new ConferenceService(kernel, callbacks, conferenceBeep(path.join(config.dataDir, 'tones'))),
     acd: new AcdService(kernel),
+    speech: speechRecognition({ offline: pocketsphinxRecognizer(), accountVendor: async () => null }),
   };
   installAcdMetrics(metrics, store, callServices.acd.stats, () => clock.now());
   // Before any call is taken: what a dead predecessor left open is finished first.

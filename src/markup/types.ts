@@ -31,15 +31,33 @@ export interface PauseVerb {
 
 export type PromptVerb = SayVerb | PlayVerb | PauseVerb;
 
+export type GatherInput = 'dtmf' | 'speech';
+
+/** How a speech Gather hears (docs/markup.md, Gather): set only when input includes speech. */
+export interface GatherSpeech {
+  /** Words and phrases the caller is likely to say, comma-separated (a recognizer's grammar or prompt). */
+  hints?: string;
+  language: string;
+  /** Silence that ends the caller's speech: 'auto', or whole seconds. */
+  speechTimeout: 'auto' | number;
+  /** The recognizer's model name, passed to a vendor adapter as given. */
+  speechModel?: string;
+  /** Ask the action even when nothing was heard or said (Twilio's actionOnEmptyResult). */
+  actionOnEmptyResult: boolean;
+}
+
 export interface GatherVerb {
   verb: 'gather';
   /** Absolute http(s) URL or a reference relative to the document URL (resolved by the interpreter). */
   action?: string;
   method: HttpMethod;
+  /** What the caller may answer with, in the order given ('dtmf' alone unless told). */
+  input: GatherInput[];
   numDigits?: number;
   timeout: number;
   /** '' disables the finish key. */
   finishOnKey: string;
+  speech?: GatherSpeech;
   prompts: PromptVerb[];
 }
 

@@ -11,6 +11,11 @@ export interface CallerPlan {
   hangupAfterMs?: number;
   /** How long the caller talks when recorded. */
   speakMs?: number;
+  /**
+   * Words said to each speech <Gather>, in order: after its prompts, or over them (bargeIn); '' says nothing.
+   * Drivers that cannot speak words ignore it.
+   */
+  speechInput?: Array<string | { text: string; bargeIn: true }>;
 }
 
 export interface PartyPlan {

@@ -5,7 +5,7 @@
 import { deepStrictEqual } from 'node:assert/strict';
 import fc from 'fast-check';
 import t from 'tap';
-import { MarkupError, parseMarkup, type DialTarget, type MarkupFormat, type Verb } from '../../src/markup/index.js';
+import { MarkupError, parseMarkup, type DialTarget, type GatherInput, type MarkupFormat, type Verb } from '../../src/markup/index.js';
 import { RING_TONE_NAMES } from '../../src/markup/ring-tones.js';
 
 const RUNS = { numRuns: 300 };
@@ -77,7 +77,22 @@ const dial = fc.record(
   },
   { requiredKeys: ['verb', 'timeout', 'method', 'record', 'ringTone', 'hangupOnStar', 'answerOnBridge', 'targets'] },
 );
-const gather = fc.record(
+const gatherSpeech = fc.record(
+  {
+    hints: fc.constantFrom('sales, support, billing', 'yes,no', "I'd like to pay"),
+    language: fc.constantFrom('en-US', 'en-GB', 'de-DE'),
+    speechTimeout: fc.oneof(fc.constant('auto' as const), fc.integer({ min: 1, max: 99 })),
+    speechModel: fc.constantFrom('whisper-1', 'default', 'phone_call'),
+    actionOnEmptyResult: fc.boolean(),
+  },
+  { requiredKeys: ['language', 'speechTimeout', 'actionOnEmptyResult'] },
+);
+/** Keys alone, or speech (alone or with keys) with its settings: the parser gives speech defaults whenever speech is heard. */
+const gatherInput = fc.oneof(
+  fc.record({ input: fc.constant<GatherInput[]>(['dtmf']) }),
+  fc.record({ input: fc.constantFrom<GatherInput[]>(['speech'], ['dtmf', 'speech'], ['speech', 'dtmf']), speech: gatherSpeech }),
+);
+const gatherBase = fc.record(
   {
     verb: fc.constant('gather' as const),
     action: urlRef,
@@ -89,6 +104,7 @@ const gather = fc.record(
   },
   { requiredKeys: ['verb', 'method', 'timeout', 'finishOnKey', 'prompts'] },
 );
+const gather = fc.tuple(gatherBase, gatherInput).map(([g, listening]) => ({ ...g, ...listening }));
 const record = fc.record(
   {
     verb: fc.constant('record' as const),
@@ -137,7 +153,7 @@ function verbXml(v: Verb): string {
     case 'redirect':
       return element(name, v, esc(v.url), ['verb', 'url']);
     case 'gather':
-      return element(name, v, v.prompts.map(verbXml).join('\n    '), ['verb', 'prompts']);
+      return element(name, { ...v, input: v.input.join(' '), ...v.speech }, v.prompts.map(verbXml).join('\n    '), ['verb', 'prompts', 'speech']);
     case 'dial':
       return element(name, v, v.targets.map(targetXml).join(''), ['verb', 'targets']);
     default:

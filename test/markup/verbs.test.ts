@@ -18,7 +18,8 @@ t.test('defaults are filled in', async (t) => {
   t.same(xml('<Say>Hi</Say>'), [{ verb: 'say', text: 'Hi', voice: 'default', language: 'en-US', loop: 1 }]);
   t.same(xml('<Play>https://a.example/x.mp3</Play>'), [{ verb: 'play', url: 'https://a.example/x.mp3', loop: 1 }]);
   t.same(xml('<Pause/>'), [{ verb: 'pause', length: 1 }]);
-  t.same(xml('<Gather/>'), [{ verb: 'gather', method: 'POST', timeout: 5, finishOnKey: '#', prompts: [] }]);
+  t.same(xml('<Gather/>'), [{ verb: 'gather', method: 'POST', input: ['dtmf'], timeout: 5, finishOnKey: '#', prompts: [] }]);
+  t.same(xml('<Gather input="speech"/>'), [{ verb: 'gather', method: 'POST', input: ['speech'], timeout: 5, finishOnKey: '#', speech: { language: 'en-US', speechTimeout: 'auto', actionOnEmptyResult: false }, prompts: [] }], 'speech defaults');
   t.same(xml('<Redirect>next.xml</Redirect>'), [{ verb: 'redirect', url: 'next.xml', method: 'POST' }]);
   t.same(xml('<Hangup/>'), [{ verb: 'hangup' }]);
   t.same(xml('<Reject/>'), [{ verb: 'reject', reason: 'rejected' }]);
@@ -39,9 +40,10 @@ t.test('optional values are absent, not undefined', async (t) => {
 });
 
 t.test('every attribute is read', async (t) => {
-  t.same(xml('<Gather action="/g" method="GET" numDigits="64" timeout="600" finishOnKey=""><Say loop="0">a</Say><Play loop="100">http://h/x</Play><Pause length="600"/></Gather>'), [
+  t.same(xml('<Gather action="/g" method="GET" input="speech dtmf" numDigits="64" timeout="600" finishOnKey="" hints="sales, support" language="en-GB" speechTimeout="3" speechModel="whisper-1" actionOnEmptyResult="true"><Say loop="0">a</Say><Play loop="100">http://h/x</Play><Pause length="600"/></Gather>'), [
     {
-      verb: 'gather', action: '/g', method: 'GET', numDigits: 64, timeout: 600, finishOnKey: '',
+      verb: 'gather', action: '/g', method: 'GET', input: ['speech', 'dtmf'], numDigits: 64, timeout: 600, finishOnKey: '',
+      speech: { hints: 'sales, support', language: 'en-GB', speechTimeout: 3, speechModel: 'whisper-1', actionOnEmptyResult: true },
       prompts: [
         { verb: 'say', text: 'a', voice: 'default', language: 'en-US', loop: 0 },
         { verb: 'play', url: 'http://h/x', loop: 100 },

@@ -4,6 +4,8 @@
 //   'inbound') and every RTP frame sent from the socket is what the caller hears.
 // - fork: the new endpoint runs `eavesdrop` on the caller's channel, so the socket receives the call's mix (the
 //   caller and what is played to them, in one stream, delivered as track 'inbound'); the call is not touched.
+//   callerOnly: eavesdrop_bridge_aleg on the eavesdropper, so that its media bug reads the caller's read stream
+//   alone (switch_ivr_async.c: ED_BRIDGE_READ without ED_BRIDGE_WRITE), not what the platform plays.
 import { systemClock } from '../../clock.js';
 import { PacedAudioTap } from '../paced-tap.js';
 import { EngineError, type AudioTap, type AudioTapOptions } from '../port.js';
@@ -57,7 +59,10 @@ export async function openDrachtioAudio(leg: Leg, gateway: AudioGatewayConfig, o
       await leg.ep.bridge(ep);
     }
     // eavesdrop runs until either channel ends; its completion needs no handling.
-    else void quietly(leg, 'eavesdrop', () => ep!.execute('eavesdrop', leg.ep.uuid));
+    else {
+      if (opts.callerOnly) await ep.set('eavesdrop_bridge_aleg', 'true');
+      void quietly(leg, 'eavesdrop', () => ep!.execute('eavesdrop', leg.ep.uuid));
+    }
   } catch (err) {
     rtp.close();
     await ep?.destroy().catch(() => undefined);
@@ -78,7 +83,7 @@ export async function openDrachtioAudio(leg: Leg, gateway: AudioGatewayConfig, o
       // stream's channel up); nothing to clear once the call is over.
       if (opts.mode === 'bidirectional' && !leg.isEnded) await quietly(leg, 'stream timer variable', () => ms.api(`uuid_setvar ${leg.ep.uuid} ${NO_TIMER}`));
     },
-  }, opts.mode === 'fork');
+  }, opts.mode === 'fork' && !opts.callerOnly);
   const opened = tap;
   // Either channel going away ends the stream: the call, or FreeSWITCH dropping the stream's channel.
   void leg.ended.then(() => opened.close());

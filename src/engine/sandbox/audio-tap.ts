@@ -3,7 +3,7 @@
 // recordings; both are framed at 20 ms on the injected clock.
 // What a peer sends is what the far end hears: each run of it lands in the transcript with a digest of its bytes.
 import { createHash } from 'node:crypto';
-import { encodeUlaw } from '../../media/mulaw.js';
+import { encodeUlaw, ULAW_SILENCE } from '../../media/mulaw.js';
 import { PacedAudioTap } from '../paced-tap.js';
 import { AUDIO_FRAME_BYTES, AUDIO_FRAME_MS, type AudioTap, type AudioTapOptions, type AudioTrack } from '../port.js';
 import { SAMPLE_RATE } from './audio.js';
@@ -12,6 +12,7 @@ import { farEndFrame } from './far-end-audio.js';
 
 const TRACK_HZ: Record<AudioTrack, number> = { inbound: 440, outbound: 660 };
 const LEVEL = 0.3;
+const SILENT_FRAME = Buffer.alloc(AUDIO_FRAME_BYTES, ULAW_SILENCE);
 
 /** 20 ms frame number `n` of a continuous tone. */
 function toneFrame(hz: number, n: number): Buffer {
@@ -47,18 +48,22 @@ export function openSandboxAudio(line: Line, opts: AudioTapOptions): AudioTap {
     },
   });
   line.transcript.add({ type: 'audio-opened', mode: opts.mode });
-  const tracks: AudioTrack[] = opts.mode === 'fork' ? ['inbound', 'outbound'] : ['inbound'];
+  const tracks: AudioTrack[] = opts.mode === 'fork' && !opts.callerOnly ? ['inbound', 'outbound'] : ['inbound'];
+  // What the far end sounds like: its words while it says some; else its scripted audio; else, to a listener
+  // waiting for it to speak, silence (a person listening to the prompts), and to a media stream a steady tone.
+  const farEnd = (n: number): Buffer => line.speech.frame()
+    ?? (line.audio ? encodeUlaw(farEndFrame(line.audio, n * AUDIO_FRAME_BYTES, AUDIO_FRAME_BYTES)) : opts.callerOnly ? SILENT_FRAME : toneFrame(TRACK_HZ.inbound, n));
   let n = 0;
   const next = () => {
     if (tap.isClosed) return;
     for (const track of tracks) {
-      const payload = track === 'inbound' && line.audio ? encodeUlaw(farEndFrame(line.audio, n * AUDIO_FRAME_BYTES, AUDIO_FRAME_BYTES)) : toneFrame(TRACK_HZ[track], n);
-      tap.deliver({ track, payload });
+      tap.deliver({ track, payload: track === 'inbound' ? farEnd(n) : toneFrame(TRACK_HZ[track], n) });
     }
     n++;
     line.schedule(AUDIO_FRAME_MS, next);
   };
   line.schedule(AUDIO_FRAME_MS, next);
   stopEnd = line.onEnd(() => { void tap.close(); });
+  if (opts.callerOnly) line.listening();
   return tap;
 }

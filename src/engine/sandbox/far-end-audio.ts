@@ -25,13 +25,18 @@ function noise(i: number): number {
   return ((h ^ (h >>> 16)) >>> 0) / 2147483648 - 1;
 }
 
+/** Sample `i` of speech as the sandbox stands it in: noise rising and falling with the syllables. */
+export function speechSample(i: number): number {
+  return LEVEL * Math.abs(Math.sin((Math.PI * SYLLABLES_PER_S * i) / SAMPLE_RATE)) * noise(i);
+}
+
 /** Sample `i` (from the answer on) of `audio`; silence once its script is over. */
 function sample(audio: FarEndAudio, i: number): number {
   let start = 0;
   for (const segment of SCRIPTS[audio]) {
     const length = (segment.ms * SAMPLE_RATE) / 1000;
     if (i < start + length) {
-      if (segment.kind === 'speech') return LEVEL * Math.abs(Math.sin((Math.PI * SYLLABLES_PER_S * i) / SAMPLE_RATE)) * noise(i);
+      if (segment.kind === 'speech') return speechSample(i);
       return segment.kind === 'tone' ? LEVEL * Math.sin((2 * Math.PI * segment.hz * i) / SAMPLE_RATE) : 0;
     }
     start += length;

@@ -7,6 +7,7 @@ import { Transcript } from './transcript.js';
 import type { Media } from './media-timing.js';
 import type { SandboxRooms } from './conference.js';
 import type { FarEndAudio } from './far-end-audio.js';
+import { FarEndSpeech } from './spoken-text.js';
 
 export type Direction = 'inbound' | 'outbound';
 
@@ -32,6 +33,8 @@ interface LineEvents {
   digit: [digit: string];
   /** A digit collection finished its prompts: the cue for a scripted caller to type. */
   'awaiting-input': [];
+  /** The platform began listening to what the far end says (a speech <Gather>): the cue for a scripted caller to speak. */
+  listening: [];
   /** The far end asks for a blind transfer (SIP REFER). */
   'transfer-asked': [asked: TransferAsked];
   ended: [info: HangupInfo];
@@ -45,6 +48,8 @@ export class Line {
   readonly speakMs: number;
   readonly audio: FarEndAudio | null;
   readonly transcript: Transcript;
+  /** What the far end is saying now, heard on the call's audio tap. */
+  readonly speech = new FarEndSpeech();
   readonly ended: Promise<HangupInfo>;
   readonly #startedAt: number;
   readonly #events = new EventEmitter<LineEvents>();
@@ -102,6 +107,15 @@ export class Line {
   }
 
   awaitingInput(): void { this.#events.emit('awaiting-input'); }
+
+  listening(): void { this.#events.emit('listening'); }
+
+  /** The far end says `text` (ignored before answer and after hangup). */
+  say(text: string): void {
+    if (this.#state !== 'answered') return;
+    this.transcript.add({ type: 'said', text });
+    this.speech.say(text);
+  }
 
   /** The far end asks for a transfer: false when nobody on the platform's side can hear it (before answer, after the end). */
   transferAsked(asked: TransferAsked): boolean {

@@ -16,6 +16,8 @@ export const RINGING_AFTER_MS = 100;
 export const DEFAULT_RING_MS = 1000;
 export const GATHER_REACTION_MS = 100;
 export const KEY_INTERVAL_MS = 50;
+/** How soon into the prompts a scripted caller barging in starts to speak. */
+export const BARGE_IN_MS = 300;
 export const DEFAULT_SPEAK_MS = 3000;
 
 /** A piece of media as the far end experiences it: what they hear and for how long. */

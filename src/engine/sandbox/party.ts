@@ -2,7 +2,7 @@
 // to watch and steer them.
 import type { HangupInfo } from '../port.js';
 import type { Line } from './line.js';
-import { GATHER_REACTION_MS, KEY_INTERVAL_MS } from './media-timing.js';
+import { BARGE_IN_MS, GATHER_REACTION_MS, KEY_INTERVAL_MS } from './media-timing.js';
 import type { TranscriptEvent, TranscriptListener } from './transcript.js';
 import { askTransfer, type TransferResult } from './transfer.js';
 import type { FarEndAudio } from './far-end-audio.js';
@@ -15,6 +15,11 @@ export interface InCallScript {
   digits?: Array<{ atMs: number; keys: string }>;
   /** One entry per collectDigits: typed 100 ms after its prompts finish, 50 ms per key ('' = no answer). */
   gatherInput?: string[];
+  /**
+   * One entry per speech <Gather> (each time the platform starts listening): said 100 ms after its prompts finish,
+   * or, with bargeIn, 300 ms after listening starts, over the prompts ('' = says nothing).
+   */
+  speechInput?: Array<string | { text: string; bargeIn: true }>;
   /** During record(): talks this long, then goes silent (default 3000). */
   speakMs?: number;
   /** What it sounds like to a media tap and to answering-machine detection (default: a steady 440 Hz tone). */
@@ -50,6 +55,8 @@ export interface SimulatedCall {
   readonly isEnded: boolean;
   /** Types keys: the first now, the rest 50 ms apart. Ignored before answer and after hangup. */
   press(keys: string): void;
+  /** Says words, heard by a speech <Gather> listening now. Ignored before answer and after hangup. */
+  say(text: string): void;
   /** Hangs up: before answer a caller abandons (caller-hangup), a called party declines (rejected). */
   hangup(): void;
   /** Asks for a blind transfer to `target` (SIP REFER); resolves with the platform's answer and final report. */
@@ -58,11 +65,15 @@ export interface SimulatedCall {
 
 export class RemoteParty implements SimulatedCall {
   #gathers = 0;
+  #listens = 0;
+  /** Words to say once the prompts of the speech <Gather> listening now finish. */
+  #sayAfterPrompts: string | null = null;
   #giveUp: ReturnType<Line['schedule']>;
 
   constructor(private readonly line: Line, private readonly script: InCallScript) {
     line.on('answered', () => this.#connected());
     line.on('awaiting-input', () => this.#answerGather());
+    line.on('listening', () => this.#answerListening());
   }
 
   get id(): string { return this.line.id; }
@@ -78,6 +89,8 @@ export class RemoteParty implements SimulatedCall {
       else this.line.schedule(i * KEY_INTERVAL_MS, () => this.line.remoteDigit(key));
     });
   }
+
+  say(text: string): void { this.line.say(text); }
 
   hangup(): void { this.line.remoteHangup(); }
 
@@ -96,7 +109,16 @@ export class RemoteParty implements SimulatedCall {
   }
 
   #answerGather(): void {
+    const said = this.#sayAfterPrompts;
+    this.#sayAfterPrompts = null;
+    if (said) this.line.schedule(GATHER_REACTION_MS, () => this.say(said));
     const input = this.script.gatherInput?.[this.#gathers++];
     if (input) this.line.schedule(GATHER_REACTION_MS, () => this.press(input));
+  }
+
+  #answerListening(): void {
+    const input = this.script.speechInput?.[this.#listens++];
+    if (typeof input === 'object') this.line.schedule(BARGE_IN_MS, () => this.say(input.text));
+    else this.#sayAfterPrompts = input || null;
   }
 }

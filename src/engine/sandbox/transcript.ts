@@ -18,6 +18,8 @@ export type TranscriptEntry =
   | { type: 'transfer-reported'; status: number }
   | { type: 'beep' }
   | { type: 'pressed'; digit: string }
+  /** Words the far end said (to a speech <Gather>). */
+  | { type: 'said'; text: string }
   /** Keys the platform sent this party (<Number sendDigits>), `w` and `W` being waits. */
   | { type: 'heard-keys'; digits: string }
   | { type: 'recording-started' | 'recording-stopped'; file: string }

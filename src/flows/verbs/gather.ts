@@ -4,6 +4,7 @@ import type { MediaLease } from '../../media/media-cache.js';
 import { followAction, type Flow, type Outcome } from '../flow.js';
 import { leaseMedia, localMedia } from '../../calls/media-lease.js';
 import type { CallSession } from '../../calls/session.js';
+import { gatherSpeech } from './gather-speech.js';
 
 /** The prompts as the engine plays them; a Play whose media could not be had is left out. */
 function toPrompts(prompts: PromptVerb[], leases: Array<MediaLease | null>): Prompt[] {
@@ -30,6 +31,13 @@ export async function gatherVerb(flow: Flow, verb: GatherVerb): Promise<Outcome>
   if (signal.aborted) {
     leases.forEach((lease) => lease?.release());
     return { kind: 'next' };
+  }
+  if (verb.speech && verb.input.includes('speech')) {
+    try {
+      return await gatherSpeech(flow, { ...verb, speech: verb.speech }, leg, toPrompts(verb.prompts, leases));
+    } finally {
+      leases.forEach((lease) => lease?.release());
+    }
   }
   const result = await leg.collectDigits({
     prompts: toPrompts(verb.prompts, leases),
