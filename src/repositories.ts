@@ -26,6 +26,7 @@ import { AgentRepo } from './acd/agents.js';
 import { DispositionRepo } from './acd/dispositions.js';
 import { CallbackRepo } from './acd/callbacks.js';
 import { LeadCampaignRepo } from './acd/campaigns.js';
+import { SpeechSettingsRepo } from './speech/settings.js';
 
 export { DB_FILE };
 
@@ -46,6 +47,7 @@ export interface Store {
   registrations: RegistrationRepo;
   users: UserRepo;
   orgSettings: OrgSettingsRepo;
+  speechSettings: SpeechSettingsRepo;
   leads: LeadRepo;
   webhookSubscriptions: SubscriptionRepo;
   conferences: ConferenceRepo;
@@ -85,6 +87,7 @@ export async function openStore(dataDir: string, clock: Clock, database: Config[
     registrations: new RegistrationRepo(sql, clock),
     users: new UserRepo(sql, clock),
     orgSettings: new OrgSettingsRepo(sql, clock, caches),
+    speechSettings: new SpeechSettingsRepo(sql, clock),
     leads: new LeadRepo(sql, clock),
     webhookSubscriptions: new SubscriptionRepo(sql, clock),
     conferences: new ConferenceRepo(sql, clock),

@@ -48,7 +48,7 @@ import { nodeAddress } from './cluster/node-address.js';
 import { AcdService } from '../acd/service.js';
 import { installAcdMetrics } from './acd-metrics.js';
 import { ConferenceService } from '../conferences/service.js';
-import { speechRecognition } from '../speech/service.js';
+import { accountTranscription, speechRecognition } from '../speech/service.js';
 import { pocketsphinxRecognizer } from '../speech/pocketsphinx.js';
 import { conferenceBeep } from '../media/tones.js';
 import { CallbackOutbox } from '../callbacks/worker.js';
@@ -179,7 +179,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     ...kernel,
     conferences: new ConferenceService(kernel, callbacks, conferenceBeep(path.join(config.dataDir, 'tones'))),
     acd: new AcdService(kernel),
-    speech: speechRecognition({ offline: pocketsphinxRecognizer(), accountVendor: async () => null }),
+    speech: speechRecognition({ offline: pocketsphinxRecognizer(), accountVendor: accountTranscription(store.speechSettings, secrets, outbound) }),
   };
   installAcdMetrics(metrics, store, callServices.acd.stats, () => clock.now());
   // Before any call is taken: what a dead predecessor left open is finished first.

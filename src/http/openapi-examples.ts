@@ -71,6 +71,11 @@ const callback = {
   answered_by: null, last_error: null, lead_sid: null, date_created: at, date_updated: at,
 };
 
+const speechSettings = {
+  recognizer: 'openai-compatible', transcription_url: 'https://api.openai.com/v1', transcription_model: 'whisper-1',
+  transcription_api_key_set: true, date_updated: at,
+};
+
 const disposition = {
   sid: 'DP5b0c3e1f9a7d4c2e8b6a0f1d3c5e7a9b', call_sid: 'CA1f0e2d3c4b5a69788796a5b4c3d2e1f0', disposition: 'sale', notes: 'Two seats, renews in May.',
   agent_sid: 'AG2c4e6a8b0d1f3e5c7a9b1d3f5e7c9a0b', date_created: at,
@@ -140,6 +145,9 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
   'GET /v1/callbacks/{sid}': { 200: { ...callback, status: 'completed', attempts: 1, call_sid: 'CA7e6d5c4b3a2918f0e1d2c3b4a5968778', agent_sid: agent.sid } },
   'DELETE /v1/callbacks/{sid}': { 200: { ...callback, status: 'canceled' } },
   'GET /v1/dispositions': { 200: { data: [disposition], has_more: false, next_cursor: null } },
+  'GET /v1/speech-settings': { 200: speechSettings },
+  'POST /v1/speech-settings': { 200: speechSettings },
+  'DELETE /v1/speech-settings': { 200: { recognizer: 'pocketsphinx', transcription_url: null, transcription_model: null, transcription_api_key_set: false, date_updated: null } },
 };
 
 /** The API's areas, in the order /docs lists them. */
@@ -151,4 +159,5 @@ export const TAGS = [
   { name: 'Queues and agents (preview)', description: 'The ACD: queues callers wait in, the agents offered their calls (seat, queues, status and activity). docs/acd.md.' },
   { name: 'Webhook subscriptions (preview)', description: 'Signed lifecycle events delivered to your endpoints, with their delivery log.' },
   { name: 'Lead injection (preview)', description: "Leads posted by your web forms, authenticated with the organisation's injection token." },
+  { name: 'Speech (preview)', description: "Which recognizer hears the account's speech gathers: its OpenAI-compatible transcription endpoint, or the offline one. docs/speech.md." },
 ];

@@ -420,4 +420,14 @@ export const migrations: string[] = [
   ACD_QUEUE_MACHINE_DETECTION,
   // What answered a participant added with answering-machine detection (as calls.answered_by); null when none ran.
   'ALTER TABLE conference_participants ADD COLUMN answered_by TEXT;',
+  // An account's OpenAI-compatible transcription endpoint for speech gathers (src/speech/settings.ts); the key sealed.
+  `
+  CREATE TABLE speech_settings (
+    account_id INTEGER PRIMARY KEY REFERENCES accounts(id),
+    transcription_url TEXT NOT NULL,
+    transcription_model TEXT NOT NULL,
+    transcription_key_sealed TEXT,
+    updated_at TEXT NOT NULL
+  );
+  `,
 ];

@@ -28,3 +28,25 @@ t.test('organisation settings: host allow-list, injection token and IPs', async 
 
   t.match((await c.get('/dashboard/settings')).text, /href="\/dashboard\/subscriptions"/, 'subscriptions have a page of their own');
 });
+
+t.test('speech recognition: the endpoint set, its errors at their fields, the key never rendered, removed', async (t) => {
+  const h = await startHarness(t);
+  const a = await accountWithUser(h, 'a@example.com');
+  const c = new DashboardClient(h.url);
+  await c.signIn('a@example.com', PASSWORD);
+  t.match((await c.get('/dashboard/settings')).text, /<h2>Speech recognition<\/h2>/);
+  const key = 'sk-dashboard-secret-1';
+  const bad = await c.submit('/dashboard/settings', '/dashboard/settings/speech', { transcription_url: 'http://asr.example.com/v1', transcription_model: 'whisper 1', transcription_api_key: key });
+  t.equal(bad.status, 422);
+  t.match(bad.text, /id="e-transcription_url">/, 'the URL error at its field');
+  t.match(bad.text, /id="e-transcription_model">/, 'the model error at its field');
+  t.notMatch(bad.text, key, 'the key typed is not rendered back');
+  t.equal(await h.store.speechSettings.transcription(a.id), null, 'nothing stored');
+  const saved = await c.submit('/dashboard/settings', '/dashboard/settings/speech', { transcription_url: 'https://asr.example.com/v1', transcription_model: 'whisper-1', transcription_api_key: key });
+  t.equal(saved.status, 303);
+  const page = (await c.get('/dashboard/settings')).text;
+  t.match(page, /transcribed by <code>https:\/\/asr\.example\.com\/v1<\/code> \(model <code>whisper-1<\/code>, with a key/);
+  t.notMatch(page, key, 'the key is not shown');
+  t.equal((await c.submit('/dashboard/settings', '/dashboard/settings/speech/remove')).status, 303);
+  t.equal(await h.store.speechSettings.transcription(a.id), null, 'removed');
+});

@@ -3,16 +3,22 @@ import { formOf, queryOf, sendPage, viewerOf, type Dashboard, type Viewer } from
 import { FormRender, type FieldErrors } from '../forms.js';
 import { OrgSettingsError } from '../../../org/settings.js';
 import { settingsView } from '../views/settings.js';
+import { transcriptionProblems } from '../../../speech/settings-input.js';
 
 export function settingsRoutes(app: FastifyInstance, d: Dashboard): void {
-  const render = async (req: FastifyRequest, reply: FastifyReply, opts: { secret?: string; form?: FormRender; token?: string; status?: number } = {}) => {
+  const render = async (req: FastifyRequest, reply: FastifyReply, opts: { secret?: string; form?: FormRender; speechForm?: FormRender; token?: string; status?: number } = {}) => {
     const v = viewerOf(req);
     const org = {
       org: await d.store.orgSettings.get(v.account.id),
       form: opts.form ?? new FormRender({}),
       ...(opts.token ? { newInjectionToken: opts.token } : {}),
     };
-    return sendPage(reply, settingsView(v, { secret: opts.secret ?? null, notice: queryOf(req).done, org }), opts.status ?? 200);
+    const transcription = await d.store.speechSettings.transcription(v.account.id);
+    const speech = {
+      transcription, offline: d.callServices.speech.offline,
+      form: opts.speechForm ?? new FormRender({ transcription_url: transcription?.baseUrl ?? '', transcription_model: transcription?.model ?? '' }),
+    };
+    return sendPage(reply, settingsView(v, { secret: opts.secret ?? null, notice: queryOf(req).done, org, speech }), opts.status ?? 200);
   };
 
   /** Runs an allow-list change; its error is shown beside the field it came from. */
@@ -42,6 +48,27 @@ export function settingsRoutes(app: FastifyInstance, d: Dashboard): void {
   app.post('/settings/hosts/remove', listChange('host', (v, x) => d.store.orgSettings.removeHost(v.account.id, x)));
   app.post('/settings/ips', listChange('cidr', (v, x) => d.store.orgSettings.allowIp(v.account.id, x)));
   app.post('/settings/ips/remove', listChange('cidr', (v, x) => d.store.orgSettings.removeIp(v.account.id, x)));
+
+  // A blank key keeps the stored one; the key typed is never rendered back, even beside an error.
+  app.post('/settings/speech', async (req, reply) => {
+    const form = formOf(req);
+    const v = viewerOf(req);
+    const input = { url: (form.transcription_url ?? '').trim(), model: (form.transcription_model ?? '').trim(), ...(form.transcription_api_key ? { key: form.transcription_api_key } : {}) };
+    const problems = transcriptionProblems(input, d.callServices.urls);
+    if (Object.keys(problems).length > 0) {
+      const errors: FieldErrors = Object.fromEntries(Object.entries(problems).map(([field, message]) => [field, [message]]));
+      return render(req, reply, { speechForm: new FormRender({ transcription_url: input.url, transcription_model: input.model }, errors), status: 422 });
+    }
+    await d.store.speechSettings.setTranscription(v.account.id, {
+      baseUrl: input.url, model: input.model, ...(input.key ? { keySealed: d.secrets.seal(input.key) } : {}),
+    });
+    return reply.redirect('/dashboard/settings?done=saved', 303);
+  });
+
+  app.post('/settings/speech/remove', async (req, reply) => {
+    await d.store.speechSettings.removeTranscription(viewerOf(req).account.id);
+    return reply.redirect('/dashboard/settings?done=saved', 303);
+  });
 
   // The clear token is rendered in this response only; the store keeps its hash.
   app.post('/settings/injection-token', async (req, reply) =>

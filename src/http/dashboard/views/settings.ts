@@ -2,8 +2,9 @@ import { html, type Html } from '../html.js';
 import { actionButton, copyable, page } from '../layout.js';
 import type { Viewer } from '../context.js';
 import { orgSections, type OrgViewData } from './org.js';
+import { speechSection, type SpeechViewData } from './speech.js';
 
-export function settingsView(v: Viewer, opts: { secret: string | null; notice?: string; org: OrgViewData }): Html {
+export function settingsView(v: Viewer, opts: { secret: string | null; notice?: string; org: OrgViewData; speech: SpeechViewData }): Html {
   return page({ title: 'Organisation settings', viewer: v, section: 'settings', notice: opts.notice }, html`
     <dl class="facts"><dt>Account</dt><dd>${v.account.name} (ID ${v.account.id})</dd>
       <dt>Trunk access</dt><dd>${v.account.trunking ? `enabled, up to ${v.account.trunkCapacity} trunks` : 'not enabled'}</dd></dl>
@@ -17,5 +18,7 @@ export function settingsView(v: Viewer, opts: { secret: string | null; notice?: 
         { danger: true, confirm: 'Rotate the signing secret? Requests are signed with the new one at once; the old one stops verifying.' })}
     </div>
     ${opts.org.form.summary()}
-    ${orgSections(v, opts.org)}`);
+    ${orgSections(v, opts.org)}
+    ${opts.speech.form.summary()}
+    ${speechSection(v, opts.speech)}`);
 }
