@@ -2,11 +2,16 @@ import type { SandboxEngine } from '../engine/sandbox/index.js';
 import type { CallWatch } from './watch.js';
 import type { CallSession } from './session.js';
 
+/** The longest a simulated caller's answer to one speech prompt may be (characters). */
+export const SAID_MAX = 200;
+
 export interface SimulationRequest {
   from: string;
   to: string;
   /** Keys typed at each prompt for input, in order. */
   digits: string[];
+  /** Words said to each speech <Gather>, in order, after its prompts ('' says nothing). */
+  speech?: string[];
   /** The simulated caller hangs up after this long at most. */
   maxSeconds: number;
 }
@@ -52,7 +57,7 @@ export async function simulateInbound(engine: SandboxEngine, watch: CallWatch, r
     if (kind === 'ended' && sid === callSid) platformEnded();
   });
   try {
-    const call = engine.simulateInbound({ from: req.from, to: req.to, caller: { gatherInput: req.digits, hangupAfterMs: req.maxSeconds * 1000, hangupBeforeAnswerAfterMs: req.maxSeconds * 1000 } });
+    const call = engine.simulateInbound({ from: req.from, to: req.to, caller: { gatherInput: req.digits, speechInput: req.speech ?? [], hangupAfterMs: req.maxSeconds * 1000, hangupBeforeAnswerAfterMs: req.maxSeconds * 1000 } });
     engineCallId = call.id;
     adopt();
     for (const e of call.transcript) emit({ ...e, source: 'caller', at_ms: e.at });

@@ -2,12 +2,12 @@ import type { Command } from 'commander';
 import { CliError, type Runner } from './context.js';
 import { operatorRequest } from './operator-client.js';
 
-interface Flags { to: string; from: string; digits: string[]; maxSeconds: string; url?: string }
+interface Flags { to: string; from: string; digits: string[]; say: string[]; maxSeconds: string; url?: string }
 
 function describe(e: Record<string, any>): string {
   const t = `${(Number(e.at_ms) / 1000).toFixed(2).padStart(7)}s`;
   if (e.source === 'caller') {
-    const what = e.type === 'heard-say' ? `hears: "${e.text}"` : e.type === 'heard-play' ? `hears audio ${e.url}` : e.type === 'pressed' ? `presses ${e.digit}`
+    const what = e.type === 'heard-say' ? `hears: "${e.text}"` : e.type === 'heard-play' ? `hears audio ${e.url}` : e.type === 'pressed' ? `presses ${e.digit}` : e.type === 'said' ? `says: "${e.text}"`
       : e.type === 'hangup' ? `call ends (${e.cause}, by ${e.by === 'local' ? 'platform' : 'caller'})` : e.type;
     return `${t}  caller    ${what}`;
   }
@@ -22,12 +22,13 @@ export function simulateCommands(program: Command, run: Runner): void {
     .requiredOption('--to <e164>', 'one of your numbers')
     .requiredOption('--from <e164>', 'the caller')
     .option('--digits <keys>', 'keys typed at each prompt for input (repeatable, e.g. --digits 1 --digits 42#)', (v: string, all: string[]) => [...all, v], [])
+    .option('--say <words>', 'words said at each prompt for speech (repeatable, e.g. --say sales --say "yes please")', (v: string, all: string[]) => [...all, v], [])
     .option('--max-seconds <n>', 'the caller hangs up after this long', '120')
     .option('--url <url>', 'server base URL (default http://HOST:PORT from the configuration)')
     .action(run(async (ctx, flags: Flags) => {
       const res = await operatorRequest(ctx, '/operator/simulate/inbound', {
         method: 'POST', accept: 'application/x-ndjson',
-        body: { to: flags.to, from: flags.from, digits: flags.digits, max_seconds: Number(flags.maxSeconds) },
+        body: { to: flags.to, from: flags.from, digits: flags.digits, say: flags.say, max_seconds: Number(flags.maxSeconds) },
       }, flags.url);
       if (!res.body) throw new CliError('the server sent no steps');
       let buffered = '';

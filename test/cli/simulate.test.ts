@@ -31,6 +31,14 @@ t.test('simulate inbound drives a sandbox call through the running server', asyn
   }
   t.ok(kinds.indexOf('platform:webhook-request') < kinds.indexOf('caller:answered'), 'the webhook is asked before the answer');
 
+  app.on('/speech', xml('<Gather input="speech" action="/said"><Say>Sales or support?</Say></Gather>'));
+  app.on('/said', (req) => xml(`<Say>You said ${String(req.json.speech_result)}.</Say><Hangup/>`));
+  await rb('number', 'add', '+15550001001', '--account', '1', '--webhook-url', `${app.url}/speech`);
+  const spoken = await rb('simulate', 'inbound', '--to', '+15550001001', '--from', '+15557770001', '--say', 'sales', '--url', server.url);
+  t.equal(spoken.code, 0, spoken.stderr);
+  t.match(spoken.stdout, /caller {4}says: "sales"/);
+  t.match(spoken.stdout, /caller {4}hears: "You said sales\."/, 'the words reached the speech prompt');
+
   const unknown = await rb('simulate', 'inbound', '--to', '+15550009999', '--from', '+15557770001', '--url', server.url);
   t.match(unknown.stdout, /rejected/, 'a number nobody holds is refused');
   const noServer = await cli(tempDir(t))('simulate', 'inbound', '--to', '+15550001000', '--from', '+15557770001');

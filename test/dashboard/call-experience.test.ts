@@ -65,6 +65,23 @@ t.test('a test call runs in the background; its transcript reads as sentences', 
   for (const l of done) t.notMatch(l, /[{}]|webhook-reply|heard-say|sbx-/, `no slugs or JSON: ${l}`);
 });
 
+t.test('a test call can say words to a speech prompt: the transcript has what the caller said and what was heard', async (t) => {
+  const h = await startHarness(t, { env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' }, clock: scaledClock(10) });
+  const app = await startWebhookApp(t);
+  app.on('/voice', xml(`<Gather input="speech" action="${app.url}/heard"><Say>Sales or support?</Say></Gather>`));
+  app.on('/heard', (req) => xml(`<Say>You said ${String(req.json.speech_result)}.</Say><Hangup/>`));
+  const { c } = await signedIn(h, `${app.url}/voice`);
+  const bad = await c.submit('/dashboard/test-call', '/dashboard/test-call', { to: NUMBER, from: '+15557770001', say: 'a\u202Eb', max_seconds: '60' });
+  t.equal(bad.status, 422);
+  t.match(bad.text, /id="e-say">/, 'the words are checked as text');
+  t.equal((await c.submit('/dashboard/test-call', '/dashboard/test-call', { to: NUMBER, from: '+15557770001', say: 'support please', max_seconds: '60' })).status, 303);
+  const done = lines(await finishedTranscript(c));
+  t.ok(done.some((l) => l.includes('Caller said: “support please”')), done.join('\n'));
+  t.ok(done.some((l) => /Caller said “support please” \(sandbox, confidence 1, recognized in \d+ ms\)/.test(l)), 'the platform heard it');
+  t.ok(done.some((l) => l.includes('Said: “You said support please.”')), 'the action answered');
+  t.match((await c.get('/dashboard/test-call')).text, /value="support please"/, 'the words are kept for the next run');
+});
+
 t.test('an application error is the final cause, not "normal"; the call page draws the waterfall', async (t) => {
   const h = await startHarness(t, { env: { RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1' }, clock: scaledClock(10) });
   const app = await startWebhookApp(t);

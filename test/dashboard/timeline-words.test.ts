@@ -34,6 +34,11 @@ t.test('every kind is a sentence', async (t) => {
     ['ended', { status: 'completed', cause: 'api-hangup', by: 'local' }, /^Call ended by a request to hang it up, by the platform$/],
     ['recording-completed', { recording_sid: 'RE1', duration_ms: 4200 }, /^Recording completed \(4\.2 s\)$/],
     ['media-ready', { url: 'x', via: 'cache', latency_ms: 3 }, /^Media ready$/],
+    ['speech', { recognizer: 'pocketsphinx', text: 'billing', confidence: null, heard_ms: 900, recognized_ms: 240 }, /^Caller said “billing” \(pocketsphinx, recognized in 240 ms\)$/],
+    ['speech', { recognizer: 'openai-compatible', text: '', confidence: null, heard_ms: 900, recognized_ms: 240 }, /^Caller spoke, but no words were recognized \(openai-compatible\)$/],
+    ['speech-no-input', { timeout_seconds: 5 }, /^Nothing said within 5 s$/],
+    ['speech-error', { reason: 'timeout', message: 'the transcription endpoint did not answer within 10 s' }, /^Speech could not be recognized \(timeout\): the transcription endpoint did not answer within 10 s$/],
+    ['machine-detection', { answered_by: 'machine_end_beep', after_ms: 5300 }, /^Answering-machine detection: machine_end_beep$/],
   ];
   for (const [kind, detail, want] of samples) t.match(describeEvent(kind, detail), want, kind);
 });

@@ -7,12 +7,13 @@ import type { CallWatch } from '../../calls/watch.js';
 import type { EnginePort } from '../../engine/port.js';
 import { mediaServerRoutes } from './media-servers.js';
 import { clusterRoutes, type ClusterRouteDeps } from './cluster.js';
-import { simulateInbound } from '../../calls/simulator.js';
+import { SAID_MAX, simulateInbound } from '../../calls/simulator.js';
 
 const Body = Type.Object({
   from: Type.String({ pattern: '^\\+[1-9]\\d{1,14}$' }),
   to: Type.String({ pattern: '^\\+[1-9]\\d{1,14}$' }),
   digits: Type.Optional(Type.Array(Type.String({ pattern: '^[0-9*#]{0,32}$' }), { maxItems: 20 })),
+  say: Type.Optional(Type.Array(Type.String({ maxLength: SAID_MAX, format: 'text' }), { maxItems: 20 })),
   max_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 900 })),
 });
 
@@ -37,7 +38,7 @@ export async function operatorRoutes(
     reply.raw.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
     const line = (o: unknown) => reply.raw.write(JSON.stringify(o) + '\n');
     const { callSid } = await simulateInbound(deps.simulator, deps.watch, {
-      from: req.body.from, to: req.body.to, digits: req.body.digits ?? [], maxSeconds: req.body.max_seconds ?? 120,
+      from: req.body.from, to: req.body.to, digits: req.body.digits ?? [], speech: req.body.say ?? [], maxSeconds: req.body.max_seconds ?? 120,
     }, line);
     line({ source: 'simulator', type: 'done', call_sid: callSid });
     reply.raw.end();

@@ -29,6 +29,7 @@ export function testCallView(v: Viewer, f: FormRender, numbers: string[], run?: 
     ${f.select('to', 'Call this number', numbers.map((n) => [n, n] as const))}
     ${f.text('from', 'From (the caller, E.164)', { type: 'tel', placeholder: '+15557770001' })}
     ${f.text('digits', 'Keys to press', { hint: 'Pressed at each prompt for input, in order; separate prompts with spaces (e.g. "1 42#"). Empty presses nothing.' })}
+    ${f.text('say', 'Words to say', { hint: 'Said at each prompt for speech, in order; separate prompts with ";" (e.g. "sales; yes please"). Empty says nothing.' })}
     ${f.text('max_seconds', 'Hang up after (seconds)', { inputmode: 'numeric' })}`;
   return page({ title: 'Test call', viewer: v, section: 'test-call' }, html`
     <p>Places a simulated call to one of your numbers through the normal call handling (schedule, IVR, webhook, recording)

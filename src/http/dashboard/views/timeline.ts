@@ -77,6 +77,11 @@ export function describeEvent(kind: string, d: Detail): string {
     case 'conference-left': return 'Left the conference';
     case 'queued': return `Waiting in queue ${str(d.queue)}`;
     case 'abandoned': return `Caller left queue ${str(d.queue)}`;
+    case 'speech': return d.text ? `Caller said “${str(d.text)}” (${str(d.recognizer)}${d.confidence === null || d.confidence === undefined ? '' : `, confidence ${str(d.confidence)}`}, recognized in ${str(d.recognized_ms)} ms)` : `Caller spoke, but no words were recognized (${str(d.recognizer)})`;
+    case 'speech-no-input': return `Nothing said within ${str(d.timeout_seconds)} s`;
+    case 'speech-error': return `Speech could not be recognized (${str(d.reason)}): ${str(d.message)}`;
+    case 'machine-detection': return d.final === false ? `Answering-machine detection: a machine began (${str(d.answered_by)})` : `Answering-machine detection: ${str(d.answered_by)}`;
+    case 'callback-machine': return d.action === 'message' ? `A machine answered the callback (${str(d.answered_by)}): the queue's message was left` : `A machine answered the callback (${str(d.answered_by)}): it will be tried again`;
     default: return `${kind.charAt(0).toUpperCase()}${kind.slice(1).replace(/-/g, ' ')}`;
   }
 }
@@ -89,6 +94,7 @@ export function callerSentence(e: Detail): string {
     case 'heard-pause': return `Silence for ${str(e.ms)} ms`;
     case 'heard-ringback': return 'Ringback while the dialled party rang';
     case 'pressed': return `Caller pressed ${str(e.digit)}`;
+    case 'said': return `Caller said: “${str(e.text)}”`;
     case 'heard-keys': return `Keys sent: ${str(e.digits)}`;
     case 'beep': return 'Caller heard a beep';
     case 'ringing': return 'Ringing';
