@@ -4,6 +4,7 @@ import type { RecordingRecord } from '../store/recordings.js';
 import type { CallSession } from './session.js';
 import { sendRecordingCallback } from './recording-callback.js';
 import { makePrivate } from '../private-files.js';
+import { emitVoicemailLeft, finishTranscription, type RecordingTranscriber, type TranscribeCallback } from './transcription.js';
 
 export interface MessageOptions {
   maxLengthMs: number;
@@ -13,6 +14,8 @@ export interface MessageOptions {
   source: 'record-verb' | 'voicemail';
   callbackUrl: string | null;
   callbackMethod?: 'POST' | 'GET';
+  /** Transcribe the message: its voicemail-left event then waits for the words (src/calls/transcription.ts). */
+  transcription?: { transcriber: RecordingTranscriber; callback: TranscribeCallback | null };
 }
 
 /** Records what the caller says (Record verb, voicemail), stores it, and announces it: callback and event. */
@@ -25,16 +28,21 @@ export async function recordMessage(session: CallSession, opts: MessageOptions):
   const spec: RecordOptions = { file, maxLengthMs: opts.maxLengthMs, silenceTimeoutMs: opts.silenceTimeoutMs, finishOnKey: opts.finishOnKey, beep: opts.beep };
   const result = await leg.record(spec);
   makePrivate(file);
-  // The stored message and its voicemail-left event commit together.
+  // The stored message and its voicemail-left event commit together; with a transcription, the event's turn comes
+  // when the words do, and the transcription under way commits with the message instead.
   const recording = await session.services.store.sql.transaction(async (tx) => {
     const done = await recordings.complete(sid, result.durationMs, 'completed', tx);
-    await session.services.events.emit({
-      type: 'voicemail-left', accountId: session.accountId, callSid: session.sid,
-      data: { from: session.call.from, to: session.call.to, recording_sid: sid, duration: Math.round(result.durationMs / 1000), source: opts.source },
-    }, tx);
+    if (opts.transcription) await recordings.startTranscription(sid, { holdsEvent: true }, tx);
+    else await emitVoicemailLeft(session.services.events, done, session.call, null, tx);
     return done;
   });
   session.timeline('recording-completed', { recording_sid: sid, duration_ms: result.durationMs, reason: result.reason });
   await sendRecordingCallback(session, recording, opts.callbackMethod);
+  // The caller goes on meanwhile (Twilio transcribes after the call moves on).
+  const { transcription } = opts;
+  if (transcription) {
+    void finishTranscription(session.services, (await recordings.get(sid))!, transcription.transcriber, transcription.callback)
+      .catch((err: unknown) => session.log.error({ err, recordingSid: sid }, 'transcription failed'));
+  }
   return { recording, ...(result.finishKey ? { finishKey: result.finishKey } : {}) };
 }

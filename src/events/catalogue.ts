@@ -61,6 +61,7 @@ export const EVENT_DATA: Record<EventType, DataFields> = {
     recording_sid: { sample: 'RE0123456789abcdef0123456789abcdef', description: 'The recording (`RE...`).' },
     duration: { sample: 12, description: 'Whole seconds recorded.' },
     source: { sample: 'voicemail', description: 'What recorded it: `voicemail` (after hours, IVR key) or `record` (Record verb).' },
+    transcription_text: { sample: null, description: 'The message in words, when it was transcribed (`<Record transcribe="true">`: the event then waits for the transcription); null otherwise, or when the transcription failed.' },
   },
 };
 

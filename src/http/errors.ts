@@ -96,6 +96,7 @@ export const errors = {
     new ApiError(409, 'recording_immutable', "The number's recording policy is locked (immutable): this recording cannot be paused or stopped.", { liveCode: true }),
   recordingFinished: () => new ApiError(409, 'recording_completed', 'The recording has already finished.', { liveCode: true }),
   recordingNotReady: () => new ApiError(409, 'recording_in_progress', 'The recording is still in progress; download it once it has completed.', { liveCode: true }),
+  transcriptionRefused: (why: string) => new ApiError(409, 'transcription_not_started', why, { liveCode: true }),
   recordingControlsOff: () => new ApiError(503, 'recording_controls_disabled', 'Recording controls are switched off for this account.', { liveCode: true }),
   engineRejected: (message: string, status: number | undefined, body: string | undefined) =>
     new ApiError(502, 'engine_rejected', `The call engine rejected the command: ${message}`, { extra: { engine_status: status ?? null, engine_body: body ?? null } }),

@@ -20,6 +20,7 @@ const recording = {
   sid: 'RE5f0c2a9d3b7e4f6a8c1d2e3f4a5b6c7d', call_sid: 'CA1b7f5a780bdbf97e3b4bf11c78b1a7eb', status: 'completed', source: 'call',
   conference_sid: null, tracks: 'both', channels: 2, duration: 98, immutable: false, created_at: at, completed_at: later,
   media_url: 'https://ringbase.example.com/api/recordings/RE5f0c2a9d3b7e4f6a8c1d2e3f4a5b6c7d.wav',
+  transcription: null,
 };
 const call = {
   sid: 'CA1b7f5a780bdbf97e3b4bf11c78b1a7eb', from: '+14155550100', to: '+15557770001', direction: 'outbound-api', status: 'completed',
@@ -109,6 +110,7 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
   'POST /api/calls/{callSid}/recordings': { 201: { ...recording, status: 'in-progress', duration: null, completed_at: null } },
   'POST /api/calls/{callSid}/recordings/{recordingSid}': { 200: { ...recording, status: 'paused', duration: null, completed_at: null } },
   'GET /api/recordings/{recordingSid}': { 200: recording },
+  'POST /api/recordings/{recordingSid}/transcription': { 202: { ...recording, status: 'completed', transcription: { status: 'in-progress', text: null, error: null } } },
   'POST /v1/webhooks': { 201: { ...subscription, secret: 'whsec_4f1d8a2b9c7e6f5a3b2c1d0e9f8a7b6c' } },
   'GET /v1/webhooks': { 200: { data: [{ sid: subscription.sid, event_type: 'hangup', target_url: subscription.target_url, status: 'active' }], has_more: false, next_cursor: null } },
   'GET /v1/webhooks/{sid}': { 200: subscription },

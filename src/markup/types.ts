@@ -104,6 +104,10 @@ export interface RecordVerb {
   playBeep: boolean;
   recordingStatusCallback?: string;
   recordingStatusCallbackMethod: HttpMethod;
+  /** Transcribe the message (its voicemail-left event then carries the words). */
+  transcribe: boolean;
+  /** Told the transcript once it is ready (a transcribeCallback alone turns transcribe on, as on Twilio). */
+  transcribeCallback?: string;
 }
 
 /**

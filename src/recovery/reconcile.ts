@@ -5,6 +5,9 @@ import type { CallRecord } from '../store/calls.js';
 import type { RecordingRecord } from '../store/recordings.js';
 import { sendStatusCallback, type CallbackSink } from '../calls/status-callback.js';
 import { sendRecordingCallback } from '../calls/recording-callback.js';
+import { finishTranscription, type RecordingTranscriber } from '../calls/transcription.js';
+
+const LOST_TRANSCRIPTION: RecordingTranscriber = { transcribe: async () => ({ error: 'the control plane transcribing it stopped before the words came back' }) };
 import { deadInstances, type Instance, type InstanceRepo, type Liveness } from './instances.js';
 import { finalCallbacks } from './final-callbacks.js';
 import { repairWavHeader } from './wav-repair.js';
@@ -65,6 +68,8 @@ export async function reconcileDeadInstances(services: RecoveryServices, livenes
       const done = await closeRecording(services, rec, lastBeat.get(owner) ?? liveness.nowMs);
       if (done) recordings.push(done);
     }
+    // Words the dead process was waiting for are lost; a message's voicemail-left event it held back is sent without them.
+    for (const rec of await store.recordings.transcribingOf(owner)) await finishTranscription(services, rec, LOST_TRANSCRIPTION, null);
   }
   for (const o of claimed) await store.instances.remove(o.id);
   if (calls.length + recordings.length > 0) log.warn({ owners, calls: calls.length, recordings: recordings.length }, 'finished the calls and recordings of dead instances');

@@ -18,7 +18,7 @@ export interface OpenAiEndpoint {
   apiKey: string | null;
 }
 
-/** The longest a transcription may take. */
+/** The longest a transcription of a short answer may take; a longer recording may take as long as it lasts. */
 export const TRANSCRIPTION_TIMEOUT_MS = 10_000;
 /** The largest answer read (a transcript of one utterance is a few hundred bytes). */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -35,16 +35,17 @@ export function openAiTranscription(client: GuardedClient, endpoint: OpenAiEndpo
         response_format: 'json',
         ...(req.hints.length > 0 ? { prompt: req.hints.join(', ') } : {}),
       }, { name: 'file', filename: 'utterance.wav', type: 'audio/wav', data: wav });
+      const timeoutMs = Math.max(TRANSCRIPTION_TIMEOUT_MS, req.utterance.frames.length * 20);
       let status: number;
       let body: Buffer;
       try {
         ({ status, body } = await client.request(`${endpoint.baseUrl.replace(/\/+$/, '')}/audio/transcriptions`, {
           method: 'POST',
           headers: { 'content-type': form.type, ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}) },
-          body: form.body, timeoutMs: TRANSCRIPTION_TIMEOUT_MS, maxResponseBytes: MAX_ANSWER_BYTES, ...(opts.allowHosts ? { allowHosts: opts.allowHosts } : {}),
+          body: form.body, timeoutMs, maxResponseBytes: MAX_ANSWER_BYTES, ...(opts.allowHosts ? { allowHosts: opts.allowHosts } : {}),
         }));
       } catch (err) {
-        if (err instanceof TargetTimeoutError) throw new RecognizerError('timeout', `the transcription endpoint did not answer within ${TRANSCRIPTION_TIMEOUT_MS / 1000} s`);
+        if (err instanceof TargetTimeoutError) throw new RecognizerError('timeout', `the transcription endpoint did not answer within ${Math.round(timeoutMs / 1000)} s`);
         if (err instanceof TargetRefusedError) throw new RecognizerError('unavailable', `the transcription endpoint is refused: ${err.message}`);
         throw new RecognizerError('refused', `the transcription endpoint could not be reached: ${(err as Error).message}`);
       }

@@ -430,4 +430,12 @@ export const migrations: string[] = [
     updated_at TEXT NOT NULL
   );
   `,
+  // A recording's transcript (<Record transcribe>, POST /api/recordings/{sid}/transcription; src/calls/transcription.ts):
+  // in-progress, completed with its text, or failed with why; whether the recording's voicemail-left event waits for it.
+  `
+  ALTER TABLE recordings ADD COLUMN transcription_status TEXT;
+  ALTER TABLE recordings ADD COLUMN transcription_holds_event INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE recordings ADD COLUMN transcription_text TEXT;
+  ALTER TABLE recordings ADD COLUMN transcription_error TEXT;
+  `,
 ];

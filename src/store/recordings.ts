@@ -20,20 +20,37 @@ export interface RecordingRecord {
   immutable: boolean;
   /** A conference recording (the room's mix); `callSid` is then the participant whose join started it. */
   conferenceSid: string | null;
+  /** Its transcript, once one was asked for (src/calls/transcription.ts); else null. */
+  transcription: Transcription | null;
   createdAt: string;
   completedAt: string | null;
 }
+
+export type Transcription = (
+  | { status: 'in-progress'; text: null; error: null }
+  | { status: 'completed'; text: string; error: null }
+  | { status: 'failed'; text: null; error: string }
+) & {
+  /** The recording's voicemail-left event waits for the words (sent when the transcription ends). */
+  holdsEvent: boolean;
+};
+
+/** How a transcription ended: the words, or why there are none. */
+export type TranscriptionResult = { text: string } | { error: string };
 
 interface Row {
   sid: string; account_id: number; call_sid: string; source: RecordingSource; status: RecordingStatus; tracks: RecordingRecord['tracks'];
   channels: number; file: string; duration_ms: number | null; callback_url: string | null; created_at: string; completed_at: string | null;
   immutable: number;
   conference_sid: string | null;
+  transcription_status: Transcription['status'] | null; transcription_text: string | null; transcription_error: string | null;
+  transcription_holds_event: number;
 }
 
 const toRecording = (r: Row): RecordingRecord => ({
   sid: r.sid, accountId: r.account_id, callSid: r.call_sid, source: r.source, status: r.status, tracks: r.tracks, channels: r.channels,
-  file: r.file, durationMs: r.duration_ms, callbackUrl: r.callback_url, immutable: r.immutable === 1, conferenceSid: r.conference_sid, createdAt: r.created_at, completedAt: r.completed_at,
+  file: r.file, durationMs: r.duration_ms, callbackUrl: r.callback_url, immutable: r.immutable === 1, conferenceSid: r.conference_sid,
+  transcription: r.transcription_status === null ? null : { status: r.transcription_status, text: r.transcription_text, error: r.transcription_error, holdsEvent: r.transcription_holds_event === 1 } as Transcription, createdAt: r.created_at, completedAt: r.completed_at,
 });
 
 export class RecordingRepo {
@@ -75,9 +92,36 @@ export class RecordingRepo {
     return toRecording((await q.one<Row>('SELECT * FROM recordings WHERE sid = ?', [sid]))!);
   }
 
-  /** The owners (instance ids; null for rows older than instances) of recordings still open. */
+  /** The owners (instance ids; null for rows older than instances) of recordings still open or being transcribed. */
   async openOwners(): Promise<Array<string | null>> {
-    return (await this.sql.all<{ owner: string | null }>("SELECT DISTINCT owner FROM recordings WHERE status IN ('in-progress', 'paused')")).map((r) => r.owner);
+    return (await this.sql.all<{ owner: string | null }>("SELECT DISTINCT owner FROM recordings WHERE status IN ('in-progress', 'paused') OR transcription_status = 'in-progress'"))
+      .map((r) => r.owner);
+  }
+
+  /**
+   * Starts a completed recording's transcription; false when it is not completed, or one is under way. This
+   * process transcribes it: the row becomes this instance's, so a survivor finishes it should the process die.
+   */
+  async startTranscription(sid: string, opts: { holdsEvent: boolean }, q: SqlQueries = this.sql): Promise<boolean> {
+    return (await q.run(`UPDATE recordings SET transcription_status = 'in-progress', transcription_text = NULL, transcription_error = NULL,
+      transcription_holds_event = ?, owner = ? WHERE sid = ? AND status = 'completed' AND (transcription_status IS NULL OR transcription_status <> 'in-progress')`,
+    [opts.holdsEvent ? 1 : 0, this.owner, sid])).changes === 1;
+  }
+
+  /** Ends a transcription under way, once; null when none was (another process ended it). */
+  async finishTranscription(sid: string, result: TranscriptionResult, q: SqlQueries = this.sql): Promise<RecordingRecord | null> {
+    const row = await q.one<Row>(`UPDATE recordings SET transcription_status = ?, transcription_text = ?, transcription_error = ?
+      WHERE sid = ? AND transcription_status = 'in-progress' RETURNING *`,
+    ['text' in result ? 'completed' : 'failed', 'text' in result ? result.text : null, 'error' in result ? result.error : null, sid]);
+    return row ? toRecording(row) : null;
+  }
+
+  /** The transcriptions `owner` left under way. */
+  async transcribingOf(owner: string | null): Promise<RecordingRecord[]> {
+    const rows = owner === null
+      ? await this.sql.all<Row>("SELECT * FROM recordings WHERE transcription_status = 'in-progress' AND owner IS NULL ORDER BY created_at, sid")
+      : await this.sql.all<Row>("SELECT * FROM recordings WHERE transcription_status = 'in-progress' AND owner = ? ORDER BY created_at, sid", [owner]);
+    return rows.map(toRecording);
   }
 
   /** The recordings `owner` (null: no owner recorded) left open, oldest first. */

@@ -15,7 +15,7 @@ function issuesOf(text: string | Buffer, format: MarkupFormat, opts?: { maxBytes
 const XML_CASES: [string, string, string][] = [
   ['<Response><Say colour="red">Hi</Say></Response>', 'unknown_attribute', '1:16'],
   ['<Response>\n  <Play digits="1">https://a.example/x.mp3</Play>\n</Response>', 'unknown_attribute', '2:9'],
-  ['<Response><Record transcribe="true"/></Response>', 'unknown_attribute', '1:19'],
+  ['<Response><Record transcribe="yes"/></Response>', 'invalid_attribute', '1:19'],
   ['<Response><Dial trim="trim-silence">+15551234567</Dial></Response>', 'unknown_attribute', '1:17'],
   ['<Response><Say loop="-1">Hi</Say></Response>', 'invalid_attribute', '1:16'],
   ['<Response><Say loop="0x10">Hi</Say></Response>', 'invalid_attribute', '1:16'],

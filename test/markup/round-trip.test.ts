@@ -116,8 +116,9 @@ const record = fc.record(
     playBeep: fc.boolean(),
     recordingStatusCallback: urlRef,
     recordingStatusCallbackMethod: method,
+    transcribe: fc.boolean(),
   },
-  { requiredKeys: ['verb', 'method', 'maxLength', 'timeout', 'finishOnKey', 'playBeep', 'recordingStatusCallbackMethod'] },
+  { requiredKeys: ['verb', 'method', 'maxLength', 'timeout', 'finishOnKey', 'playBeep', 'recordingStatusCallbackMethod', 'transcribe'] },
 );
 const redirect = fc.record({ verb: fc.constant('redirect' as const), url: urlRef, method });
 const reject = fc.record({ verb: fc.constant('reject' as const), reason: fc.constantFrom('rejected' as const, 'busy' as const) });

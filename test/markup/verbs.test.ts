@@ -24,7 +24,7 @@ t.test('defaults are filled in', async (t) => {
   t.same(xml('<Hangup/>'), [{ verb: 'hangup' }]);
   t.same(xml('<Reject/>'), [{ verb: 'reject', reason: 'rejected' }]);
   t.same(xml('<Record/>'), [
-    { verb: 'record', method: 'POST', maxLength: 3600, timeout: 5, finishOnKey: '1234567890*#', playBeep: true, recordingStatusCallbackMethod: 'POST' },
+    { verb: 'record', method: 'POST', maxLength: 3600, timeout: 5, finishOnKey: '1234567890*#', playBeep: true, recordingStatusCallbackMethod: 'POST', transcribe: false },
   ]);
   t.same(xml('<Dial>+15551234567</Dial>'), [
     { verb: 'dial', timeout: 30, method: 'POST', record: 'do-not-record', ringTone: 'us', hangupOnStar: false, answerOnBridge: false, targets: [{ type: 'number', number: '+15551234567' }] },
@@ -51,8 +51,8 @@ t.test('every attribute is read', async (t) => {
       ],
     },
   ]);
-  t.same(xml('<Record action="https://h/r" method="GET" maxLength="14400" timeout="1" finishOnKey="*#" playBeep="false" recordingStatusCallback="/cb" recordingStatusCallbackMethod="GET"/>'), [
-    { verb: 'record', action: 'https://h/r', method: 'GET', maxLength: 14400, timeout: 1, finishOnKey: '*#', playBeep: false, recordingStatusCallback: '/cb', recordingStatusCallbackMethod: 'GET' },
+  t.same(xml('<Record action="https://h/r" method="GET" maxLength="14400" timeout="1" finishOnKey="*#" playBeep="false" recordingStatusCallback="/cb" recordingStatusCallbackMethod="GET" transcribeCallback="/t"/>'), [
+    { verb: 'record', action: 'https://h/r', method: 'GET', maxLength: 14400, timeout: 1, finishOnKey: '*#', playBeep: false, recordingStatusCallback: '/cb', recordingStatusCallbackMethod: 'GET', transcribe: true, transcribeCallback: '/t' },
   ]);
   t.same(xml('<Dial callerId="+15550000000" timeout="5" action="../after" method="GET" record="record-from-ringing"><Number sendDigits="wW1*#">+15551234567</Number><Sip username="u" password="p w">sips:[2001:db8::1]:5061;transport=tls</Sip><Client>bob.smith@example</Client></Dial>'), [
     {

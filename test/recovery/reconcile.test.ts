@@ -99,6 +99,20 @@ t.test('a dead peer\'s calls and recordings are finished once, even by two recon
   t.same(again.calls, [], 'nothing is finished twice');
 });
 
+t.test("a message a dead peer was transcribing: its held-back voicemail-left event goes out once, without words", async (t) => {
+  const { store, accountId, deadBeat, insertCall, liveness, h } = await peersScene(t);
+  await insertCall('CAmessage', 'livepeer', true);
+  await store.sql.run(`INSERT INTO recordings (sid, account_id, call_sid, source, status, tracks, channels, file, duration_ms, created_at, completed_at, owner,
+    transcription_status, transcription_holds_event) VALUES ('REheld', ?, 'CAmessage', 'record-verb', 'completed', 'inbound', 1, '/gone.wav', 4000, ?, ?, 'deadpeer', 'in-progress', 1)`,
+  [accountId, at(deadBeat - 10_000), at(deadBeat - 5_000)]);
+  const emitted: LifecycleEvent[] = [];
+  const services = { ...h.app.callServices, events: { emit: async (e: LifecycleEvent) => { emitted.push(e); } } };
+  await Promise.all([reconcileDeadInstances(services, liveness), reconcileDeadInstances(services, liveness)]);
+  t.same(emitted.map((e) => [e.type, e.callSid]), [['voicemail-left', 'CAmessage']], 'one event');
+  t.match(emitted[0]!.data, { recording_sid: 'REheld', duration: 4, source: 'record-verb', transcription_text: null });
+  t.match((await store.recordings.get('REheld'))!.transcription, { status: 'failed', error: /stopped before the words came back/ });
+});
+
 t.test('a dead peer\'s conference participants leave, and a room left empty completes with its callbacks', async (t) => {
   const { h, store, accountId, insertCall, liveness } = await peersScene(t);
   const room = async (name: string, sid: string) => (await store.conferences.openOrCreate({

@@ -8,6 +8,7 @@ export function recordingView(r: RecordingRecord, baseUrl: string) {
     sid: r.sid, call_sid: r.callSid, conference_sid: r.conferenceSid, status: r.status, source: r.source, tracks: r.tracks, channels: r.channels,
     duration: r.durationMs === null ? null : Math.round(r.durationMs / 1000), immutable: r.immutable,
     created_at: r.createdAt, completed_at: r.completedAt, media_url: recordingMediaUrl(baseUrl, r.sid),
+    transcription: r.transcription && { status: r.transcription.status, text: r.transcription.text, error: r.transcription.error },
   };
 }
 

@@ -12,6 +12,8 @@ import { recordingView } from './call-views.js';
 import { loadCall } from './calls.js';
 import { authErrors, notFoundError, validationError } from './error-responses.js';
 import type { CallForwarding } from '../cluster/forwarding.js';
+import { finishTranscription } from '../../calls/transcription.js';
+import { recordingTranscriber } from '../../speech/recording-transcriber.js';
 
 const tags = ['Recordings (live)'];
 const security = [{ bearerAuth: [] }];
@@ -90,6 +92,25 @@ export async function recordingRoutes(app: FastifyInstance, deps: { services: Pl
     await store.recordings.setStatus(record.sid, status === 'paused' ? 'paused' : 'in-progress');
     void session.timeline(`recording-${status === 'paused' ? 'paused' : 'resumed'}`, { recording_sid: record.sid });
     return view((await store.recordings.get(record.sid))!);
+  });
+
+  // Transcribed in the background: the answer comes at once, the words in the resource when ready (docs/speech.md).
+  app.post<{ Params: { recordingSid: string } }>('/api/recordings/:recordingSid/transcription', {
+    schema: {
+      tags, security, summary: 'Transcribe a completed recording; its transcription shows in the recording once ready',
+      params: Type.Object({ recordingSid: Type.String() }), response: { 202: RecordingSummary, 409: live409, ...notFoundError, ...authErrors },
+    },
+  }, async (req, reply) => {
+    const record = await store.recordings.getForAccount(req.account.id, req.params.recordingSid);
+    if (!record) throw errors.notFound('Recording');
+    if (!(await store.recordings.startTranscription(record.sid, { holdsEvent: false }))) {
+      throw errors.transcriptionRefused(record.status !== 'completed'
+        ? `The recording is ${record.status}; only a completed recording can be transcribed.`
+        : 'A transcription of this recording is under way; its result will show in the recording.');
+    }
+    void finishTranscription(services, (await store.recordings.get(record.sid))!, recordingTranscriber(services.speech), null)
+      .catch((err: unknown) => req.log.error({ err, recordingSid: record.sid }, 'transcription failed'));
+    return reply.status(202).send(view((await store.recordings.get(record.sid))!));
   });
 
   // One path for the resource and its audio: /api/recordings/RE… (JSON) and /api/recordings/RE….wav (WAV).

@@ -44,6 +44,11 @@ export const RecordingSummary = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   completed_at: Nullable(Type.String({ format: 'date-time' })),
   media_url: Type.String({ description: 'WAV download (API key required).' }),
+  transcription: Nullable(Type.Object({
+    status: Type.String({ enum: ['in-progress', 'completed', 'failed'] }),
+    text: Nullable(Type.String({ description: 'The words (completed).' })),
+    error: Nullable(Type.String({ description: 'Why there are none (failed).' })),
+  }, { description: 'Its transcript, once one was asked for (<Record transcribe>, POST /api/recordings/{sid}/transcription); null before.' })),
 }, { $id: 'Recording' });
 
 export const CallResource = Type.Object({

@@ -1,9 +1,9 @@
 import { EXPECT, isDtmfKeySet, isUrlReference } from '../values.js';
 import { compact, leafVerb } from './define.js';
 
-/** Voicemail-style recording; transcription is deliberately absent (unknown attribute). */
-export const record = leafVerb('Record', undefined, (f) =>
-  compact({
+/** Voicemail-style recording, transcribed on request (transcribe, transcribeCallback). */
+export const record = leafVerb('Record', undefined, (f) => {
+  const verb = compact({
     verb: 'record' as const,
     action: f.string('action', { check: isUrlReference, expect: EXPECT.urlRef }),
     method: f.method(),
@@ -15,5 +15,9 @@ export const record = leafVerb('Record', undefined, (f) =>
     playBeep: f.bool('playBeep', true),
     recordingStatusCallback: f.string('recordingStatusCallback', { check: isUrlReference, expect: EXPECT.urlRef }),
     recordingStatusCallbackMethod: f.method('recordingStatusCallbackMethod'),
-  }),
-);
+    transcribe: f.bool('transcribe', false),
+    transcribeCallback: f.string('transcribeCallback', { check: isUrlReference, expect: EXPECT.urlRef }),
+  });
+  if (verb.transcribeCallback !== undefined) verb.transcribe = true;
+  return verb;
+});
