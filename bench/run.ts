@@ -20,6 +20,7 @@ const SCRIPTS: Script[] = [
   { name: 'delivery', file: 'delivery.ts', args: ['1000'], budgetS: 90 },
   { name: 'sip', file: 'sip.ts', args: ['50'], budgetS: 300 },
   { name: 'streams', file: 'streams.ts', args: [], budgetS: 150 },
+  { name: 'speech', file: 'speech.ts', args: [], budgetS: 120 },
   { name: 'conference', file: 'conference.ts', args: [], budgetS: 420 },
   { name: 'dashboard', file: 'dashboard.ts', args: ['100000', '200'], budgetS: 60 },
   { name: 'acd', file: 'acd.ts', args: ['1000', '10000', '3000'], budgetS: 60 },

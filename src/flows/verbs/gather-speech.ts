@@ -42,14 +42,14 @@ export async function gatherSpeech(flow: Flow, verb: GatherVerb & { speech: Gath
     collecting.then((keys): Answer => ({ kind: 'keys', keys })),
     ...(listening ? [listening.heard.then((heard): Answer => ({ kind: 'heard', heard }))] : []),
   ]);
-  const heard = first.kind === 'heard' ? first.heard
-    : first.keys.reason === 'interrupted' && listening ? await listening.heard : null;
+  // Speech stopped the collection (it ends at once); audio that went away leaves the keys to answer alone.
+  const keys = first.kind === 'keys' ? first.keys : await collecting;
+  const heard = first.kind === 'heard' ? first.heard : keys.reason === 'interrupted' && listening ? await listening.heard : null;
   await listening?.close();
-  if (first.kind === 'keys' && keysTaken && first.keys.digits !== '') {
-    session.timeline('digits', { digits: first.keys.digits, reason: first.keys.reason });
-    return followAction(flow, 'gather action', verb.action ?? flow.docUrl, verb.method, { digit: first.keys.digits[0], digits: first.keys.digits, call_sid: session.sid });
+  if (keysTaken && keys.digits !== '' && heard?.kind !== 'speech') {
+    session.timeline('digits', { digits: keys.digits, reason: keys.reason });
+    return followAction(flow, 'gather action', verb.action ?? flow.docUrl, verb.method, { digit: keys.digits[0], digits: keys.digits, call_sid: session.sid });
   }
-  await collecting;
   const said = heard?.kind === 'speech' ? await recognize(flow, verb.speech, heard.frames) : null;
   if (!said && !heard && !session.ended) session.timeline('speech-no-input', { timeout_seconds: verb.timeout });
   if (!said?.text && !verb.speech.actionOnEmptyResult) return { kind: 'next' };
