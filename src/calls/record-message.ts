@@ -41,7 +41,7 @@ export async function recordMessage(session: CallSession, opts: MessageOptions):
   // The caller goes on meanwhile (Twilio transcribes after the call moves on).
   const { transcription } = opts;
   if (transcription) {
-    void finishTranscription(session.services, (await recordings.get(sid))!, transcription.transcriber, transcription.callback)
+    void finishTranscription(session.services, recording, transcription.transcriber, transcription.callback)
       .catch((err: unknown) => session.log.error({ err, recordingSid: sid }, 'transcription failed'));
   }
   return { recording, ...(result.finishKey ? { finishKey: result.finishKey } : {}) };

@@ -108,9 +108,10 @@ export async function recordingRoutes(app: FastifyInstance, deps: { services: Pl
         ? `The recording is ${record.status}; only a completed recording can be transcribed.`
         : 'A transcription of this recording is under way; its result will show in the recording.');
     }
-    void finishTranscription(services, (await store.recordings.get(record.sid))!, recordingTranscriber(services.speech), null)
+    const started = (await store.recordings.get(record.sid))!;
+    void finishTranscription(services, started, recordingTranscriber(services.speech), null)
       .catch((err: unknown) => req.log.error({ err, recordingSid: record.sid }, 'transcription failed'));
-    return reply.status(202).send(view((await store.recordings.get(record.sid))!));
+    return reply.status(202).send(view(started));
   });
 
   // One path for the resource and its audio: /api/recordings/RE… (JSON) and /api/recordings/RE….wav (WAV).
