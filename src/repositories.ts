@@ -27,6 +27,7 @@ import { DispositionRepo } from './acd/dispositions.js';
 import { CallbackRepo } from './acd/callbacks.js';
 import { LeadCampaignRepo } from './acd/campaigns.js';
 import { SpeechSettingsRepo } from './speech/settings.js';
+import { VoiceSettingsRepo } from './speech/voice-settings.js';
 
 export { DB_FILE };
 
@@ -48,6 +49,7 @@ export interface Store {
   users: UserRepo;
   orgSettings: OrgSettingsRepo;
   speechSettings: SpeechSettingsRepo;
+  voiceSettings: VoiceSettingsRepo;
   leads: LeadRepo;
   webhookSubscriptions: SubscriptionRepo;
   conferences: ConferenceRepo;
@@ -88,6 +90,7 @@ export async function openStore(dataDir: string, clock: Clock, database: Config[
     users: new UserRepo(sql, clock),
     orgSettings: new OrgSettingsRepo(sql, clock, caches),
     speechSettings: new SpeechSettingsRepo(sql, clock),
+    voiceSettings: new VoiceSettingsRepo(sql, clock, caches),
     leads: new LeadRepo(sql, clock),
     webhookSubscriptions: new SubscriptionRepo(sql, clock),
     conferences: new ConferenceRepo(sql, clock),

@@ -13,6 +13,7 @@ import type { MediaCache } from '../media/media-cache.js';
 import type { PromptCache } from '../media/prompt-cache.js';
 import type { CustomerUrlRule, SipTargetPolicy } from '../net/index.js';
 import type { HoldAudio } from './hold-audio.js';
+import type { AccountVoices } from './voices.js';
 
 /** The repositories a call uses; the composition root's Store (src/repositories.ts) has these and the rest. */
 export interface CallStore {
@@ -46,6 +47,8 @@ export interface CallServices {
   media: MediaCache;
   /** Speech rendered once and played as a file (src/media/prompt-cache.ts), when the engine synthesizes any. */
   prompts?: PromptCache | null;
+  /** The built-in voices and the account's vendor voices <Say> may use (src/calls/voices.ts). */
+  voices: AccountVoices;
   /** SIP destinations (API `to`, <Dial><Sip>, conference participants) are vetted and pinned here. */
   sip: SipTargetPolicy;
   /** The https rule for customer callback URLs given at the API (src/net/customer-url.ts). */

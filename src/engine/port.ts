@@ -61,12 +61,17 @@ export interface HangupInfo {
   sipStatus?: number;
 }
 
-export interface SayOptions { voice: string; language: string }
+export interface SayOptions {
+  voice: string;
+  language: string;
+  /** The words already rendered by the account's speech endpoint: played as they are, the text kept for transcripts. */
+  audio?: LocalMedia;
+}
 
 
 /** A media prompt inside a digit collection. */
 export type Prompt =
-  | { kind: 'say'; text: string; voice: string; language: string }
+  | ({ kind: 'say'; text: string } & SayOptions)
   | { kind: 'play'; media: LocalMedia }
   | { kind: 'pause'; seconds: number };
 

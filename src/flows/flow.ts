@@ -58,6 +58,7 @@ function fetchDocument(flow: Flow, target: WebhookTarget, body: Record<string, u
   const payload: CustomerPayload = { kind: 'json', body };
   return fetchMarkup(session.services.http, {
     accountId: session.accountId, callSid: session.sid, url: target.url, method: target.method, payload, format: flow.format,
+    voices: () => session.services.voices.book(session.accountId),
   }, (kind, detail) => session.timeline(kind, detail));
 }
 

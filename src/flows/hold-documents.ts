@@ -4,12 +4,12 @@
 // and asked for again each time it ends, so it can say something new each time (a queue position). Audio is fetched
 // into the media cache with GET; a URL whose answer is not audio is asked for its document with POST, signed like
 // every document request, with the call's fields and the holder's (a queue's sid and wait).
-import type { ConferenceMember, Prompt } from '../engine/port.js';
+import type { ConferenceMember } from '../engine/port.js';
 import type { Verb } from '../markup/index.js';
 import type { HoldAudio, HoldOptions, HoldParams, HoldPlayback, HoldSource, HoldSourceResult, HoldVerb } from '../calls/hold-audio.js';
 import type { CallSession } from '../calls/session.js';
-import { leaseMedia, localMedia } from '../calls/media-lease.js';
-import type { MediaLease } from '../media/media-cache.js';
+import { localMedia } from '../calls/media-lease.js';
+import { readyPrompt } from './prompts.js';
 import { sleepUnless, whenAborted } from '../waits.js';
 import { fetchMarkup } from './markup-fetch.js';
 
@@ -28,6 +28,7 @@ async function fetchDocument(session: CallSession, url: string, method: 'POST' |
   const { call } = session;
   const got = await fetchMarkup(session.services.http, {
     accountId: session.accountId, callSid: session.sid, url, method, format: 'xml',
+    voices: () => session.services.voices.book(session.accountId),
     payload: { kind: 'json', body: { call_sid: session.sid, from: call.from, to: call.to, direction: call.direction, ...(opts.params ?? NO_PARAMS)() } },
   }, (kind, detail) => session.timeline(kind, detail));
   if (!got.ok) return { ok: false, code: 'document_failed', reason: got.reason };
@@ -57,15 +58,7 @@ async function playVerbs(session: CallSession, member: ConferenceMember, doc: { 
       if (!url) { session.timeline('hold-document-failed', { url: doc.url, reason: `<Redirect> "${verb.url}" is not a URL` }); return { kind: 'stopped' }; }
       return { kind: 'redirect', url, method: verb.method };
     }
-    let lease: MediaLease | null = null;
-    let prompt: Prompt | null;
-    if (verb.verb === 'say') prompt = { kind: 'say', text: verb.text, voice: verb.voice, language: verb.language };
-    else if (verb.verb === 'pause') prompt = { kind: 'pause', seconds: verb.length };
-    else {
-      const url = URL.canParse(verb.url, doc.url) ? new URL(verb.url, doc.url).toString() : verb.url;
-      lease = await leaseMedia(session, url);
-      prompt = lease ? { kind: 'play', media: localMedia(lease) } : null;
-    }
+    const { prompt, lease } = await readyPrompt(session, verb.verb === 'play' && URL.canParse(verb.url, doc.url) ? { ...verb, url: new URL(verb.url, doc.url).toString() } : verb);
     try {
       const loop = verb.verb === 'pause' ? 1 : verb.loop;
       for (let i = 0; prompt && (loop === 0 || i < loop); i++) {

@@ -1,4 +1,4 @@
-import { parseMarkup, MarkupError, type MarkupFormat, type Verb } from '../markup/index.js';
+import { parseMarkup, MarkupError, type MarkupFormat, type Verb, type VoiceBook } from '../markup/index.js';
 import { OutboundError } from '../net/index.js';
 import type { CustomerHttp, CustomerPayload } from '../calls/customer-http.js';
 
@@ -19,6 +19,8 @@ export interface MarkupFetchRequest {
   format: MarkupFormat;
   /** Where the caller's time budget ends (clock ms); the request never waits past it. */
   timeoutMs?: number;
+  /** The voices the account's documents may name (read while the request is out). */
+  voices: () => Promise<VoiceBook>;
 }
 
 export type Timeline = (kind: string, detail: Record<string, unknown>) => void;
@@ -26,6 +28,7 @@ export type Timeline = (kind: string, detail: Record<string, unknown>) => void;
 /** Asks an account's URL for markup and parses it; every failure becomes a reason, never an exception. */
 export async function fetchMarkup(http: CustomerHttp, req: MarkupFetchRequest, timeline: Timeline): Promise<MarkupFetchResult> {
   timeline('webhook-request', { url: req.url, method: req.method });
+  const voices = req.voices().then((book) => ({ ok: true as const, book }), (err: Error) => ({ ok: false as const, reason: err.message }));
   let status: number;
   let body: string;
   try {
@@ -43,8 +46,10 @@ export async function fetchMarkup(http: CustomerHttp, req: MarkupFetchRequest, t
     return { ok: false, reason, unavailable: true };
   }
   if (status < 200 || status >= 300) return { ok: false, reason: `webhook answered HTTP ${status}`, unavailable: status >= 500 };
+  const book = await voices;
+  if (!book.ok) return { ok: false, reason: `the account's voices could not be read: ${book.reason}`, unavailable: false };
   try {
-    return { ok: true, verbs: parseMarkup(body, req.format), url: req.url };
+    return { ok: true, verbs: parseMarkup(body, req.format, { voices: book.book }), url: req.url };
   } catch (err) {
     if (err instanceof MarkupError) {
       timeline('markup-error', { url: req.url, issues: err.issues });

@@ -92,7 +92,8 @@ async function chooseCallerId(session: CallSession, trunk: Trunk, flow: Flow, pa
   const text = result.body.toString('utf8').trim();
   if (text.startsWith('<')) {
     try {
-      return { kind: 'markup', flow: { ...flow, docUrl: trunk.cli_lookup_url }, verbs: parseMarkup(text, 'xml') };
+      const voices = await session.services.voices.book(session.accountId);
+      return { kind: 'markup', flow: { ...flow, docUrl: trunk.cli_lookup_url }, verbs: parseMarkup(text, 'xml', { voices }) };
     } catch (err) {
       if (!(err instanceof MarkupError)) throw err;
       return fallback('default: lookup answered invalid markup');

@@ -50,6 +50,7 @@ import { installAcdMetrics } from './acd-metrics.js';
 import { ConferenceService } from '../conferences/service.js';
 import { accountTranscription, speechRecognition } from '../speech/service.js';
 import { pocketsphinxRecognizer } from '../speech/pocketsphinx.js';
+import { vendorVoices } from '../speech/vendor-voices.js';
 import { conferenceBeep } from '../media/tones.js';
 import { CallbackOutbox } from '../callbacks/worker.js';
 import { CallbackStore } from '../callbacks/store.js';
@@ -170,6 +171,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     watch: new CallWatch(),
     // Rendered speech shares the fetched media's cache (one byte bound, one eviction order).
     prompts: engine.usePromptCache?.(media) ?? null,
+    voices: vendorVoices({ settings: store.voiceSettings, secrets, client: outbound, media, clock }),
     sip: new SipTargetPolicy({
       allowLoopback: config.devAllowLocalTargets, allowedNetworks: config.sipAllowedNetworks,
       carrierHosts: () => { void rereadCarrierHosts(); return carrierHosts; },

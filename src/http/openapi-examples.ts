@@ -72,6 +72,10 @@ const callback = {
   answered_by: null, last_error: null, lead_sid: null, date_created: at, date_updated: at,
 };
 
+const voiceSettings = {
+  synthesizer: 'openai-compatible', builtin_voices: ['default', 'alice', 'woman', 'female', 'man', 'male', 'slt', 'rms', 'kal', 'awb'],
+  voices: ['alloy', 'nova'], speech_url: 'https://api.openai.com/v1', speech_model: 'tts-1', speech_api_key_set: true, date_updated: '2026-11-29T03:00:00.000Z',
+};
 const speechSettings = {
   recognizer: 'openai-compatible', transcription_url: 'https://api.openai.com/v1', transcription_model: 'whisper-1',
   transcription_api_key_set: true, date_updated: at,
@@ -149,6 +153,9 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
   'GET /v1/dispositions': { 200: { data: [disposition], has_more: false, next_cursor: null } },
   'GET /v1/speech-settings': { 200: speechSettings },
   'POST /v1/speech-settings': { 200: speechSettings },
+  'GET /v1/voice-settings': { 200: voiceSettings },
+  'POST /v1/voice-settings': { 200: voiceSettings },
+  'DELETE /v1/voice-settings': { 200: { ...voiceSettings, synthesizer: 'flite', voices: [], speech_url: null, speech_model: null, speech_api_key_set: false, date_updated: null } },
   'DELETE /v1/speech-settings': { 200: { recognizer: 'pocketsphinx', transcription_url: null, transcription_model: null, transcription_api_key_set: false, date_updated: null } },
 };
 
@@ -161,5 +168,5 @@ export const TAGS = [
   { name: 'Queues and agents (preview)', description: 'The ACD: queues callers wait in, the agents offered their calls (seat, queues, status and activity). docs/acd.md.' },
   { name: 'Webhook subscriptions (preview)', description: 'Signed lifecycle events delivered to your endpoints, with their delivery log.' },
   { name: 'Lead injection (preview)', description: "Leads posted by your web forms, authenticated with the organisation's injection token." },
-  { name: 'Speech (preview)', description: "Which recognizer hears the account's speech gathers: its OpenAI-compatible transcription endpoint, or the offline one. docs/speech.md." },
+  { name: 'Speech (preview)', description: "Which recognizer hears the account's speech gathers (its OpenAI-compatible transcription endpoint, or the offline one), and which voices <Say> may use (the built-in ones, and those of its OpenAI-compatible speech endpoint). docs/speech.md." },
 ];

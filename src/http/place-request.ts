@@ -1,5 +1,5 @@
 import type { OriginateTarget } from '../engine/port.js';
-import { detectFormat, formatIssues, MarkupError, parseMarkup, sipUrisOf, streamUrlsOf, targetUrlsOf, type MarkupFormat, type Verb } from '../markup/index.js';
+import { detectFormat, formatIssues, MarkupError, parseMarkup, sipUrisOf, streamUrlsOf, targetUrlsOf, type MarkupFormat, type Verb, type VoiceBook } from '../markup/index.js';
 import { customerUrlProblem, type SipStaticCheck, type SipTargetPolicy, type UrlCheck } from '../net/index.js';
 import { E164 } from '../numbers/settings.js';
 import { checkCallerId } from '../numbers/caller-id.js';
@@ -51,6 +51,8 @@ export interface PlacementChecks {
   /** Media stream peers (<Connect>/<Start> <Stream>): wss:// under the customer-URL rule. */
   stream(url: string): UrlCheck;
   sip(uri: string): SipStaticCheck;
+  /** The voices <Say> may name: the built-in ones and the account's. */
+  voices: VoiceBook;
 }
 
 /**
@@ -63,7 +65,7 @@ export function checkInlineMarkup(text: string, checks: Omit<PlacementChecks, 'c
   let format: MarkupFormat;
   try {
     format = detectFormat(text);
-    verbs = parseMarkup(text, format);
+    verbs = parseMarkup(text, format, { voices: checks.voices });
   } catch (err) {
     if (!(err instanceof MarkupError)) throw err;
     return { ok: false, problems: [formatIssues(err.issues)] };

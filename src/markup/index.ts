@@ -6,14 +6,19 @@ import { fail, MarkupError } from './errors.js';
 import { parseJson } from './json.js';
 import type { MarkupFormat, Verb } from './types.js';
 import { parseXml } from './xml.js';
+import { BUILT_IN_ONLY, type VoiceBook } from './voices.js';
 
 export { MarkupError, formatIssues, type MarkupIssue } from './errors.js';
 export { targetUrlsOf, sipUrisOf, streamUrlsOf } from './target-urls.js';
 export type * from './types.js';
+export { BUILT_IN_ONLY, BUILT_IN_VOICES, isBuiltInVoice, type VoiceBook } from './voices.js';
+export { VOICE_NAME } from './values.js';
 
 export interface ParseOptions {
   /** Documents larger than this many bytes (UTF-8) are refused with `too_large`. Default 64 KiB. */
   maxBytes?: number;
+  /** The voices <Say> may name; default: the built-in ones only (a document read for an account passes its book). */
+  voices?: VoiceBook;
 }
 
 export const DEFAULT_MAX_BYTES = 64 * 1024;
@@ -44,8 +49,9 @@ function toText(input: unknown, maxBytes: number): string {
 export function parseMarkup(text: string | Buffer, format: MarkupFormat, opts: ParseOptions = {}): Verb[] {
   try {
     const src = toText(text, opts.maxBytes ?? DEFAULT_MAX_BYTES);
-    if (format === 'xml') return parseXml(src);
-    if (format === 'json') return parseJson(src);
+    const voices = opts.voices ?? BUILT_IN_ONLY;
+    if (format === 'xml') return parseXml(src, voices);
+    if (format === 'json') return parseJson(src, voices);
     return fail('invalid_format', `unknown markup format ${JSON.stringify(String(format))}; expected "xml" or "json"`);
   } catch (err) {
     if (err instanceof MarkupError) throw err;

@@ -3,6 +3,7 @@ import { isPlainObject, jsonFields, jsonPath, show } from './fields.js';
 import { findJsonSyntaxError } from './json-syntax.js';
 import { LineIndex } from './position.js';
 import type { Verb } from './types.js';
+import type { VoiceBook } from './voices.js';
 import { JSON_NAMES, jsonVerb, MAX_VERBS, verbCounter, XML_ONLY } from './verbs/registry.js';
 
 function parseText(src: string): unknown {
@@ -26,12 +27,12 @@ function refuseName(name: string, issues: IssueList, path: string): void {
 }
 
 /** The JSON subset is an array of verb objects: `[{"verb":"say","text":"Hi"}, {"verb":"dial","number":"+1…"}]`. */
-export function parseJson(src: string): Verb[] {
+export function parseJson(src: string, voices: VoiceBook): Verb[] {
   const doc = parseText(src);
   if (!Array.isArray(doc)) fail('invalid_root', `a JSON document must be an array of verb objects, got ${show(doc)}`, { path: '$' });
 
   const issues = new IssueList();
-  const cx = { issues, countVerb: verbCounter(issues) };
+  const cx = { issues, countVerb: verbCounter(issues), voices };
   const verbs: Verb[] = [];
   // Items past the cap are not even looked at: the document is refused anyway.
   doc.slice(0, MAX_VERBS + 1).forEach((item: unknown, i) => {

@@ -78,8 +78,11 @@ export function isClientIdentity(value: string): boolean {
   return /^[A-Za-z0-9_.@-]{1,128}$/.test(value);
 }
 
+/** A voice (or model) name as markup carries it. */
+export const VOICE_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+
 export function isVoiceName(value: string): boolean {
-  return /^[A-Za-z0-9._-]{1,64}$/.test(value);
+  return VOICE_NAME.test(value);
 }
 
 export function isLanguageTag(value: string): boolean {

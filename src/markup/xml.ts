@@ -4,6 +4,7 @@ import { fail, IssueList } from './errors.js';
 import { xmlFields } from './fields.js';
 import { LineIndex } from './position.js';
 import type { Verb } from './types.js';
+import type { VoiceBook } from './voices.js';
 import { type StartTag, scanXml } from './xml-scan.js';
 import type { ReadContext } from './verbs/define.js';
 import { DIAL_NOUNS, STREAM_NOUNS, suggestElement } from './verbs/names.js';
@@ -112,7 +113,7 @@ function readVerbs(root: XmlElement, cx: ReadContext): Verb[] {
   return verbs;
 }
 
-export function parseXml(src: string): Verb[] {
+export function parseXml(src: string, voices: VoiceBook): Verb[] {
   const lines = new LineIndex(src);
   const issues = new IssueList();
   const tags = scanXml(src, issues, lines);
@@ -134,7 +135,7 @@ export function parseXml(src: string): Verb[] {
   if (root.name !== 'Response') fail('invalid_root', `the root element must be <Response>, got <${root.name}>`, root.pos);
 
   xmlFields(root, issues).finish();
-  const verbs = readVerbs(root, { issues, countVerb: verbCounter(issues) });
+  const verbs = readVerbs(root, { issues, countVerb: verbCounter(issues), voices });
   issues.check();
   return verbs;
 }

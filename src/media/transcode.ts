@@ -1,7 +1,7 @@
 // MP3 prompts are decoded here, in the control plane: the media server's file readers (libsndfile) play WAV but
 // not MP3, and one format on disk keeps every engine's playback path the same.
 import { MPEGDecoder } from 'mpg123-decoder';
-import { encodeWav } from './wav.js';
+import { downmix, encodeWav } from './wav.js';
 
 export type Transcoded = { ok: true; wav: Buffer } | { ok: false; reason: string };
 
@@ -13,9 +13,7 @@ export async function mp3ToWav(mp3: Buffer, maxBytes: number): Promise<Transcode
     const { channelData, samplesDecoded, sampleRate } = decoder.decode(mp3);
     if (samplesDecoded === 0 || channelData.length === 0) return { ok: false, reason: 'the MP3 holds no decodable audio' };
     if (44 + samplesDecoded * 2 > maxBytes) return { ok: false, reason: `the MP3 decodes to more than ${maxBytes} bytes of audio` };
-    const mono = new Float32Array(samplesDecoded);
-    for (const channel of channelData) for (let i = 0; i < samplesDecoded; i++) mono[i]! += channel[i]! / channelData.length;
-    return { ok: true, wav: encodeWav({ sampleRate, channels: [mono] }) };
+    return { ok: true, wav: encodeWav({ sampleRate, channels: [downmix(channelData, samplesDecoded)] }) };
   } finally {
     decoder.free();
   }

@@ -141,3 +141,10 @@ export function wavFileAudio(file: string): { durationMs: number; channels: numb
     closeSync(fd);
   }
 }
+
+/** The channels' average: one channel of `length` samples (all of them by default). */
+export function downmix(channels: readonly Float32Array[], length = channels[0]?.length ?? 0): Float32Array {
+  const mono = new Float32Array(length);
+  for (const channel of channels) for (let i = 0; i < length; i++) mono[i]! += channel[i]! / channels.length;
+  return mono;
+}

@@ -1,22 +1,14 @@
 // A recognizer on any OpenAI-compatible transcription endpoint (`POST {base}/audio/transcriptions`, as OpenAI,
 // whisper.cpp's server and faster-whisper servers serve it): the utterance goes as a WAV file in a multipart form
-// with the model, the language and the hints as the prompt; the answer's `text` is what was said. Requests go
-// through the guarded client (the one target policy), within a time limit; the key is sent as a bearer token and
-// never logged. The audio leaves the machine for that endpoint (docs/speech.md, Privacy).
+// with the model (a Gather's speechModel replaces the endpoint's), the language and the hints as the prompt; the
+// answer's `text` is what was said. The request goes as openai-endpoint.ts sends it. The audio leaves the machine
+// for that endpoint (docs/speech.md, Privacy).
 import { randomBytes } from 'node:crypto';
 import { decodeUlaw } from '../media/mulaw.js';
 import { encodeWav } from '../media/wav.js';
-import { TargetRefusedError, TargetTimeoutError, type GuardedClient } from '../net/index.js';
+import type { GuardedClient } from '../net/index.js';
+import { postToEndpoint, type OpenAiEndpoint } from './openai-endpoint.js';
 import { RecognizerError, type Recognition, type RecognitionRequest, type Recognizer } from './recognizer.js';
-
-export interface OpenAiEndpoint {
-  /** Up to the API version, as OpenAI's clients take it: `https://api.openai.com/v1`. */
-  baseUrl: string;
-  /** `whisper-1`, or the model a local server loaded; a Gather's speechModel replaces it. */
-  model: string;
-  /** Null for a local server that asks for none. */
-  apiKey: string | null;
-}
 
 /** The longest a transcription of a short answer may take; a longer recording may take as long as it lasts. */
 export const TRANSCRIPTION_TIMEOUT_MS = 10_000;
@@ -36,20 +28,10 @@ export function openAiTranscription(client: GuardedClient, endpoint: OpenAiEndpo
         ...(req.hints.length > 0 ? { prompt: req.hints.join(', ') } : {}),
       }, { name: 'file', filename: 'utterance.wav', type: 'audio/wav', data: wav });
       const timeoutMs = Math.max(TRANSCRIPTION_TIMEOUT_MS, req.utterance.frames.length * 20);
-      let status: number;
-      let body: Buffer;
-      try {
-        ({ status, body } = await client.request(`${endpoint.baseUrl.replace(/\/+$/, '')}/audio/transcriptions`, {
-          method: 'POST',
-          headers: { 'content-type': form.type, ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}) },
-          body: form.body, timeoutMs, maxResponseBytes: MAX_ANSWER_BYTES, ...(opts.allowHosts ? { allowHosts: opts.allowHosts } : {}),
-        }));
-      } catch (err) {
-        if (err instanceof TargetTimeoutError) throw new RecognizerError('timeout', `the transcription endpoint did not answer within ${Math.round(timeoutMs / 1000)} s`);
-        if (err instanceof TargetRefusedError) throw new RecognizerError('unavailable', `the transcription endpoint is refused: ${err.message}`);
-        throw new RecognizerError('refused', `the transcription endpoint could not be reached: ${(err as Error).message}`);
-      }
-      if (status < 200 || status > 299) throw new RecognizerError('refused', `the transcription endpoint answered ${status}`);
+      const { body } = await postToEndpoint(client, endpoint, {
+        path: '/audio/transcriptions', contentType: form.type, body: form.body, timeoutMs, maxResponseBytes: MAX_ANSWER_BYTES,
+        ...(opts.allowHosts ? { allowHosts: opts.allowHosts } : {}),
+      }, 'transcription', (reason, message) => new RecognizerError(reason, message));
       const text = textOf(body);
       if (text === null) throw new RecognizerError('refused', 'the transcription endpoint answered without a text field');
       return { text: text.trim(), confidence: null };

@@ -438,4 +438,16 @@ export const migrations: string[] = [
   ALTER TABLE recordings ADD COLUMN transcription_text TEXT;
   ALTER TABLE recordings ADD COLUMN transcription_error TEXT;
   `,
+  // An account's OpenAI-compatible speech endpoint and the voice names <Say> may use from it (src/speech/voice-settings.ts):
+  // voices a JSON array of names; the key sealed.
+  `
+  CREATE TABLE voice_settings (
+    account_id INTEGER PRIMARY KEY REFERENCES accounts(id),
+    speech_url TEXT NOT NULL,
+    speech_model TEXT NOT NULL,
+    speech_key_sealed TEXT,
+    voices TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  `,
 ];

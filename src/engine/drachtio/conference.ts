@@ -106,9 +106,10 @@ class DrachtioMember implements ConferenceMember {
   async playAlone(prompts: Prompt[], stop: AbortSignal): Promise<boolean> {
     for (const prompt of prompts) {
       if (stop.aborted || this.#out) return false;
-      const lease = prompt.kind === 'say' ? await this.#spoken(prompt.text, prompt.voice) : null;
+      const lease = prompt.kind === 'say' && !prompt.audio ? await this.#spoken(prompt.text, prompt.voice) : null;
       try {
-        const file = prompt.kind === 'play' ? playTarget(prompt.media) : lease?.file ?? null;
+        const media = prompt.kind === 'play' ? prompt.media : prompt.kind === 'say' ? prompt.audio : undefined;
+        const file = media ? playTarget(media) : lease?.file ?? null;
         const ms = prompt.kind === 'pause' ? prompt.seconds * 1000 : file ? wavFileAudio(file)?.durationMs : undefined;
         if (ms === undefined) {
           this.leg.log.warn({ prompt: prompt.kind }, 'conference member: a prompt that cannot be played alone was skipped');

@@ -16,7 +16,7 @@ import { bye, dialogIdOf, isUp } from './dialogs.js';
 import { DigitBuffer } from './digits.js';
 import type { Endpoint } from './fsmrf.js';
 import { quietly, type MediaContext } from './media-context.js';
-import { breakMedia, playTarget, settleBreakOn, speakArgs, type MediaStep } from './media.js';
+import { breakMedia, playTarget, sayStep, settleBreakOn, type MediaStep } from './media.js';
 import { record } from './record.js';
 import { referOut } from './refer.js';
 import { transferAsked, type ReferRequest, type ReferResponse } from './transfer-asked.js';
@@ -182,7 +182,10 @@ export class DrachtioLeg implements CallLeg, MediaContext {
     await settledWithin(this.ended, sendDigitsMs(digits));
   }
 
-  say(text: string, opts: SayOptions): Promise<void> { return this.step({ kind: 'speak', args: speakArgs(text, opts.voice) }); }
+  async say(text: string, opts: SayOptions): Promise<void> {
+    const step = sayStep(text, opts);
+    if (step) await this.step(step);
+  }
 
   async play(media: LocalMedia): Promise<void> {
     const file = playTarget(media);

@@ -1,15 +1,18 @@
 // How the port's media requests are expressed to FreeSWITCH: flite voices for <Say>, local files for <Play>.
 import path from 'node:path';
-import type { LocalMedia, Prompt } from '../port.js';
+import type { LocalMedia, Prompt, SayOptions } from '../port.js';
 import type { Endpoint } from './fsmrf.js';
 
 export const TTS_ENGINE = 'flite';
 
-/** flite ships a female voice (slt) and male ones (rms, kal, awb); markup voice names pick between them. */
+/**
+ * flite ships a female voice (slt) and male ones (rms, kal, awb); the built-in voice names (src/markup/voices.ts)
+ * pick between them, and anything else (an account's vendor voice whose endpoint failed) is the default, slt.
+ */
 export function fliteVoice(voice: string): string {
   const v = voice.toLowerCase();
   if (['slt', 'rms', 'kal', 'awb'].includes(v)) return v;
-  return /(^|[-.:])(man|male)$/.test(v) ? 'rms' : 'slt';
+  return v === 'man' || v === 'male' ? 'rms' : 'slt';
 }
 
 /** The speak app splits on '|' and FreeSWITCH expands ${...}: neither may reach it from customer text. */
@@ -41,10 +44,17 @@ export const settleBreakOn = (ep: Endpoint) => ep.play('silence_stream://20');
 
 export type MediaStep = { kind: 'file'; file: string } | { kind: 'speak'; args: ReturnType<typeof speakArgs> };
 
+/** A <Say>: its vendor-rendered audio as a file, or flite's speech. */
+export function sayStep(text: string, opts: SayOptions): MediaStep | null {
+  if (!opts.audio) return { kind: 'speak', args: speakArgs(text, opts.voice) };
+  const file = playTarget(opts.audio);
+  return file ? { kind: 'file', file } : null;
+}
+
 /** One FreeSWITCH playback string per prompt, or a speak request; pauses become silence streams. */
 export function promptStep(prompt: Prompt): MediaStep | null {
   switch (prompt.kind) {
-    case 'say': return { kind: 'speak', args: speakArgs(prompt.text, prompt.voice) };
+    case 'say': return sayStep(prompt.text, prompt);
     case 'play': {
       const file = playTarget(prompt.media);
       return file ? { kind: 'file', file } : null;

@@ -1,6 +1,7 @@
 import type { PauseVerb, PlayVerb, SayVerb } from '../../markup/index.js';
 import type { Flow, Outcome } from '../flow.js';
 import { leaseMedia, localMedia } from '../../calls/media-lease.js';
+import { sayPrompt } from '../../calls/voices.js';
 
 // loop="0" means "until the call ends"; the cap keeps a runaway document bounded all the same.
 const MAX_LOOPS = 1_000;
@@ -10,8 +11,13 @@ const loops = (n: number) => (n === 0 ? MAX_LOOPS : n);
 // ends the loop under way.
 export async function sayVerb(flow: Flow, verb: SayVerb): Promise<Outcome> {
   const { signal } = flow.session.document;
-  const leg = await flow.session.answer();
-  for (let i = 0; i < loops(verb.loop) && !leg.isEnded && !signal.aborted; i++) await leg.say(verb.text, { voice: verb.voice, language: verb.language });
+  // A vendor voice's first render overlaps the answer, as a Play's fetch does.
+  const [leg, { prompt, lease }] = await Promise.all([flow.session.answer(), sayPrompt(flow.session, verb)]);
+  try {
+    for (let i = 0; i < loops(verb.loop) && !leg.isEnded && !signal.aborted; i++) await leg.say(prompt.text, prompt);
+  } finally {
+    lease?.release();
+  }
   return { kind: 'next' };
 }
 

@@ -50,7 +50,7 @@ const REFUSALS: Record<EndRefusal | RedirectRefusal, (call: CallRecord) => ApiEr
 };
 
 /** What a redirect asks for, checked as a placed call's url or markup is; field errors when it is refused. */
-async function toRedirect(services: PlatformServices, body: CallUpdateInput): Promise<RedirectRequest> {
+async function toRedirect(services: PlatformServices, accountId: number, body: CallUpdateInput): Promise<RedirectRequest> {
   if (body.url !== undefined) {
     const check = checkCustomerUrl(body.url, services.urls);
     if (!check.ok) throw errors.validation({ url: [customerUrlProblem('url', check)] });
@@ -58,6 +58,7 @@ async function toRedirect(services: PlatformServices, body: CallUpdateInput): Pr
   }
   const inline = checkInlineMarkup(body.markup!, {
     url: (url) => services.media.check(url), sip: (uri) => services.sip.check(uri), stream: (url) => checkStreamUrl(url, services.urls),
+    voices: await services.voices.book(accountId),
   });
   if (!inline.ok) throw errors.validation({ markup: inline.problems });
   const refused = await refusedSipNames(services, sipUrisOf(inline.verbs).map((uri): [string, string] => ['markup', uri]));
@@ -92,7 +93,7 @@ export async function callRoutes(app: FastifyInstance, deps: { services: Platfor
     }
     const checked = await toPlacement(store, req.account.id, req.body, {
       url: (url) => services.media.check(url), callback: (url) => checkCustomerUrl(url, services.urls), sip: (uri) => services.sip.check(uri),
-      stream: (url) => checkStreamUrl(url, services.urls),
+      stream: (url) => checkStreamUrl(url, services.urls), voices: await services.voices.book(req.account.id),
     });
     if (!checked.ok) throw errors.validation(checked.errors);
     const { target, markup } = checked.placement;
@@ -131,7 +132,7 @@ export async function callRoutes(app: FastifyInstance, deps: { services: Platfor
       if (!ended.ok) throw REFUSALS[ended.refusal](call);
       return view(ended.call);
     }
-    const redirected = await redirectByRequest(services, call, await toRedirect(services, req.body));
+    const redirected = await redirectByRequest(services, call, await toRedirect(services, req.account.id, req.body));
     if (!redirected.ok) {
       if ('refusal' in redirected) throw REFUSALS[redirected.refusal](call);
       throw errors.validation({ url: [`The URL gave no document: ${redirected.unavailable}.`] });

@@ -22,6 +22,7 @@ import { callbackRoutes } from './callbacks.js';
 import { agentMonitorRoutes } from './agent-monitor.js';
 import { leadCampaignRoutes } from './lead-campaigns.js';
 import { speechSettingsRoutes } from './speech-settings.js';
+import { voiceSettingsRoutes } from './voice-settings.js';
 import type { PlatformServices } from '../platform-services.js';
 import type { CallDispatcher } from '../../flows/dispatcher.js';
 import type { CallsPerSecondCap } from '../../calls/cps-limiter.js';
@@ -60,6 +61,7 @@ export async function installPreviewRoot(http: FastifyInstance, deps: PreviewDep
       await authenticated.register(async (scope) => queueRoutes(scope, { store, media: deps.callServices.media }));
       await authenticated.register(async (scope) => agentRoutes(scope, { store, acd: deps.callServices.acd }));
       await authenticated.register(async (scope) => speechSettingsRoutes(scope, { store, secrets: deps.secrets, urls: deps.callServices.urls, offline: deps.callServices.speech.offline }));
+      await authenticated.register(async (scope) => voiceSettingsRoutes(scope, { store, secrets: deps.secrets, urls: deps.callServices.urls }));
       await authenticated.register(async (scope) => callbackRoutes(scope, { store, clock }));
       await authenticated.register(async (scope) => leadCampaignRoutes(scope, { services: deps.callServices }));
       await authenticated.register(async (scope) => agentMonitorRoutes(scope, { services: deps.callServices, dispatcher: deps.dispatcher, cps: deps.cps, forwarding: deps.forwarding }));

@@ -3,11 +3,14 @@ import type { XmlElement } from '../element.js';
 import { Fields, xmlFields } from '../fields.js';
 import type { Verb } from '../types.js';
 import { isKnownElement, suggestElement } from './names.js';
+import type { VoiceBook } from '../voices.js';
 
 export interface ReadContext {
   issues: IssueList;
   /** Called once per verb (nested prompts included) so the document-wide cap is enforced in one place. */
   countVerb(where: IssueLocation): void;
+  /** The voices <Say> may name. */
+  voices: VoiceBook;
 }
 
 export interface VerbDef {
@@ -20,15 +23,15 @@ export interface VerbDef {
 }
 
 /** A verb whose whole shape is attributes plus (optionally) a text body, read the same way in both dialects. */
-export function leafVerb<V extends Verb>(xmlName: string, jsonName: string | undefined, read: (f: Fields) => V): VerbDef {
+export function leafVerb<V extends Verb>(xmlName: string, jsonName: string | undefined, read: (f: Fields, cx: ReadContext) => V): VerbDef {
   const def: VerbDef = {
     xmlName,
-    fromXml: (el, cx) => readXmlLeaf(el, cx.issues, read),
+    fromXml: (el, cx) => readXmlLeaf(el, cx.issues, (f) => read(f, cx)),
   };
   if (jsonName !== undefined) {
     def.jsonName = jsonName;
-    def.fromJson = (f) => {
-      const verb = read(f);
+    def.fromJson = (f, cx) => {
+      const verb = read(f, cx);
       f.finish();
       return verb;
     };

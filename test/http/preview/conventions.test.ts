@@ -125,7 +125,7 @@ t.test('OpenAPI documents every /v1 route with request and response schemas', as
   t.same(paths.sort(), [
     '/v1/agents', '/v1/agents/{sid}', '/v1/agents/{sid}/monitor', '/v1/callbacks', '/v1/callbacks/{sid}',
     '/v1/conferences', '/v1/conferences/{sid}', '/v1/conferences/{sid}/participants', '/v1/conferences/{sid}/participants/{callSid}',
-    '/v1/dispositions', '/v1/lead-campaigns', '/v1/lead-campaigns/{name}', '/v1/lead-injections', '/v1/leads/{sid}', '/v1/queues', '/v1/queues/{sid}', '/v1/queues/{sid}/members', '/v1/speech-settings',
+    '/v1/dispositions', '/v1/lead-campaigns', '/v1/lead-campaigns/{name}', '/v1/lead-injections', '/v1/leads/{sid}', '/v1/queues', '/v1/queues/{sid}', '/v1/queues/{sid}/members', '/v1/speech-settings', '/v1/voice-settings',
     '/v1/webhooks', '/v1/webhooks/{sid}', '/v1/webhooks/{sid}/deliveries',
   ]);
   t.ok(doc.paths['/v1/conferences/{sid}/participants'].post.requestBody, 'participant add documents its body');

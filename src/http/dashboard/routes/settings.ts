@@ -3,10 +3,14 @@ import { formOf, queryOf, sendPage, viewerOf, type Dashboard, type Viewer } from
 import { FormRender, type FieldErrors } from '../forms.js';
 import { OrgSettingsError } from '../../../org/settings.js';
 import { settingsView } from '../views/settings.js';
-import { transcriptionProblems } from '../../../speech/settings-input.js';
+import { transcriptionProblems, voiceList, voiceProblems } from '../../../speech/settings-input.js';
+
+/** Field errors as the form shows them, from the shared input rules' messages. */
+const fieldErrors = (problems: Record<string, string>): FieldErrors | null =>
+  Object.keys(problems).length === 0 ? null : Object.fromEntries(Object.entries(problems).map(([field, message]) => [field, [message]]));
 
 export function settingsRoutes(app: FastifyInstance, d: Dashboard): void {
-  const render = async (req: FastifyRequest, reply: FastifyReply, opts: { secret?: string; form?: FormRender; speechForm?: FormRender; token?: string; status?: number } = {}) => {
+  const render = async (req: FastifyRequest, reply: FastifyReply, opts: { secret?: string; form?: FormRender; speechForm?: FormRender; voicesForm?: FormRender; token?: string; status?: number } = {}) => {
     const v = viewerOf(req);
     const org = {
       org: await d.store.orgSettings.get(v.account.id),
@@ -14,9 +18,12 @@ export function settingsRoutes(app: FastifyInstance, d: Dashboard): void {
       ...(opts.token ? { newInjectionToken: opts.token } : {}),
     };
     const transcription = await d.store.speechSettings.transcription(v.account.id);
+    const voices = await d.store.voiceSettings.get(v.account.id);
     const speech = {
       transcription, offline: d.callServices.speech.offline,
       form: opts.speechForm ?? new FormRender({ transcription_url: transcription?.baseUrl ?? '', transcription_model: transcription?.model ?? '' }),
+      voices,
+      voicesForm: opts.voicesForm ?? new FormRender({ speech_url: voices?.baseUrl ?? '', speech_model: voices?.model ?? '', voices: voices?.voices.join(', ') ?? '' }),
     };
     return sendPage(reply, settingsView(v, { secret: opts.secret ?? null, notice: queryOf(req).done, org, speech }), opts.status ?? 200);
   };
@@ -54,11 +61,8 @@ export function settingsRoutes(app: FastifyInstance, d: Dashboard): void {
     const form = formOf(req);
     const v = viewerOf(req);
     const input = { url: (form.transcription_url ?? '').trim(), model: (form.transcription_model ?? '').trim(), ...(form.transcription_api_key ? { key: form.transcription_api_key } : {}) };
-    const problems = transcriptionProblems(input, d.callServices.urls);
-    if (Object.keys(problems).length > 0) {
-      const errors: FieldErrors = Object.fromEntries(Object.entries(problems).map(([field, message]) => [field, [message]]));
-      return render(req, reply, { speechForm: new FormRender({ transcription_url: input.url, transcription_model: input.model }, errors), status: 422 });
-    }
+    const errors = fieldErrors(transcriptionProblems(input, d.callServices.urls));
+    if (errors) return render(req, reply, { speechForm: new FormRender({ transcription_url: input.url, transcription_model: input.model }, errors), status: 422 });
     await d.store.speechSettings.setTranscription(v.account.id, {
       baseUrl: input.url, model: input.model, ...(input.key ? { keySealed: d.secrets.seal(input.key) } : {}),
     });
@@ -67,6 +71,26 @@ export function settingsRoutes(app: FastifyInstance, d: Dashboard): void {
 
   app.post('/settings/speech/remove', async (req, reply) => {
     await d.store.speechSettings.removeTranscription(viewerOf(req).account.id);
+    return reply.redirect('/dashboard/settings?done=saved', 303);
+  });
+
+  app.post('/settings/voices', async (req, reply) => {
+    const form = formOf(req);
+    const v = viewerOf(req);
+    const input = {
+      url: (form.speech_url ?? '').trim(), model: (form.speech_model ?? '').trim(), voices: voiceList(form.voices ?? ''),
+      ...(form.speech_api_key ? { key: form.speech_api_key } : {}),
+    };
+    const errors = fieldErrors(voiceProblems(input, d.callServices.urls));
+    if (errors) return render(req, reply, { voicesForm: new FormRender({ speech_url: input.url, speech_model: input.model, voices: form.voices ?? '' }, errors), status: 422 });
+    await d.store.voiceSettings.set(v.account.id, {
+      baseUrl: input.url, model: input.model, voices: input.voices, ...(input.key ? { keySealed: d.secrets.seal(input.key) } : {}),
+    });
+    return reply.redirect('/dashboard/settings?done=saved', 303);
+  });
+
+  app.post('/settings/voices/remove', async (req, reply) => {
+    await d.store.voiceSettings.remove(viewerOf(req).account.id);
     return reply.redirect('/dashboard/settings?done=saved', 303);
   });
 

@@ -2,7 +2,7 @@ import { html, type Html } from '../html.js';
 import { actionButton, copyable, page } from '../layout.js';
 import type { Viewer } from '../context.js';
 import { orgSections, type OrgViewData } from './org.js';
-import { speechSection, type SpeechViewData } from './speech.js';
+import { speechSection, voicesSection, type SpeechViewData } from './speech.js';
 
 export function settingsView(v: Viewer, opts: { secret: string | null; notice?: string; org: OrgViewData; speech: SpeechViewData }): Html {
   return page({ title: 'Organisation settings', viewer: v, section: 'settings', notice: opts.notice }, html`
@@ -20,5 +20,7 @@ export function settingsView(v: Viewer, opts: { secret: string | null; notice?: 
     ${opts.org.form.summary()}
     ${orgSections(v, opts.org)}
     ${opts.speech.form.summary()}
-    ${speechSection(v, opts.speech)}`);
+    ${speechSection(v, opts.speech)}
+    ${opts.speech.voicesForm.summary()}
+    ${voicesSection(v, opts.speech)}`);
 }
