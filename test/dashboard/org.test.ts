@@ -50,3 +50,29 @@ t.test('speech recognition: the endpoint set, its errors at their fields, the ke
   t.equal((await c.submit('/dashboard/settings', '/dashboard/settings/speech/remove')).status, 303);
   t.equal(await h.store.speechSettings.transcription(a.id), null, 'removed');
 });
+
+t.test('voices: the endpoint and its voice names set, errors at their fields, the key never rendered, removed', async (t) => {
+  const h = await startHarness(t);
+  const a = await accountWithUser(h, 'a@example.com');
+  const c = new DashboardClient(h.url);
+  await c.signIn('a@example.com', PASSWORD);
+  const before = (await c.get('/dashboard/settings')).text;
+  t.match(before, /<h2>Voices<\/h2>/);
+  t.match(before, /Built-in: default, alice/);
+  const key = 'sk-dashboard-voices-1';
+  const bad = await c.submit('/dashboard/settings', '/dashboard/settings/voices', { speech_url: 'http://tts.example.com/v1', speech_model: 'tts-1', voices: 'alloy, man', speech_api_key: key });
+  t.equal(bad.status, 422);
+  t.match(bad.text, /id="e-speech_url">/, 'the URL error at its field');
+  t.match(bad.text, /id="e-voices">[^<]*man[^<]* is a built-in voice name/, 'the voices error at its field');
+  t.match(bad.text, /value="alloy, man"/, 'what was typed stays in the field');
+  t.notMatch(bad.text, key, 'the key typed is not rendered back');
+  t.equal(await h.store.voiceSettings.get(a.id), null, 'nothing stored');
+  const saved = await c.submit('/dashboard/settings', '/dashboard/settings/voices', { speech_url: 'https://tts.example.com/v1', speech_model: 'tts-1', voices: 'alloy, nova  af_bella', speech_api_key: key });
+  t.equal(saved.status, 303);
+  t.match(await h.store.voiceSettings.get(a.id), { baseUrl: 'https://tts.example.com/v1', model: 'tts-1', voices: ['alloy', 'nova', 'af_bella'] });
+  const page = (await c.get('/dashboard/settings')).text;
+  t.match(page, /may also name alloy, nova, af_bella: spoken by <code>https:\/\/tts\.example\.com\/v1<\/code> \(model <code>tts-1<\/code>, with a key/);
+  t.notMatch(page, key, 'the key is not shown');
+  t.equal((await c.submit('/dashboard/settings', '/dashboard/settings/voices/remove')).status, 303);
+  t.equal(await h.store.voiceSettings.get(a.id), null, 'removed');
+});

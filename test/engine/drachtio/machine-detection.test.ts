@@ -4,16 +4,12 @@
 // answer on, as a phone talks). The issue's bar: at least 90 % classified right, and machine_end_beep within 500 ms of
 // the beep's end, measured between the far end's clock (when it sent the beep's last packet) and the timeline entry.
 import t, { type Test } from 'tap';
-import { mkdtempSync } from 'node:fs';
-import path from 'node:path';
 import { enginesOrSkip } from '../../helpers/engines.js';
-import { freePort } from '../../helpers/server-process.js';
-import { until } from '../../helpers/waits.js';
 import { speechToolsMissing } from '../../helpers/speech-audio.js';
 import { answerCorpus, type Answer } from '../../helpers/amd-corpus.js';
-import { realDrivers, udpPortTaken, type RealDriver } from '../../engine-suite/real-driver.js';
-import { final, scene, DID } from '../../engine-suite/flows.js';
-import { mediaAddress, rtpFarEnd, runFarEnd } from './support/far-end.js';
+import { realDrivers, type RealDriver } from '../../engine-suite/real-driver.js';
+import { final, scene } from '../../engine-suite/flows.js';
+import { callFarEnd } from './support/far-end-call.js';
 
 /** Calls at once: the corpus takes a minute this way rather than three. */
 const AT_ONCE = 4;
@@ -22,21 +18,10 @@ interface Heard { name: string; enable: string; messageEnd: string; right: { ena
 
 /** One answer over a real call: the decisions on the call's timeline, and how late a beep's end was reported. */
 async function overCall(t: Test, d: RealDriver, answer: Answer, n: number): Promise<Heard> {
-  const party = `+1555000${String(4000 + n)}`;
-  const mediaFile = path.join(mkdtempSync(path.join(d.scratch, 'amd-')), 'media');
-  const media = await rtpFarEnd(answer.audio, 20);
-  const port = await freePort();
-  await d.h.store.carriers.add({ name: `amd-${n}`, host: '127.0.0.1', port, prefix: party });
-  const sipp = runFarEnd(port, { kind: 'answer', rtpPort: media.port, ringMs: 100, mediaFile }, d.scratch, 60_000);
-  t.teardown(() => { sipp.kill(); media.close(); });
-  await udpPortTaken(port);
-  const res = await d.h.request('POST', '/api/calls', { body: { from: DID, to: party, markup: '<Response><Hangup/></Response>', machine_detection: 'detect_message_end' } });
-  t.equal(res.status, 201, JSON.stringify(res.body));
-  // The far end talks from its answer on, to where the platform's SDP said.
-  await until(() => `the far end answered (sipp: ${sipp.output().slice(-400)})`, 15_000, () => mediaAddress(mediaFile) !== null, 5);
-  media.talkTo(mediaAddress(mediaFile)!);
-  await final(d, res.body.sid as string);
-  const decisions = (await d.h.store.calls.timeline(res.body.sid as string)).filter((e) => e.kind === 'machine-detection');
+  const { sid, media } = await callFarEnd(t, d, { number: `+1555000${String(4000 + n)}`, name: `amd-${n}` }, answer.audio,
+    { markup: '<Response><Hangup/></Response>', machine_detection: 'detect_message_end' });
+  await final(d, sid);
+  const decisions = (await d.h.store.calls.timeline(sid)).filter((e) => e.kind === 'machine-detection');
   const first = String(decisions[0]?.detail.answered_by ?? 'nothing');
   const last = decisions.at(-1);
   const messageEnd = String(last?.detail.answered_by ?? 'nothing');

@@ -5,16 +5,12 @@
 // prompt stops it (the far end hears the prompt cut short). What the Gather hears is the caller alone: FreeSWITCH's
 // eavesdrop on the caller's read stream (eavesdrop_bridge_aleg), not the prompt it plays.
 import t, { type Test } from 'tap';
-import { mkdtempSync } from 'node:fs';
-import path from 'node:path';
 import { enginesOrSkip } from '../../helpers/engines.js';
-import { freePort } from '../../helpers/server-process.js';
-import { until } from '../../helpers/waits.js';
 import { concat, silence, speak, speechToolsMissing, type Voice } from '../../helpers/speech-audio.js';
-import { realDrivers, udpPortTaken, type RealDriver } from '../../engine-suite/real-driver.js';
-import { final, scene, DID, type Scene } from '../../engine-suite/flows.js';
+import { realDrivers, type RealDriver } from '../../engine-suite/real-driver.js';
+import { final, scene, type Scene } from '../../engine-suite/flows.js';
 import { xml } from '../../helpers/webhook-app.js';
-import { mediaAddress, rtpFarEnd, runFarEnd } from './support/far-end.js';
+import { callFarEnd } from './support/far-end-call.js';
 import { pocketsphinxRecognizer } from '../../../src/speech/pocketsphinx.js';
 
 const PROMPT = 'Say sales, support or billing.';
@@ -24,21 +20,11 @@ let parties = 0;
 
 /** Places an API call running `gather` to a far end whose audio is `audio` from its answer on; the action's request. */
 async function gatherOver(t: Test, d: RealDriver, s: Scene, gather: string, audio: Float32Array) {
-  const party = `+1555000${String(5000 + parties++)}`;
-  const mediaFile = path.join(mkdtempSync(path.join(d.scratch, 'speech-')), 'media');
-  const media = await rtpFarEnd(audio, 20);
-  const port = await freePort();
-  await d.h.store.carriers.add({ name: `speech-${parties}`, host: '127.0.0.1', port, prefix: party });
-  const sipp = runFarEnd(port, { kind: 'answer', rtpPort: media.port, ringMs: 100, mediaFile }, d.scratch, 60_000);
-  t.teardown(() => { sipp.kill(); media.close(); });
-  await udpPortTaken(port);
-  const action = `/heard-${parties}`;
+  const n = parties++;
+  const action = `/heard-${n}`;
   s.app.on(action, xml('<Hangup/>'));
-  const res = await d.h.request('POST', '/api/calls', { body: { from: DID, to: party, markup: `<Response>${gather.replace('ACTION', `${s.app.url}${action}`)}<Hangup/></Response>` } });
-  t.equal(res.status, 201, JSON.stringify(res.body));
-  await until(() => `the far end answered (sipp: ${sipp.output().slice(-400)})`, 15_000, () => mediaAddress(mediaFile) !== null, 5);
-  media.talkTo(mediaAddress(mediaFile)!);
-  const sid = res.body.sid as string;
+  const { sid, media } = await callFarEnd(t, d, { number: `+1555000${String(5000 + n)}`, name: `speech-${n}` }, audio,
+    { markup: `<Response>${gather.replace('ACTION', `${s.app.url}${action}`)}<Hangup/></Response>` });
   await final(d, sid);
   const heard = s.app.requests.find((r) => r.path === action);
   return { heard: heard?.json, timeline: await d.h.store.calls.timeline(sid), farEndHeard: media.heard() };
