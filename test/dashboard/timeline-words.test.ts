@@ -37,6 +37,9 @@ t.test('every kind is a sentence', async (t) => {
     ['speech', { recognizer: 'pocketsphinx', text: 'billing', confidence: null, heard_ms: 900, recognized_ms: 240 }, /^Caller said “billing” \(pocketsphinx, recognized in 240 ms\)$/],
     ['speech', { recognizer: 'openai-compatible', text: '', confidence: null, heard_ms: 900, recognized_ms: 240 }, /^Caller spoke, but no words were recognized \(openai-compatible\)$/],
     ['speech-no-input', { timeout_seconds: 5 }, /^Nothing said within 5 s$/],
+    ['voice-ready', { voice: 'alloy', via: 'rendered', latency_ms: 412 }, /^Voice alloy: rendered by the account's speech endpoint in 412 ms$/],
+    ['voice-ready', { voice: 'alloy', via: 'hit', latency_ms: 1 }, /^Voice alloy: played from the prompt cache$/],
+    ['voice-failed', { voice: 'nova', reason: 'the speech endpoint answered 500' }, /^Voice nova failed \(the speech endpoint answered 500\): spoken in the default voice$/],
     ['speech-error', { reason: 'timeout', message: 'the transcription endpoint did not answer within 10 s' }, /^Speech could not be recognized \(timeout\): the transcription endpoint did not answer within 10 s$/],
     ['machine-detection', { answered_by: 'machine_end_beep', after_ms: 5300 }, /^Answering-machine detection: machine_end_beep$/],
   ];

@@ -81,6 +81,8 @@ export function describeEvent(kind: string, d: Detail): string {
     case 'speech-no-input': return `Nothing said within ${str(d.timeout_seconds)} s`;
     case 'speech-error': return `Speech could not be recognized (${str(d.reason)}): ${str(d.message)}`;
     case 'machine-detection': return d.final === false ? `Answering-machine detection: a machine began (${str(d.answered_by)})` : `Answering-machine detection: ${str(d.answered_by)}`;
+    case 'voice-ready': return d.via === 'hit' ? `Voice ${str(d.voice)}: played from the prompt cache` : `Voice ${str(d.voice)}: rendered by the account's speech endpoint in ${str(d.latency_ms)} ms`;
+    case 'voice-failed': return `Voice ${str(d.voice)} failed (${str(d.reason)}): spoken in the default voice`;
     case 'callback-machine': return d.action === 'message' ? `A machine answered the callback (${str(d.answered_by)}): the queue's message was left` : `A machine answered the callback (${str(d.answered_by)}): it will be tried again`;
     default: return `${kind.charAt(0).toUpperCase()}${kind.slice(1).replace(/-/g, ' ')}`;
   }
