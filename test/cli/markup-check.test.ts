@@ -67,3 +67,16 @@ t.test('markup check knows <Conference> and its attributes', async (t) => {
   t.match(json.stdout, /\$\[0\]\.targets\[0\]\.beep invalid_attribute/);
   t.match(json.stdout, /\$\[0\]\.targets\[0\]\.muted invalid_attribute/);
 });
+
+t.test("markup check lints voices: the built-in ones, and an account's given with --voice", async (t) => {
+  const dir = tempDir(t);
+  const rb = cli(dir);
+  const doc = path.join(dir, 'voices.xml');
+  writeFileSync(doc, '<Response><Say voice="alice">Hi</Say><Say voice="nova">Hello</Say></Response>');
+  const unknown = await rb('markup', 'check', doc);
+  t.equal(unknown.code, 1);
+  t.match(unknown.stdout, /1:\d+ unknown_voice: <Say> voice "nova" is not a voice here/);
+  const known = await rb('markup', 'check', '--voice', 'nova', '--voice', 'alloy', doc);
+  t.equal(known.code, 0, known.stdout);
+  t.match(known.stdout, /ok: 2 verb/);
+});
