@@ -1,5 +1,6 @@
 import { ACD_QUEUE_MACHINE_DETECTION, ACD_SCHEMA } from './migrations-acd.js';
 import { SHARED_LIMITS_SCHEMA } from './migrations-shared-limits.js';
+import { RECORDING_TRANSCRIPTION, SPEECH_SETTINGS, VOICE_SETTINGS } from './migrations-speech.js';
 
 // Numbered by position: migrations[n] brings the schema from user_version n to n+1. Append only.
 export const migrations: string[] = [
@@ -420,34 +421,7 @@ export const migrations: string[] = [
   ACD_QUEUE_MACHINE_DETECTION,
   // What answered a participant added with answering-machine detection (as calls.answered_by); null when none ran.
   'ALTER TABLE conference_participants ADD COLUMN answered_by TEXT;',
-  // An account's OpenAI-compatible transcription endpoint for speech gathers (src/speech/settings.ts); the key sealed.
-  `
-  CREATE TABLE speech_settings (
-    account_id INTEGER PRIMARY KEY REFERENCES accounts(id),
-    transcription_url TEXT NOT NULL,
-    transcription_model TEXT NOT NULL,
-    transcription_key_sealed TEXT,
-    updated_at TEXT NOT NULL
-  );
-  `,
-  // A recording's transcript (<Record transcribe>, POST /api/recordings/{sid}/transcription; src/calls/transcription.ts):
-  // in-progress, completed with its text, or failed with why; whether the recording's voicemail-left event waits for it.
-  `
-  ALTER TABLE recordings ADD COLUMN transcription_status TEXT;
-  ALTER TABLE recordings ADD COLUMN transcription_holds_event INTEGER NOT NULL DEFAULT 0;
-  ALTER TABLE recordings ADD COLUMN transcription_text TEXT;
-  ALTER TABLE recordings ADD COLUMN transcription_error TEXT;
-  `,
-  // An account's OpenAI-compatible speech endpoint and the voice names <Say> may use from it (src/speech/voice-settings.ts):
-  // voices a JSON array of names; the key sealed.
-  `
-  CREATE TABLE voice_settings (
-    account_id INTEGER PRIMARY KEY REFERENCES accounts(id),
-    speech_url TEXT NOT NULL,
-    speech_model TEXT NOT NULL,
-    speech_key_sealed TEXT,
-    voices TEXT NOT NULL,
-    updated_at TEXT NOT NULL
-  );
-  `,
+  SPEECH_SETTINGS,
+  RECORDING_TRANSCRIPTION,
+  VOICE_SETTINGS,
 ];
