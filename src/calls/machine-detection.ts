@@ -2,7 +2,7 @@
 // callee's audio from the answer on goes through the detector (src/media/answering-machine.ts) before the call's
 // document is asked for, as Twilio's synchronous AMD does. The result is the call's answered_by: stored, sent with
 // the document request and the status callbacks after it, and on the call's timeline.
-import type { AudioFrame, AudioTap } from '../engine/port.js';
+import { AUDIO_FRAME_MS, type AudioFrame, type AudioTap } from '../engine/port.js';
 import { decodeUlaw } from '../media/mulaw.js';
 import { MachineDetector, type AnsweredBy, type MachineDetectionSettings } from '../media/answering-machine.js';
 import type { CallSession } from './session.js';
@@ -48,6 +48,11 @@ function listen(session: CallSession, tap: AudioTap, settings: MachineDetectionS
     // while detection runs, so the mix is the callee).
     const onFrame = (frame: AudioFrame) => {
       if (frame.track !== 'inbound') return;
+      heardMs += AUDIO_FRAME_MS;
+      // The guard counts from the audio heard, not from the start: frames that arrive later than the clock (a busy
+      // machine, a sandbox's fast test clock) still reach the detector's own timeout before the guard runs out.
+      clock.clearTimeout(guard);
+      guard = clock.setTimeout(unheard, Math.max(NO_AUDIO_GRACE_MS, settings.timeoutMs + NO_AUDIO_GRACE_MS - heardMs));
       for (const d of detector.push(decodeUlaw(frame.payload))) {
         if (d.final) done(d.answeredBy, d.atMs);
         else {
@@ -56,7 +61,8 @@ function listen(session: CallSession, tap: AudioTap, settings: MachineDetectionS
         }
       }
     };
-    const guard = clock.setTimeout(unheard, settings.timeoutMs + NO_AUDIO_GRACE_MS);
+    let heardMs = 0;
+    let guard = clock.setTimeout(unheard, settings.timeoutMs + NO_AUDIO_GRACE_MS);
     tap.on('frame', onFrame);
     void tap.closed.then(unheard);
   });
