@@ -11,7 +11,7 @@ export type VoiceAudio = { ok: true; lease: MediaLease } | { ok: false; reason: 
 export interface AccountVoices {
   /** The voice names the account's documents may use: read before each document is parsed. */
   book(accountId: number): Promise<VoiceBook>;
-  /** `text` in the account's vendor voice `voice` as a local file (rendered once, then cached); never rejects. */
+  /** `text` in the account's vendor voice `voice` as a local file (rendered once, then cached); rejects only when the store cannot be read. */
   render(accountId: number, text: string, voice: string): Promise<VoiceAudio>;
 }
 
