@@ -11,7 +11,7 @@ import { BUILT_IN_ONLY, type VoiceBook } from './voices.js';
 export { MarkupError, formatIssues, type MarkupIssue } from './errors.js';
 export { targetUrlsOf, sipUrisOf, streamUrlsOf } from './target-urls.js';
 export type * from './types.js';
-export { BUILT_IN_ONLY, BUILT_IN_VOICES, isBuiltInVoice, type VoiceBook } from './voices.js';
+export { BUILT_IN_VOICES, isBuiltInVoice, type VoiceBook } from './voices.js';
 export { VOICE_NAME } from './values.js';
 
 export interface ParseOptions {

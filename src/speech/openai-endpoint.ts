@@ -22,8 +22,6 @@ export interface EndpointRequest {
   body: Buffer;
   timeoutMs: number;
   maxResponseBytes: number;
-  /** Tests' loopback stand-ins. */
-  allowHosts?: readonly string[];
 }
 
 /** The 2xx answer's headers and body; rejects with `fail(...)` otherwise. `what` names the endpoint in messages. */
@@ -36,7 +34,7 @@ export async function postToEndpoint(
     res = await client.request(`${endpoint.baseUrl.replace(/\/+$/, '')}${req.path}`, {
       method: 'POST',
       headers: { 'content-type': req.contentType, ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}) },
-      body: req.body, timeoutMs: req.timeoutMs, maxResponseBytes: req.maxResponseBytes, ...(req.allowHosts ? { allowHosts: req.allowHosts } : {}),
+      body: req.body, timeoutMs: req.timeoutMs, maxResponseBytes: req.maxResponseBytes,
     });
   } catch (err) {
     if (err instanceof TargetTimeoutError) throw fail('timeout', `the ${what} endpoint did not answer within ${Math.round(req.timeoutMs / 1000)} s`);

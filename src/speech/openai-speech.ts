@@ -22,12 +22,12 @@ export interface SpeechRequest { text: string; voice: string }
 
 /** Renders `text` in `voice` to `file` (a .wav path); rejects with SpeechEndpointError. */
 export async function renderSpeech(
-  client: GuardedClient, endpoint: OpenAiEndpoint, req: SpeechRequest, file: string, opts: { allowHosts?: readonly string[] } = {},
+  client: GuardedClient, endpoint: OpenAiEndpoint, req: SpeechRequest, file: string,
 ): Promise<void> {
   const { headers, body } = await postToEndpoint(client, endpoint, {
     path: '/audio/speech', contentType: 'application/json',
     body: Buffer.from(JSON.stringify({ model: endpoint.model, input: req.text, voice: req.voice, response_format: 'wav' })),
-    timeoutMs: SPEECH_TIMEOUT_MS, maxResponseBytes: MAX_AUDIO_BYTES, ...(opts.allowHosts ? { allowHosts: opts.allowHosts } : {}),
+    timeoutMs: SPEECH_TIMEOUT_MS, maxResponseBytes: MAX_AUDIO_BYTES,
   }, 'speech', (reason, message) => new SpeechEndpointError(reason, message));
   const type = headers['content-type'];
   const format = audioFormatOf(Array.isArray(type) ? type[0] : type, body);

@@ -15,7 +15,7 @@ export const TRANSCRIPTION_TIMEOUT_MS = 10_000;
 /** The largest answer read (a transcript of one utterance is a few hundred bytes). */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-export function openAiTranscription(client: GuardedClient, endpoint: OpenAiEndpoint, opts: { allowHosts?: readonly string[] } = {}): Recognizer {
+export function openAiTranscription(client: GuardedClient, endpoint: OpenAiEndpoint): Recognizer {
   return {
     name: 'openai-compatible',
     async recognize(req: RecognitionRequest): Promise<Recognition> {
@@ -30,7 +30,6 @@ export function openAiTranscription(client: GuardedClient, endpoint: OpenAiEndpo
       const timeoutMs = Math.max(TRANSCRIPTION_TIMEOUT_MS, req.utterance.frames.length * 20);
       const { body } = await postToEndpoint(client, endpoint, {
         path: '/audio/transcriptions', contentType: form.type, body: form.body, timeoutMs, maxResponseBytes: MAX_ANSWER_BYTES,
-        ...(opts.allowHosts ? { allowHosts: opts.allowHosts } : {}),
       }, 'transcription', (reason, message) => new RecognizerError(reason, message));
       const text = textOf(body);
       if (text === null) throw new RecognizerError('refused', 'the transcription endpoint answered without a text field');

@@ -3,6 +3,7 @@
 // it is installed. With none, recognition fails with a configuration error the call's timeline shows.
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { GuardedClient } from '../net/index.js';
+import { openedKey } from './endpoint-key.js';
 import { openAiTranscription } from './openai-transcription.js';
 import { RecognizerError, type Recognition, type RecognitionRequest, type Recognizer } from './recognizer.js';
 import { sandboxRecognizer, simulatedUtterance } from './sandbox-recognizer.js';
@@ -32,6 +33,6 @@ export function speechRecognition(deps: { offline: Recognizer | null; accountVen
 export function accountTranscription(settings: SpeechSettingsRepo, secrets: SecretBox, client: GuardedClient): (accountId: number) => Promise<Recognizer | null> {
   return async (accountId) => {
     const s = await settings.transcription(accountId);
-    return s && openAiTranscription(client, { baseUrl: s.baseUrl, model: s.model, apiKey: s.keySealed === null ? null : secrets.open(s.keySealed) });
+    return s && openAiTranscription(client, { baseUrl: s.baseUrl, model: s.model, apiKey: openedKey(secrets, s.keySealed) });
   };
 }

@@ -7,6 +7,7 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import type { AccountVoices } from '../calls/voices.js';
 import type { MediaCache } from '../media/media-cache.js';
 import type { GuardedClient } from '../net/index.js';
+import { openedKey } from './endpoint-key.js';
 import { renderSpeech, SpeechEndpointError } from './openai-speech.js';
 import type { VoiceSetting, VoiceSettingsRepo } from './voice-settings.js';
 
@@ -22,8 +23,6 @@ export interface VendorVoiceDeps {
   client: GuardedClient;
   media: MediaCache;
   clock: Clock;
-  /** Tests' loopback stand-ins. */
-  allowHosts?: readonly string[];
 }
 
 export function vendorVoices(deps: VendorVoiceDeps): AccountVoices {
@@ -43,8 +42,7 @@ export function vendorVoices(deps: VendorVoiceDeps): AccountVoices {
       const words = text.replace(/\s+/g, ' ').trim();
       const got = await deps.media.acquireRendered(`voice:${endpoint}:${voice}:${words}`, async (file) => {
         try {
-          await renderSpeech(deps.client, { baseUrl: s.baseUrl, model: s.model, apiKey: s.keySealed === null ? null : deps.secrets.open(s.keySealed) },
-            { text: words, voice }, file, deps.allowHosts ? { allowHosts: deps.allowHosts } : {});
+          await renderSpeech(deps.client, { baseUrl: s.baseUrl, model: s.model, apiKey: openedKey(deps.secrets, s.keySealed) }, { text: words, voice }, file);
           timedOutAt.delete(endpoint);
         } catch (err) {
           if (err instanceof SpeechEndpointError && err.reason === 'timeout') timedOutAt.set(endpoint, deps.clock.now());

@@ -6,6 +6,7 @@ import type { Store } from '../../repositories.js';
 import type { TranscriptionSetting } from '../../speech/settings.js';
 import type { CustomerUrlRule } from '../../net/index.js';
 import { transcriptionProblems } from '../../speech/settings-input.js';
+import { sealedKey } from '../../speech/endpoint-key.js';
 import { previewErrors } from '../errors.js';
 import { acceptFormBodies } from '../form-bodies.js';
 import { previewErrorResponses } from '../schemas/preview.js';
@@ -39,7 +40,7 @@ export async function speechSettingsRoutes(app: FastifyInstance, deps: { store: 
     const [problem] = Object.entries(transcriptionProblems({ url: b.transcription_url, model: b.transcription_model, key }, deps.urls));
     if (problem) throw previewErrors.parameterInvalid(problem[0], problem[1]);
     const saved = await store.speechSettings.setTranscription(req.account.id, {
-      baseUrl: b.transcription_url, model: b.transcription_model, ...(key === undefined ? {} : { keySealed: key === null ? null : secrets.seal(key) }),
+      baseUrl: b.transcription_url, model: b.transcription_model, ...sealedKey(secrets, key),
     });
     return speechSettingsView(saved, offline);
   });

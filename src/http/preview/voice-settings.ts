@@ -8,6 +8,7 @@ import type { VoiceSetting } from '../../speech/voice-settings.js';
 import { BUILT_IN_VOICES } from '../../markup/index.js';
 import type { CustomerUrlRule } from '../../net/index.js';
 import { voiceProblems } from '../../speech/settings-input.js';
+import { sealedKey } from '../../speech/endpoint-key.js';
 import { previewErrors } from '../errors.js';
 import { acceptFormBodies } from '../form-bodies.js';
 import { previewErrorResponses } from '../schemas/preview.js';
@@ -39,7 +40,7 @@ export async function voiceSettingsRoutes(app: FastifyInstance, deps: { store: S
     const [problem] = Object.entries(voiceProblems({ url: b.speech_url, model: b.speech_model, key, voices: b.voices }, deps.urls));
     if (problem) throw previewErrors.parameterInvalid(problem[0], problem[1]);
     const saved = await store.voiceSettings.set(req.account.id, {
-      baseUrl: b.speech_url, model: b.speech_model, voices: b.voices, ...(key === undefined ? {} : { keySealed: key === null ? null : secrets.seal(key) }),
+      baseUrl: b.speech_url, model: b.speech_model, voices: b.voices, ...sealedKey(secrets, key),
     });
     return voiceSettingsView(saved);
   });

@@ -4,10 +4,16 @@ import { FormRender, type FieldErrors } from '../forms.js';
 import { OrgSettingsError } from '../../../org/settings.js';
 import { settingsView } from '../views/settings.js';
 import { transcriptionProblems, voiceList, voiceProblems } from '../../../speech/settings-input.js';
+import { sealedKey } from '../../../speech/endpoint-key.js';
 
 /** Field errors as the form shows them, from the shared input rules' messages. */
 const fieldErrors = (problems: Record<string, string>): FieldErrors | null =>
   Object.keys(problems).length === 0 ? null : Object.fromEntries(Object.entries(problems).map(([field, message]) => [field, [message]]));
+
+/** An endpoint form's fields (`transcription_url`, `speech_model`…); a key left blank is not given, so the stored one stays. */
+const endpointForm = (form: Record<string, string | undefined>, kind: 'transcription' | 'speech') => ({
+  url: (form[`${kind}_url`] ?? '').trim(), model: (form[`${kind}_model`] ?? '').trim(), key: form[`${kind}_api_key`] || undefined,
+});
 
 export function settingsRoutes(app: FastifyInstance, d: Dashboard): void {
   const render = async (req: FastifyRequest, reply: FastifyReply, opts: { secret?: string; form?: FormRender; speechForm?: FormRender; voicesForm?: FormRender; token?: string; status?: number } = {}) => {
@@ -60,11 +66,11 @@ export function settingsRoutes(app: FastifyInstance, d: Dashboard): void {
   app.post('/settings/speech', async (req, reply) => {
     const form = formOf(req);
     const v = viewerOf(req);
-    const input = { url: (form.transcription_url ?? '').trim(), model: (form.transcription_model ?? '').trim(), ...(form.transcription_api_key ? { key: form.transcription_api_key } : {}) };
+    const input = endpointForm(form, 'transcription');
     const errors = fieldErrors(transcriptionProblems(input, d.callServices.urls));
     if (errors) return render(req, reply, { speechForm: new FormRender({ transcription_url: input.url, transcription_model: input.model }, errors), status: 422 });
     await d.store.speechSettings.setTranscription(v.account.id, {
-      baseUrl: input.url, model: input.model, ...(input.key ? { keySealed: d.secrets.seal(input.key) } : {}),
+      baseUrl: input.url, model: input.model, ...sealedKey(d.secrets, input.key),
     });
     return reply.redirect('/dashboard/settings?done=saved', 303);
   });
@@ -77,14 +83,11 @@ export function settingsRoutes(app: FastifyInstance, d: Dashboard): void {
   app.post('/settings/voices', async (req, reply) => {
     const form = formOf(req);
     const v = viewerOf(req);
-    const input = {
-      url: (form.speech_url ?? '').trim(), model: (form.speech_model ?? '').trim(), voices: voiceList(form.voices ?? ''),
-      ...(form.speech_api_key ? { key: form.speech_api_key } : {}),
-    };
+    const input = { ...endpointForm(form, 'speech'), voices: voiceList(form.voices ?? '') };
     const errors = fieldErrors(voiceProblems(input, d.callServices.urls));
     if (errors) return render(req, reply, { voicesForm: new FormRender({ speech_url: input.url, speech_model: input.model, voices: form.voices ?? '' }, errors), status: 422 });
     await d.store.voiceSettings.set(v.account.id, {
-      baseUrl: input.url, model: input.model, voices: input.voices, ...(input.key ? { keySealed: d.secrets.seal(input.key) } : {}),
+      baseUrl: input.url, model: input.model, voices: input.voices, ...sealedKey(d.secrets, input.key),
     });
     return reply.redirect('/dashboard/settings?done=saved', 303);
   });
