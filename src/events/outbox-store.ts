@@ -7,6 +7,8 @@ import type { Clock } from '../clock.js';
 import { newSid } from '../crypto/tokens.js';
 import type { EventType, LifecycleEvent } from './lifecycle.js';
 import { sampleBody } from './template.js';
+import { settleInOneStatement } from './outbox-settle-postgres.js';
+import { PostgresEnqueue, type QueuedDelivery, type QueuedEvent } from './outbox-enqueue-postgres.js';
 import { toSubscription, type DeliveryMode, type Subscription, type SubscriptionRow } from './subscriptions.js';
 
 export interface StoredEvent {
@@ -18,7 +20,6 @@ export interface StoredEvent {
   data: Record<string, unknown>;
 }
 
-export interface QueuedDelivery { id: number; mode: DeliveryMode; timeoutMs: number }
 
 export interface ClaimedDelivery {
   id: number;
@@ -74,12 +75,20 @@ const toEvent = (r: EventRow): StoredEvent => ({
   data: JSON.parse(r.data) as Record<string, unknown>,
 });
 
+const claimed = (r: LeasedRow, subscription: Subscription): ClaimedDelivery => ({
+  id: r.id, sid: r.sid, attempt: r.attempt_count + 1, event: toEvent({ ...r, sid: r.event_sid }), subscription,
+});
+
 /** `n` placeholders for an IN list. */
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
-/** Pending, due and not leased; `?`: now, now. */
+/**
+ * Pending, due, not leased, of an active subscription; `?`: now, now. The subscription is checked as "not among the
+ * inactive ones" (a short list, read once), not joined: joined, the planner could start from the subscriptions and
+ * lose the due index's order, reading every pending row.
+ */
 const CLAIMABLE = `d.status = 'pending' AND d.next_attempt_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)
-  AND EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.id = d.subscription_id AND s.status = 'active')`;
+  AND d.subscription_id NOT IN (SELECT s.id FROM webhook_subscriptions s WHERE s.status <> 'active')`;
 
 /**
  * When the worker may first take a sync delivery: after its emitter has had the whole wait (timeout_ms, then the
@@ -92,7 +101,12 @@ function heldForEmitterUntil(now: number, timeoutMs: number): number {
 }
 
 export class OutboxStore {
-  constructor(private readonly sql: SqlDb, private readonly clock: Clock) {}
+  /** enqueue() on PostgreSQL (outbox-enqueue-postgres.ts). */
+  readonly #postgres: PostgresEnqueue | null;
+
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock) {
+    this.#postgres = sql.dialect === 'postgres' ? new PostgresEnqueue(sql, clock, LEASE_MARGIN_MS) : null;
+  }
 
   /**
    * Records the event and queues it for every active subscription to its type, in `tx` when the caller holds a
@@ -100,8 +114,8 @@ export class OutboxStore {
    * stored when nobody listens. `emitterTakesSync`: the caller attempts the sync deliveries itself (emitAndWait),
    * so they are held for it (see heldForEmitterUntil).
    */
-  async enqueue(event: LifecycleEvent, tx?: SqlQueries, emitterTakesSync = false): Promise<{ eventSid: string; deliveries: QueuedDelivery[] } | null> {
-    if (this.sql.dialect === 'postgres') return this.#enqueueInOneStatement(event, tx ?? this.sql, emitterTakesSync);
+  async enqueue(event: LifecycleEvent, tx?: SqlQueries, emitterTakesSync = false): Promise<QueuedEvent | null> {
+    if (this.#postgres) return this.#postgres.enqueue(event, tx, emitterTakesSync);
     if (!tx) return this.sql.transaction((own) => this.enqueue(event, own, emitterTakesSync));
     // Kept from being deleted until the caller commits: a subscription deleted between this read and the delivery
     // insert would fail the insert's foreign key, and with it the caller's state change.
@@ -120,35 +134,6 @@ export class OutboxStore {
       deliveries.push({ id: (await this.#queue(tx, eventId, s.id, dueAt, iso)).id, mode: s.delivery_mode, timeoutMs: s.timeout_ms });
     }
     return { eventSid, deliveries };
-  }
-
-  /**
-   * enqueue() on PostgreSQL: the same reads and writes as one statement, one round trip to the server (five, with
-   * its own transaction, as separate statements: an emit's cost there was mostly waiting on them), atomic on its
-   * own. The delivery sids come from the server's strong random UUIDs, 122 random bits in the same 32 hex digits.
-   */
-  async #enqueueInOneStatement(event: LifecycleEvent, q: SqlQueries, emitterTakesSync: boolean): Promise<{ eventSid: string; deliveries: QueuedDelivery[] } | null> {
-    const now = this.clock.now();
-    const iso = new Date(now).toISOString();
-    const eventSid = newSid('EV');
-    const queued = await q.all<{ id: number; delivery_mode: DeliveryMode; timeout_ms: number }>(`WITH subs AS (
-        SELECT id, delivery_mode, timeout_ms FROM webhook_subscriptions
-        WHERE account_id = CAST(? AS BIGINT) AND event_type = CAST(? AS TEXT) AND status = 'active' FOR KEY SHARE
-      ), event AS (
-        INSERT INTO events (sid, account_id, event_type, call_sid, occurred_at, data)
-        SELECT CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT) WHERE EXISTS (SELECT 1 FROM subs)
-        RETURNING id
-      ), queued AS (
-        INSERT INTO webhook_deliveries (sid, event_id, subscription_id, status, next_attempt_at, created_at)
-        SELECT 'DL' || replace(gen_random_uuid()::text, '-', ''), event.id, subs.id, 'pending',
-          CASE WHEN CAST(? AS INTEGER) = 1 AND subs.delivery_mode = 'sync' THEN CAST(? AS BIGINT) + subs.timeout_ms + ${LEASE_MARGIN_MS} ELSE CAST(? AS BIGINT) END, CAST(? AS TEXT)
-        FROM event CROSS JOIN subs ORDER BY subs.id
-        RETURNING id, subscription_id
-      )
-      SELECT queued.id, subs.delivery_mode, subs.timeout_ms FROM queued JOIN subs ON subs.id = queued.subscription_id ORDER BY subs.id`,
-    [event.accountId, event.type, eventSid, event.accountId, event.type, event.callSid, iso, JSON.stringify(event.data), emitterTakesSync ? 1 : 0, now, now, iso]);
-    if (queued.length === 0) return null;
-    return { eventSid, deliveries: queued.map((r) => ({ id: r.id, mode: r.delivery_mode, timeoutMs: r.timeout_ms })) };
   }
 
   /**
@@ -195,10 +180,16 @@ export class OutboxStore {
   /**
    * One transaction for a batch of the worker's work: logs the finished attempts, then leases up to `limit` due
    * deliveries, oldest due first, none that would bring a subscription past `perSubscription` attempts in flight.
-   * A handful of statements per batch, not per delivery: on PostgreSQL each is a round trip. With nothing to log
-   * and nothing due (an idle outbox at the worker's poll) it is one plain read and no transaction.
+   * A handful of statements per batch, not per delivery; on PostgreSQL, where each would be a round trip, one
+   * (outbox-settle-postgres.ts). With nothing to log and nothing due (an idle outbox at the worker's poll) it is one
+   * plain read and writes nothing.
    */
   async settle(finished: FinishedAttempt[], limit: number, slots: SubscriptionSlots): Promise<ClaimedDelivery[]> {
+    if (this.sql.dialect === 'postgres') {
+      if (finished.length === 0 && limit <= 0) return [];
+      const rows = await settleInOneStatement(this.sql, CLAIMABLE, finished, limit, slots, this.clock.now(), LEASE_MARGIN_MS);
+      return rows.map((r) => claimed(r, toSubscription(r.subscription)));
+    }
     if (finished.length === 0) {
       if (limit <= 0) return [];
       const now = this.clock.now();
@@ -255,8 +246,7 @@ export class OutboxStore {
     return ids.flatMap((id) => {
       const r = byId.get(id);
       const subscription = r && subscriptions.get(r.subscription_id);
-      if (!r || !subscription) return [];
-      return [{ id, sid: r.sid, attempt: r.attempt_count + 1, event: toEvent({ ...r, sid: r.event_sid }), subscription }];
+      return r && subscription ? [claimed(r, subscription)] : [];
     });
   }
 

@@ -424,4 +424,11 @@ export const migrations: string[] = [
   SPEECH_SETTINGS,
   RECORDING_TRANSCRIPTION,
   VOICE_SETTINGS,
+  // The claim's order (due first, then oldest) read straight from an index of the pending deliveries alone, so a
+  // claim stops after the rows it takes. Ordered by due time alone among every delivery's status, a claim read and
+  // sorted every pending row, and on PostgreSQL every stale index entry the deliveries' updates leave until vacuum.
+  `
+  DROP INDEX webhook_deliveries_due;
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at, id) WHERE status = 'pending';
+  `,
 ];

@@ -6,7 +6,7 @@ import t from 'tap';
 import type { FakeClock } from '../../src/clock.js';
 import { SubscriptionExistsError } from '../../src/events/subscriptions.js';
 import { sealLegacyHeaders } from '../../src/events/subscription-headers.js';
-import { countTransactions, freshDatabase, onEachBackend } from '../helpers/backends.js';
+import { countTransactions, countStatements, freshDatabase, onEachBackend } from '../helpers/backends.js';
 import { until } from '../helpers/waits.js';
 import { CALL_DATA, outboxWorld } from './support/outbox-world.js';
 
@@ -35,6 +35,37 @@ onEachBackend(t, 'enqueue: the event and one delivery per active subscription, i
 
   await w.subscriptions.update(sub, { status: 'paused' });
   t.equal(await w.outbox.enqueue(callStart(w.account.id, 'CA-paused')), null, 'a paused subscription is not queued for');
+});
+
+onEachBackend(t, 'emits at once: an event and deliveries each; on PostgreSQL written together, and a batch the server refuses written one event at a time', async (t, db) => {
+  const w = await outboxWorld(t, db);
+  await w.subscribe('call-start');
+  await w.subscribe('hangup');
+  const statements = countStatements(db);
+  const emits = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? callStart(w.account.id, `CA${i}`) : { type: 'hangup' as const, accountId: w.account.id, callSid: `CA${i}`, data: {} }));
+  const queued = await Promise.all(emits.map((e) => w.outbox.enqueue(e)));
+  // The first emit leaves at once, alone; the other 19 arrive while it is at the server and go in one statement.
+  if (db.dialect === 'postgres') t.equal(statements(), 2, 'twenty emits written in two statements');
+  const stored = await db.all<{ id: number; sid: string; event_type: string; call_sid: string }>(
+    'SELECT d.id, e.sid, e.event_type, e.call_sid FROM webhook_deliveries d JOIN events e ON e.id = d.event_id');
+  const byDelivery = new Map(stored.map((r) => [r.id, r]));
+  t.same(queued.map((q) => q!.deliveries.map((d) => byDelivery.get(d.id))),
+    emits.map((e, i) => [{ id: queued[i]!.deliveries[0]!.id, sid: queued[i]!.eventSid, event_type: e.type, call_sid: e.callSid }]),
+    'each emit answered with its own event and its own delivery');
+
+  if (db.dialect === 'postgres') {
+    const all = db.all.bind(db);
+    let refused = 0;
+    db.all = <T>(sql: string, params?: Parameters<typeof db.all>[1]) => {
+      if (String(params?.[0]).includes('CA-refused')) { refused++; return Promise.reject(new Error('refused by the server')); }
+      return all<T>(sql, params);
+    };
+    const outcomes = await Promise.allSettled(['CA-alone', 'CA-refused', 'CA-with-it'].map((sid) => w.outbox.enqueue(callStart(w.account.id, sid))));
+    db.all = all;
+    t.same(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled'], 'only the refused event\'s emit fails');
+    t.equal(refused, 2, 'refused in its batch, then alone');
+    t.same((await db.all<{ call_sid: string }>("SELECT call_sid FROM events WHERE call_sid LIKE 'CA-%' ORDER BY id")).map((r) => r.call_sid), ['CA-alone', 'CA-with-it']);
+  }
 });
 
 onEachBackend(t, 'claims: oldest due first, leased until the attempt\'s timeout has passed, logged, retried when due; paused subscriptions hold theirs', async (t, db) => {
@@ -96,23 +127,30 @@ onEachBackend(t, 'a sync delivery queued for emitAndWait is its emitter\'s: no w
   t.same((await w.outbox.claimDue(10)).map((c) => c.id), [orphan.id], 'an emitter that never took it (it died) leaves it to the worker: at least once');
 });
 
-onEachBackend(t, 'an idle outbox costs the worker\'s poll one read, no transaction; logging an attempt still opens one', async (t, db) => {
+onEachBackend(t, 'an idle outbox costs the worker\'s poll one read, no transaction; claiming or logging is one transaction (SQLite), one statement (PostgreSQL)', async (t, db) => {
   const w = await outboxWorld(t, db);
   const clock = w.clock as FakeClock;
   await w.subscribe('call-start', undefined, { timeoutMs: 1000 });
   const transactions = countTransactions(db);
+  const statements = countStatements(db);
   const slots = { active: new Map(), perSubscription: 16 };
   t.same(await w.outbox.settle([], 10, slots), [], 'nothing queued');
   t.same(await w.outbox.settle([], 0, slots), [], 'no free slot');
   t.equal(transactions(), 0, 'no transaction for either');
+  t.equal(statements(), 1, 'one read for both (none with no free slot)');
   await w.outbox.enqueue(callStart(w.account.id));
-  const before = transactions();
+  // On SQLite (in-process: statements cost no round trip) a claim reads whether anything is due, then opens a
+  // transaction; on PostgreSQL each settle is one statement and no transaction.
+  const sqlite = db.dialect === 'sqlite';
+  const before = { transactions: transactions(), statements: statements() };
+  const spent = () => ({ transactions: transactions() - before.transactions, statements: statements() - before.statements });
   const [claimed] = await w.outbox.settle([], 10, slots);
-  t.equal(transactions() - before, 1, 'a due delivery is claimed in one transaction');
+  t.same(spent(), sqlite ? { transactions: 1, statements: 1 } : { transactions: 0, statements: 1 }, 'a due delivery is claimed in one transaction or statement');
   t.same(await w.outbox.settle([], 10, slots), [], 'leased: nothing due');
-  t.equal(transactions() - before, 1, 'and looking again opens none');
+  t.same(spent(), sqlite ? { transactions: 1, statements: 2 } : { transactions: 0, statements: 2 }, 'looking again: one read, no transaction');
   await w.outbox.settle([{ id: claimed!.id, record: ok(1, new Date(clock.now()).toISOString()), next: { status: 'delivered', nextAttemptAt: null } }], 10, slots);
-  t.equal(transactions() - before, 2, 'a finished attempt is logged in a transaction, with nothing due to claim');
+  t.same(spent(), sqlite ? { transactions: 2, statements: 2 } : { transactions: 0, statements: 3 },
+    'a finished attempt is logged in one transaction or statement, with nothing due to claim');
   t.equal((await db.one<{ status: string }>('SELECT status FROM webhook_deliveries WHERE id = ?', [claimed!.id]))?.status, 'delivered');
 });
 

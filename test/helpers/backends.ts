@@ -69,6 +69,16 @@ export function countTransactions(db: SqlDb): () => number {
   return () => opened;
 }
 
+/** Counts the statements `db` is asked to run outside transactions (each one round trip on PostgreSQL), from now on. */
+export function countStatements(db: SqlDb): () => number {
+  let sent = 0;
+  for (const method of ['one', 'all', 'run'] as const) {
+    const original = db[method].bind(db) as (...args: unknown[]) => Promise<unknown>;
+    (db as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => { sent++; return original(...args); };
+  }
+  return () => sent;
+}
+
 /** The SQLite connection under a store, for tests about the SQLite file itself (WAL checkpoints, change counters). */
 export function sqliteConnection(store: { sql: SqlDb }): SqliteDb['raw'] {
   if (!(store.sql instanceof SqliteDb)) throw new Error('this test is about the SQLite file; the store is on PostgreSQL');
