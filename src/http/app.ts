@@ -39,6 +39,7 @@ import { installPreviewRoot } from './preview/index.js';
 import { selfSignedTls } from './preview/self-signed-tls.js';
 import { TrustedProxies } from './preview/client-address.js';
 import { listenerOptions } from './listener-limits.js';
+import { installRequestLog } from './request-log.js';
 import { DEFAULT_BODY_LIMIT, installRouteLimits } from './route-limits.js';
 import { peerLiveness, startInstance } from '../recovery/index.js';
 import { NodeDrain } from './cluster/drain.js';
@@ -106,6 +107,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const proxies = new TrustedProxies(config.trustedProxies);
   const http = Fastify({
     loggerInstance: logger,
+    disableRequestLogging: true,
     ...listenerOptions(config.http, https, (ip) => proxies.trusts(ip)),
     genReqId: () => `req_${requestIdPrefix}${(++requestCount).toString(36)}`,
     bodyLimit: DEFAULT_BODY_LIMIT,
@@ -113,6 +115,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     frameworkErrors: frameworkErrors(dashboardErrorPage),
   }) as unknown as FastifyInstance;
   installRouteLimits(http);
+  installRequestLog(http, logger);
   http.setValidatorCompiler(validatorCompiler);
   installErrorHandling(http, dashboardErrorPage);
   http.addHook('onSend', async (req, reply) => {
