@@ -1,5 +1,6 @@
 import { loadConfig, loadMasterKey, ConfigError } from './config.js';
 import { systemClock } from './clock.js';
+import pino from 'pino';
 import { createLogger } from './logger.js';
 import { openStore } from './repositories.js';
 import { createSecretBox } from './crypto/secret-box.js';
@@ -27,8 +28,9 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  // JSON lines for machines; words for a person at a terminal.
-  const logger = createLogger(config.logLevel, process.stdout.isTTY ? prettyDestination(process.stdout) : undefined);
+  // JSON lines for machines, written asynchronously (a request never waits for its log line; what is still
+  // buffered is written at exit, lost only on SIGKILL); words for a person at a terminal.
+  const logger = createLogger(config.logLevel, process.stdout.isTTY ? prettyDestination(process.stdout) : pino.destination({ dest: 1, sync: false }));
   const clock = systemClock();
   const store = await openStore(config.dataDir, clock, config.database);
   const secrets = createSecretBox(masterKey);

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config.js';
@@ -107,7 +107,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const proxies = new TrustedProxies(config.trustedProxies);
   const http = Fastify({
     loggerInstance: logger,
-    disableRequestLogging: true,
+    // Fastify's own two lines per request give way to src/http/request-log.ts's one.
+    logController: new LogController({ disableRequestLogging: true }),
     ...listenerOptions(config.http, https, (ip) => proxies.trusts(ip)),
     genReqId: () => `req_${requestIdPrefix}${(++requestCount).toString(36)}`,
     bodyLimit: DEFAULT_BODY_LIMIT,

@@ -1,7 +1,7 @@
 // The request log: one line per request once it is answered (method, route pattern, status, duration, request id),
 // none of fastify's own; LOG_LEVEL=debug adds the URL as sent, sensitive query values redacted.
 import t, { type Test } from 'tap';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/logger.js';
 import { installRequestLog } from '../../src/http/request-log.js';
@@ -9,7 +9,7 @@ import { installRequestLog } from '../../src/http/request-log.js';
 async function served(t: Test, level: string): Promise<{ lines: () => Array<Record<string, unknown>>; get(url: string): Promise<number> }> {
   const written: string[] = [];
   const logger = createLogger(level, new Writable({ write(chunk, _enc, done) { written.push(String(chunk)); done(); } }));
-  const http = Fastify({ loggerInstance: logger, disableRequestLogging: true }) as unknown as FastifyInstance;
+  const http = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) }) as unknown as FastifyInstance;
   installRequestLog(http, logger);
   http.get('/trunks/:id', async () => ({ ok: true }));
   await http.ready();
