@@ -119,8 +119,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
   installRequestLog(http, logger);
   http.setValidatorCompiler(validatorCompiler);
   installErrorHandling(http, dashboardErrorPage);
-  http.addHook('onSend', async (req, reply) => {
+  // Hooks that run on every request take a callback rather than returning a promise: a promise and its microtasks
+  // per hook per request added up.
+  http.addHook('onSend', (req, reply, payload, done) => {
     void reply.header('x-request-id', String(req.id));
+    done(null, payload);
   });
 
   // Bodies are JSON (and form-encoded where a scope adds that parser); fastify's text/plain default is no API's.

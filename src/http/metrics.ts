@@ -17,10 +17,11 @@ export function installMetrics(app: FastifyInstance): MetricsRegistries {
     name: 'ringbase_http_request_duration_seconds', help: 'HTTP request latency by route',
     labelNames: ['method', 'route'], buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [registry],
   });
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions.url ?? 'unmatched';
     requests.inc({ method: req.method, route, status: String(reply.statusCode) });
     latency.observe({ method: req.method, route }, reply.elapsedTime / 1000);
+    done();
   });
   return { open: registry, perAccount: new Registry() };
 }

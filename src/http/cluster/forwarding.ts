@@ -62,19 +62,21 @@ export class CallForwarding {
   install(http: FastifyInstance): void {
     http.decorateRequest('forwardedBy', null);
     http.decorateRequest('forwardedBodyDigest', null);
-    http.addHook('onRequest', async (req) => {
-      if (req.headers[FORWARDED_BY_HEADER] === undefined) return;
+    // On every request: callbacks, not promises (see the onSend hook in src/http/app.ts).
+    http.addHook('onRequest', (req, _reply, done) => {
+      if (req.headers[FORWARDED_BY_HEADER] === undefined) return done();
       const forward = checkForward(this.#d.key, req.headers, req.method, req.url, this.#d.clock.now());
       // A forged or stale mark is ignored: the request is handled as a client's own, which is all it could be.
       if (!forward) {
         req.log.warn('a request marked as forwarded by a peer did not check out; handled as a client request');
-        return;
+        return done();
       }
       req.forwardedBy = forward.from;
       req.forwardedBodyDigest = forward.bodyDigest;
+      done();
     });
-    http.addHook('preValidation', async (req) => {
-      if (req.forwardedBodyDigest && !bodyMatches(req.forwardedBodyDigest, req.body)) throw errors.forwardedBodyMismatch();
+    http.addHook('preValidation', (req, _reply, done) => {
+      done(req.forwardedBodyDigest && !bodyMatches(req.forwardedBodyDigest, req.body) ? errors.forwardedBodyMismatch() : undefined);
     });
   }
 

@@ -44,9 +44,9 @@ export async function installPreviewRoot(http: FastifyInstance, deps: PreviewDep
   const rate = new RateGate(rateLimiterFor(store.sql, clock, config.preview.rateLimit, config.preview.rateWindowSeconds * 1000));
 
   // App-wide, so every /v1 path (unknown ones too) refuses plain HTTP before looking at credentials.
-  http.addHook('onRequest', async (req) => {
+  http.addHook('onRequest', (req, _reply, done) => {
     // A request a peer forwarded reached that peer over HTTPS; the hop between control planes is theirs.
-    if (isPreview(req) && !req.forwardedBy && !proxies.isHttps(req)) throw previewErrors.httpsRequired();
+    done(isPreview(req) && !req.forwardedBy && !proxies.isHttps(req) ? previewErrors.httpsRequired() : undefined);
   });
 
   await http.register(async (preview) => {
