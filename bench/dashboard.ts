@@ -4,6 +4,7 @@
 // Run: npx tsx bench/dashboard.ts [calls, default 100000] [requests per page, default 200]
 import { UserService } from '../src/users/service.js';
 import { newSid } from '../src/crypto/tokens.js';
+import { rebuildCallDays } from '../src/store/call-days.js';
 import { reportRows } from './row.js';
 import { startBenchServer } from './server.js';
 
@@ -30,6 +31,8 @@ await store.sql.transaction(async (tx) => {
     [newSid('CA'), account.id, answered ? 'completed' : 'no-answer', created, answered ? created : null, new Date(createdMs + 60_000).toISOString(), answered ? 60 : 0]);
   }
 });
+// Written around the repository, so the per-day counts the calls keep are counted as an upgrade's migration would.
+await rebuildCallDays(store.sql);
 const users = new UserService(store.users, clock);
 const { user } = await users.create(account.id, 'bench@example.com');
 await users.setPassword(user.id, 'bench password 123');
@@ -60,6 +63,7 @@ for (const q of [0.5, 0.95]) {
 reportRows([0.5, 0.95].map((q) => ({
   figure: `Dashboard home, ${CALLS} calls (p${q * 100} ms)`, value: fmt(quantile(home, q)), baseline: fmt(quantile(list, q)),
   baselineName: 'call log first page', unit: 'ms', better: 'lower' as const,
+  ...(q === 0.95 ? { target: '<= 2x baseline', met: quantile(home, q) <= 2 * quantile(list, q) } : {}),
 })));
 
 await server.stop();

@@ -5,6 +5,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Config } from '../config.js';
 import { copySqliteToPostgres } from '../store/copy-to-postgres.js';
+import { rebuildCallDays } from '../store/call-days.js';
 import { migrate } from '../store/db.js';
 import { migrations } from '../store/migrations.js';
 import { DB_FILE, describeDatabase, openDatabase } from '../store/open-database.js';
@@ -22,13 +23,24 @@ function sqlitePath(value: string): string {
 }
 
 export function dbCommands(program: Command, run: ConfigRunner): void {
-  const db = program.command('db').description('the database: schema migrations, moving SQLite to PostgreSQL');
+  const db = program.command('db').description('the database: schema migrations, moving SQLite to PostgreSQL, rebuilding counts');
 
   db.command('migrate').description('bring the database (RINGBASE_DATABASE_URL, or the SQLite file in the data dir) to the newest schema; on PostgreSQL under a lock, so nodes starting together migrate once')
     .action(run(async ({ config, out }) => {
       const database = await openDatabase(config);
       await database.close();
       out({ database: describeDatabase(config), schema_version: migrations.length }, `${describeDatabase(config)}: schema version ${migrations.length}`);
+    }));
+
+  db.command('rebuild-rollups').description('count the dashboard\'s calls per day again from the calls (after calls were written or removed by hand)')
+    .action(run(async ({ config, out }) => {
+      const database = await openDatabase(config);
+      try {
+        const days = await rebuildCallDays(database);
+        out({ database: describeDatabase(config), call_days: days }, `${describeDatabase(config)}: calls per day counted again (${days} account-days)`);
+      } finally {
+        await database.close();
+      }
     }));
 
   db.command('copy').description('copy an SQLite installation into an empty PostgreSQL database, row counts verified')

@@ -1,4 +1,5 @@
 import { rowLock, type SqlDb, type SqlQueries, type SqlValue } from './sql.js';
+import { countCall } from './call-days.js';
 import type { Clock } from '../clock.js';
 
 export type CallDirection = 'inbound' | 'outbound-api' | 'outbound-dial' | 'trunk';
@@ -73,13 +74,16 @@ export class CallRepo {
   constructor(private readonly sql: SqlDb, private readonly clock: Clock, private readonly owner: string) {}
 
   async create(c: NewCall): Promise<CallRecord> {
-    const row = await this.sql.one<Row>(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, number_id, trunk_id, parent_sid, created_at,
+    return this.sql.transaction(async (tx) => {
+      const row = (await tx.one<Row>(`INSERT INTO calls (sid, account_id, direction, from_addr, to_addr, status, number_id, trunk_id, parent_sid, created_at,
                                         callback_url, callback_events, callback_method, owner)
                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     [c.sid, c.accountId, c.direction, c.from, c.to, c.status, c.numberId ?? null, c.trunkId ?? null, c.parentSid ?? null,
       new Date(c.createdAtMs ?? this.clock.now()).toISOString(),
-      c.callbackUrl ?? null, c.callbackEvents?.length ? c.callbackEvents.join(' ') : null, c.callbackMethod ?? null, this.owner]);
-    return toCall(row!);
+      c.callbackUrl ?? null, c.callbackEvents?.length ? c.callbackEvents.join(' ') : null, c.callbackMethod ?? null, this.owner]))!;
+      await countCall(tx, row, 'created');
+      return toCall(row);
+    });
   }
 
   async get(sid: string, q: SqlQueries = this.sql): Promise<CallRecord | undefined> {
@@ -134,8 +138,14 @@ export class CallRepo {
     return (await this.sql.one<{ orphan_ref: string | null }>('SELECT orphan_ref FROM calls WHERE sid = ?', [sid]))?.orphan_ref ?? null;
   }
 
-  async markAnswered(sid: string, q: SqlQueries = this.sql): Promise<void> {
-    await q.run("UPDATE calls SET status = 'in-progress', answered_at = ? WHERE sid = ? AND answered_at IS NULL", [this.#now(), sid]);
+  /** The first answer only; counted on the call's day (src/store/call-days.ts) in the same transaction. */
+  async markAnswered(sid: string, q?: SqlQueries): Promise<void> {
+    const mark = async (tx: SqlQueries) => {
+      const call = await tx.one<Pick<Row, 'account_id' | 'created_at' | 'parent_sid'>>(`UPDATE calls SET status = 'in-progress', answered_at = ?
+        WHERE sid = ? AND answered_at IS NULL RETURNING account_id, created_at, parent_sid`, [this.#now(), sid]);
+      if (call) await countCall(tx, call, 'answered');
+    };
+    await (q ? mark(q) : this.sql.transaction(mark));
   }
 
   /**

@@ -1,6 +1,7 @@
 import { ACD_QUEUE_MACHINE_DETECTION, ACD_SCHEMA } from './migrations-acd.js';
 import { SHARED_LIMITS_SCHEMA } from './migrations-shared-limits.js';
 import { RECORDING_TRANSCRIPTION, SPEECH_SETTINGS, VOICE_SETTINGS } from './migrations-speech.js';
+import { CALL_DAYS } from './migrations-rollups.js';
 
 // Numbered by position: migrations[n] brings the schema from user_version n to n+1. Append only.
 export const migrations: string[] = [
@@ -431,4 +432,5 @@ export const migrations: string[] = [
   DROP INDEX webhook_deliveries_due;
   CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at, id) WHERE status = 'pending';
   `,
+  CALL_DAYS,
 ];

@@ -1,5 +1,6 @@
-// `ringbase db migrate` and `ringbase db copy`: an SQLite installation moved into PostgreSQL with every row, ids
-// kept and sequences continuing after them; a target that already holds data refused with nothing written.
+// `ringbase db migrate`, `ringbase db copy` and `ringbase db rebuild-rollups`: an SQLite installation moved into
+// PostgreSQL with every row, ids kept and sequences continuing after them; a target that already holds data refused
+// with nothing written; the calls per day counted again from rows written around the repository.
 // SQLite by nature: it seeds an SQLite installation and picks the PostgreSQL database itself, so it is listed
 // SQLite-only in test/run-suite.ts (the PostgreSQL half would run the same again).
 import t from 'tap';
@@ -87,4 +88,17 @@ t.test('db migrate on PostgreSQL and on SQLite; a URL that is not PostgreSQL is 
   t.notMatch(wrong.stderr, /s3cret/, 'the URL (and its password) is not repeated');
   const withPassword = await cli(dir, { RINGBASE_DATABASE_URL: database.url.replace('postgres@', 'postgres:hunter2@') })('--json', 'db', 'migrate');
   t.notMatch(withPassword.stdout + withPassword.stderr, /hunter2/, 'a password in the URL is never printed');
+});
+
+t.test('db rebuild-rollups counts the calls per day again from the calls', async (t) => {
+  const dir = tempDir(t);
+  installation(dir);
+  const rebuilt = await cli(dir)('--json', 'db', 'rebuild-rollups');
+  t.equal(rebuilt.code, 0, rebuilt.stderr);
+  t.match(JSON.parse(rebuilt.stdout), { database: `sqlite:${path.join(dir, 'ringbase.db')}`, call_days: 1 }, 'the one call written around the repository, counted');
+  const db = openDb(path.join(dir, 'ringbase.db'));
+  t.same(db.prepare('SELECT account_id, day, calls, answered FROM call_days').all(), [{ account_id: 1, day: '2026-11-26', calls: 1, answered: 0 }]);
+  db.close();
+  const human = await cli(dir)('db', 'rebuild-rollups');
+  t.match(human.stdout, /calls per day counted again \(1 account-days\)/);
 });

@@ -116,7 +116,7 @@ t.test('home: calls per day and answer rate for 14 days, and the last calls', as
   for (const [ago, answered] of made) {
     const sid = newSid('CA');
     await h.store.calls.create({ sid, accountId: a.id, direction: 'inbound', from: '+15557770001', to: NUMBER, status: 'ringing', createdAtMs: now - ago * day });
-    if (answered) await h.store.sql.run('UPDATE calls SET answered_at = created_at WHERE sid = ?', [sid]);
+    if (answered) await h.store.calls.markAnswered(sid);
   }
   const anon = await fetch(`${h.url}/dashboard`, { redirect: 'manual' });
   t.equal(anon.status, 303, 'signed out: to the sign-in page');
