@@ -4,6 +4,7 @@
 // emitting at once, the server commits once per batch instead of once per event, and no emit waits longer than
 // one statement for its turn. An emit inside a caller's transaction is written there, alone.
 import type { SqlDb, SqlQueries } from '../store/sql.js';
+import { outsideTransactions, refuseInside } from '../store/transaction-scope.js';
 import type { Clock } from '../clock.js';
 import { newSid } from '../crypto/tokens.js';
 import type { LifecycleEvent } from './lifecycle.js';
@@ -70,9 +71,12 @@ export class PostgresEnqueue {
       occurred_at: new Date(now).toISOString(), data: JSON.stringify(event.data), at: now, emitter_takes_sync: emitterTakesSync,
     };
     if (tx) return this.#write(tx, [input]).then(([queued]) => queued ?? null);
+    // Refused here, for its caller alone, as the query itself would have been: the batch is written on behalf of
+    // every emit in it, outside whichever caller's context started it.
+    refuseInside(this.sql, 'an emit without its transaction');
     return new Promise((resolve, reject) => {
       this.#waiting.push({ input, resolve, reject });
-      if (!this.#writing) void this.#writeWaiting();
+      if (!this.#writing) outsideTransactions(() => void this.#writeWaiting());
     });
   }
 

@@ -21,3 +21,8 @@ export function refuseInside(db: object, what: string): void {
   const current = scope.getStore();
   if (current?.db === db && current.open) throw new Error(`${what} inside a transaction of the same database: use the transaction's own queries`);
 }
+
+/** Runs `fn` as code outside every transaction: work shared by many callers, started by whichever came first. */
+export function outsideTransactions<T>(fn: () => T): T {
+  return scope.exit(fn);
+}

@@ -65,6 +65,12 @@ onEachBackend(t, 'emits at once: an event and deliveries each; on PostgreSQL wri
     t.same(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled'], 'only the refused event\'s emit fails');
     t.equal(refused, 2, 'refused in its batch, then alone');
     t.same((await db.all<{ call_sid: string }>("SELECT call_sid FROM events WHERE call_sid LIKE 'CA-%' ORDER BY id")).map((r) => r.call_sid), ['CA-alone', 'CA-with-it']);
+
+    // An emit without its transaction, from inside one, is refused to its caller alone (as its query would have
+    // been), even while other emits wait to be written together.
+    const others = ['CA-x', 'CA-y'].map((sid) => w.outbox.enqueue(callStart(w.account.id, sid)));
+    await t.rejects(db.transaction(() => w.outbox.enqueue(callStart(w.account.id, 'CA-inside'))), /an emit without its transaction inside a transaction/);
+    t.equal((await Promise.all(others)).filter((q) => q !== null).length, 2, 'the others are written');
   }
 });
 
