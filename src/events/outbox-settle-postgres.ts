@@ -3,16 +3,11 @@
 // to log, three to claim and lease, two to read, COMMIT); a busy worker settles a batch per attempt or two, and
 // that wait bounded its rate near 1,000 deliveries/s. One statement is atomic on its own.
 import type { SqlQueries } from '../store/sql.js';
-import type { FinishedAttempt, SubscriptionSlots } from './outbox-store.js';
+import type { FinishedAttempt, LeasedRow, SubscriptionSlots } from './outbox-store.js';
 import type { SubscriptionRow } from './subscriptions.js';
-import type { EventType } from './lifecycle.js';
 
 /** What a leased row comes back as: the delivery, its event's columns and its subscription's row. */
-export interface LeasedWithSubscription {
-  id: number; sid: string; attempt_count: number; subscription_id: number; event_sid: string;
-  account_id: number; event_type: EventType; call_sid: string | null; occurred_at: string; data: string;
-  subscription: SubscriptionRow;
-}
+export interface LeasedWithSubscription extends LeasedRow { subscription: SubscriptionRow }
 
 /**
  * Each finished attempt moves its delivery on (delivered and exhausted ones complete; pending ones get their next

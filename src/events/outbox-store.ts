@@ -20,7 +20,6 @@ export interface StoredEvent {
   data: Record<string, unknown>;
 }
 
-
 export interface ClaimedDelivery {
   id: number;
   sid: string;
@@ -66,8 +65,8 @@ export const LEASE_MARGIN_MS = 2_000;
 
 interface EventRow { sid: string; account_id: number; event_type: EventType; call_sid: string | null; occurred_at: string; data: string }
 interface DeliveryRow { id: number; sid: string; event_id: number; subscription_id: number; status: DeliveryStatus; attempt_count: number; next_attempt_at: number; created_at: string; completed_at: string | null }
-/** A delivery with its event's columns (event_sid: the event's own sid). */
-interface LeasedRow extends Omit<EventRow, 'sid'> { id: number; sid: string; attempt_count: number; subscription_id: number; event_sid: string }
+/** A delivery with its event's columns (event_sid: the event's own sid), as a lease reads it. */
+export interface LeasedRow extends Omit<EventRow, 'sid'> { id: number; sid: string; attempt_count: number; subscription_id: number; event_sid: string }
 interface AttemptRow { delivery_id: number; attempt: number; started_at: string; status_code: number | null; latency_ms: number; error: string | null }
 
 const toEvent = (r: EventRow): StoredEvent => ({
