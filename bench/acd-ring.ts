@@ -16,6 +16,7 @@ import { startBenchServer } from './server.js';
 import { reportRows } from './row.js';
 import { NumberService } from '../src/numbers/service.js';
 import type { OriginateRequest } from '../src/engine/port.js';
+import { carrierAtAddress } from '../src/store/carriers.js';
 
 const CALLS = Math.max(5, Number(process.argv[2] ?? 20));
 const DID = '+15550001000';
@@ -47,7 +48,7 @@ const server = await startBenchServer({ ...engines.env, RINGBASE_DEV_ALLOW_LOCAL
 const { app, store, base } = server;
 const account = await store.accounts.create({ name: 'bench', trunking: true, trunkCapacity: 5 });
 await new NumberService(store.numbers, { allowLocalTargets: true }).add(DID, account.id, { webhook_url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/voice` });
-await store.carriers.add({ name: 'bench-sipp', host: '127.0.0.1', port: null });
+await store.carriers.add('bench-sipp', carrierAtAddress('127.0.0.1', null, null));
 const { key } = await store.apiKeys.create(account.id);
 const api = async (method: string, p: string, body: unknown) => (await fetch(`${base}${p}`, {
   method, body: JSON.stringify(body), headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-forwarded-proto': 'https' },

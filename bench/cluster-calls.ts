@@ -20,6 +20,7 @@ import { SENTENCE } from './bare-say-hangup.js';
 import { highestCleanRate } from './cps-steps.js';
 import { reportRows } from './row.js';
 import { RtpSink } from './rtp-sink.js';
+import { carrierAtAddress } from '../src/store/carriers.js';
 
 const RATES = [20, 40, 60, 80, 100, 120, 140, 160];
 const STEP_S = 8;
@@ -58,7 +59,7 @@ try {
   const seed = await openStore(mkdtempSync(path.join(tmpdir(), 'ringbase-bench-seed-')), systemClock(), { url: database.url, poolSize: 1 });
   const account = await seed.accounts.create({ name: 'bench', trunking: false, trunkCapacity: 0 });
   await new NumberService(seed.numbers, { allowLocalTargets: true }).add(DID, account.id, { webhook_url: `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/voice` });
-  await seed.carriers.add({ name: 'bench-sipp', host: '127.0.0.1', port: null });
+  await seed.carriers.add('bench-sipp', carrierAtAddress('127.0.0.1', null, null));
   await seed.close();
   const env = {
     ...eng.env, ...clusterEnv(database.url), RINGBASE_DEV_ALLOW_LOCAL_TARGETS: '1',

@@ -28,6 +28,7 @@ import { runLoad, runParty } from '../test/engine-suite/real-sipp.js';
 import { startBareConference } from './bare-conference.js';
 import { LATE_MS, RtpSink } from './rtp-sink.js';
 import { reportRows } from './row.js';
+import { carrierAtAddress } from '../src/store/carriers.js';
 
 const TRIPLES = [50, 100, 125, 150];
 // 250 is the most a Ringbase conference admits (maxParticipants, as Twilio), so the one-room ladder stops there.
@@ -112,7 +113,7 @@ async function startRingbase(): Promise<System> {
     },
     async join(partyPort, room) {
       // The party is reached as a carrier's number, as a customer's participant would be.
-      if (!parties.has(partyPort)) await store.carriers.add({ name: `party-${partyPort}`, host: '127.0.0.1', port: partyPort, prefix: PARTY });
+      if (!parties.has(partyPort)) await store.carriers.add(`party-${partyPort}`, carrierAtAddress('127.0.0.1', partyPort, PARTY));
       parties.add(partyPort);
       const p = await api<{ conference_sid: string; call_sid: string }>(`/conferences/${room}/participants`, { from: DID, to: PARTY });
       while ((await store.conferences.participant(p.conference_sid, p.call_sid))?.status !== 'in-progress') await pause(5);

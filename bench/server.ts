@@ -23,9 +23,10 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
   const logger = createLogger('warn');
   const clock = systemClock();
   const store = await openStore(dataDir, clock, config.database);
-  const engine = createEngine(config, clock, logger, store);
+  const secrets = createSecretBox(randomBytes(32));
+  const engine = createEngine(config, clock, logger, store, secrets);
   await engine.start();
-  const app = await createApp({ config, store, engine, clock, logger, secrets: createSecretBox(randomBytes(32)) });
+  const app = await createApp({ config, store, engine, clock, logger, secrets });
   await app.http.listen({ host: '127.0.0.1', port: 0 });
   return {
     app, store, clock, base: `http://127.0.0.1:${(app.http.server.address() as AddressInfo).port}`,

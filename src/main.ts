@@ -4,7 +4,7 @@ import pino from 'pino';
 import { createLogger } from './logger.js';
 import { openStore } from './repositories.js';
 import { createSecretBox } from './crypto/secret-box.js';
-import { createEngine, DIGEST_KEY_PURPOSE } from './engine/factory.js';
+import { createEngine } from './engine/factory.js';
 import { createApp } from './http/app.js';
 import { jssipBundle } from './http/dashboard/jssip.js';
 import { prettyDestination } from './log-pretty.js';
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const clock = systemClock();
   const store = await openStore(config.dataDir, clock, config.database);
   const secrets = createSecretBox(masterKey);
-  const engine = createEngine(config, clock, logger, store, secrets.derive(DIGEST_KEY_PURPOSE));
+  const engine = createEngine(config, clock, logger, store, secrets);
   await engine.start();
   // Asked through the database (`ringbase node drain`): the same shutdown as SIGTERM.
   let drainAsked = () => undefined as void;

@@ -85,7 +85,7 @@ export async function openStore(dataDir: string, clock: Clock, database: Config[
     numbers: new NumberRepo(sql, clock),
     calls: new CallRepo(sql, clock, instanceId),
     recordings: new RecordingRepo(sql, clock, instanceId),
-    carriers: new CarrierRepo(sql, clock),
+    carriers: new CarrierRepo(sql, clock, caches),
     registrations: new RegistrationRepo(sql, clock),
     users: new UserRepo(sql, clock),
     orgSettings: new OrgSettingsRepo(sql, clock, caches),

@@ -7,6 +7,7 @@ import { vetOriginateTarget } from './sip-targets.js';
 import { onAbort } from '../waits.js';
 import { detectMachine } from './machine-detection.js';
 import type { AnsweredBy, MachineDetectionSettings } from '../media/answering-machine.js';
+import { carrierAttemptEntry } from './carrier-attempts.js';
 
 export interface DialRequest {
   targets: OriginateTarget[];
@@ -131,6 +132,7 @@ export async function dial(parent: CallSession, req: DialRequest): Promise<DialO
       }
       const result: OriginateResult = await engine.originate({
         target: vetted.target, callerId: req.callerId, timeoutMs: req.timeoutMs, signal: a.abort.signal, bridgeWith: caller ?? early!,
+        onCarrierAttempt: (attempt) => void parent.timeline('carrier-attempt', { call_sid: a.sid, ...carrierAttemptEntry(attempt) }),
         onRinging: () => { store.calls.setStatus(a.sid, 'ringing').catch((err: unknown) => parent.log.warn({ err }, 'ringing status not stored')); },
       });
       if (result.answered) {

@@ -7,6 +7,7 @@ import { trackStatusCallbacks, type StatusCallbackTarget } from './call-status-e
 import { vetOriginateTarget } from './sip-targets.js';
 import { detectMachine } from './machine-detection.js';
 import type { AnsweredBy, MachineDetectionSettings } from '../media/answering-machine.js';
+import { carrierAttemptEntry } from './carrier-attempts.js';
 
 export interface PlaceCall {
   accountId: number;
@@ -67,6 +68,7 @@ async function run(session: CallSession, req: PlaceCall, progress: (e: 'ringing'
   const signal = req.signal ? AbortSignal.any([req.signal, session.withdrawn]) : session.withdrawn;
   const result = await engine.originate({
     target: vetted.target, callerId: req.from, timeoutMs: req.timeoutMs, signal, ...(req.bridgeWith ? { bridgeWith: req.bridgeWith } : {}),
+    onCarrierAttempt: (a) => void session.timeline('carrier-attempt', carrierAttemptEntry(a)),
     onRinging: () => {
       store.calls.setStatus(session.sid, 'ringing').catch((err: unknown) => session.log.warn({ err }, 'ringing status not stored'));
       progress('ringing');

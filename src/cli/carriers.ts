@@ -1,51 +1,107 @@
 import type { Command } from 'commander';
-import { hostnameProblem } from '../net/hostname.js';
+import { nameProblem } from '../names/index.js';
 import { CliError, type Runner } from './context.js';
-import { CarrierNameTakenError, type Carrier } from '../store/carriers.js';
+import { CarrierNameTakenError, type Carrier, type CarrierSettings } from '../store/carriers.js';
+import { E164_RULES } from '../net/number-rules.js';
+import { carrierSettings, type CarrierFlags } from './carrier-options.js';
 
-/** HOST[:PORT] or [v6]:PORT: the address carriers send from and receive our calls on. */
-export function parseAddress(value: string): { host: string; port: number | null } {
-  const m = /^(\[[^\]]+\])(?::(\d+))?$/.exec(value) ?? /^([^:]+)(?::(\d+))?$/.exec(value);
-  const written = m?.[1];
-  const port = m?.[2] === undefined ? null : Number(m[2]);
-  if (!written) throw new CliError(`--address must be HOST[:PORT], got "${value}"`);
-  // Carriers are the operator's own peers: private addresses are fine, but a host name follows the one rule
-  // (which also holds brackets to IPv6 addresses, so it judges the host as written).
-  const problem = hostnameProblem(written, 'any');
-  if (problem) throw new CliError(`--address host "${written}" ${problem}`);
-  if (port !== null && (port < 1 || port > 65535)) throw new CliError(`--address port must be 1-65535, got ${port}`);
-  return { host: written.replace(/^\[(.*)\]$/, '$1'), port };
+const NAME_MAX = 64;
+
+const NEW_CARRIER: CarrierSettings = {
+  sources: [], gateways: [], routes: [{ prefix: '', priority: 0, weight: 1 }], auth: null, registration: null,
+  numbers: E164_RULES, dtmf: 'rfc2833', codecs: [], srtp: 'off',
+};
+
+/** The carrier as `--json` prints it (docs/carriers.md): the password is never shown, only whether one is set. */
+export const carrierView = (c: Carrier) => ({
+  id: c.id, name: c.name, created_at: c.createdAt,
+  sources: c.sources, gateways: c.gateways, routes: c.routes,
+  auth: c.auth && { username: c.auth.username, realm: c.auth.realm, password_set: true },
+  registration: c.registration,
+  numbers: {
+    format: c.numbers.format, country_code: c.numbers.countryCode, national_prefix: c.numbers.nationalPrefix,
+    international_prefix: c.numbers.internationalPrefix, tech_prefix: c.numbers.techPrefix,
+  },
+  dtmf: c.dtmf, codecs: c.codecs, srtp: c.srtp,
+});
+
+const where = (host: string, port: number | null) => `${host.includes(':') ? `[${host}]` : host}${port === null ? '' : `:${port}`}`;
+const line = (c: Carrier) => [
+  c.name,
+  c.gateways.map((g) => `${where(g.host, g.port)}${g.transport === 'udp' ? '' : `;${g.transport}`}`).join(',') || '-',
+  c.routes.map((r) => r.prefix || '*').join(',') || '-',
+  c.auth ? `auth ${c.auth.username}` : '',
+  c.registration ? 'registers' : '',
+].filter(Boolean).join('\t');
+
+const collect = (value: string, all: string[] = []) => [...all, value];
+
+/** The options `add` and `update` share. */
+function settingOptions(cmd: Command): Command {
+  return cmd
+    .option('--address <host[:port]>', 'shorthand: one address that is both the source of its calls and its one UDP gateway (5060 when no port)')
+    .option('--source <address|cidr[:port]>', 'an address or range its calls come from (repeat for several)', collect)
+    .option('--gateway <host[:port][;transport=udp|tcp|tls][;priority=N][;weight=N]>', 'where calls to numbers go (repeat for several)', collect)
+    .option('--prefix <prefix[;priority=N][;weight=N]>', 'route numbers starting with this (e.g. +44) here; * for every number (repeat for several)', collect)
+    .option('--username <user>', 'digest username for its challenges')
+    .option('--password <password>', 'digest password (stored sealed, never shown)')
+    .option('--realm <domain>', 'SIP domain of the account (registration address-of-record)')
+    .option('--no-auth', 'remove the credentials')
+    .option('--register', 'register to the provider with the credentials')
+    .option('--no-register', 'stop registering')
+    .option('--registrar <host[:port][;transport=T]>', 'where to register (the first gateway when not given)')
+    .option('--register-expires <seconds>', 'registration expiry asked for (3600 when not given)')
+    .option('--number-format <e164|international|national>', 'how the provider writes numbers')
+    .option('--country-code <digits>', 'the provider\'s country (national format)')
+    .option('--national-prefix <digits>', 'e.g. 0 (national format)')
+    .option('--international-prefix <digits>', 'e.g. 00 or 011 (national format)')
+    .option('--tech-prefix <prefix>', 'put in front of the called number on the way out, removed on the way in')
+    .option('--dtmf <rfc2833|info|inband>', 'how the provider sends keypresses')
+    .option('--codecs <list>', 'codecs in order of preference, e.g. PCMA,PCMU')
+    .option('--srtp <off|offered|required>', 'SRTP on TLS gateways');
 }
 
-const view = (c: Carrier) => ({ name: c.name, host: c.host, port: c.port, prefix: c.prefix, created_at: c.createdAt });
-const line = (c: Carrier) => `${c.name}\t${c.host}${c.port === null ? '' : `:${c.port}`}\t${c.prefix ?? '*'}`;
-
 export function carrierCommands(program: Command, run: Runner): void {
-  const carrier = program.command('carrier').description('carrier gateways: trusted sources of DID calls and the route for calls to numbers');
+  const carrier = program.command('carrier').description('carriers: SIP providers, the sources of DID calls and the routes for calls to numbers');
 
-  carrier.command('add').description('add a carrier gateway')
-    .requiredOption('--name <name>', 'a unique name, shown as the source of its calls')
-    .requiredOption('--address <host[:port]>', 'where it sends from and where calls to numbers go (port 5060 when omitted)')
-    .option('--prefix <e164-prefix>', 'route only numbers starting with this (e.g. +44) through it')
-    .action(run(async (ctx, flags: { name: string; address: string; prefix?: string }) => {
-      if (!/^[\w.-]{1,64}$/.test(flags.name)) throw new CliError('--name must be 1-64 letters, digits, dots, dashes or underscores');
-      if (flags.prefix !== undefined && !/^\+?\d{1,15}$/.test(flags.prefix)) throw new CliError('--prefix must be digits, optionally starting with +');
+  settingOptions(carrier.command('add').description('add a carrier (docs/carriers.md)')
+    .requiredOption('--name <name>', 'a unique name, shown as the source of its calls'))
+    .action(run(async (ctx, flags: CarrierFlags & { name: string }) => {
+      const problem = nameProblem(flags.name, NAME_MAX);
+      if (problem) throw new CliError(`--name ${problem}`);
+      const settings = carrierSettings(flags, NEW_CARRIER, (p) => ctx.secrets.seal(p));
       try {
-        const c = await ctx.store.carriers.add({ name: flags.name, ...parseAddress(flags.address), prefix: flags.prefix ?? null });
-        ctx.out({ id: c.id, ...view(c) }, `carrier ${c.name} added`);
+        const c = await ctx.store.carriers.add(flags.name, settings);
+        ctx.out(carrierView(c), `carrier ${c.name} added`);
       } catch (err) {
         if (err instanceof CarrierNameTakenError) throw new CliError(err.message);
         throw err;
       }
     }));
 
-  carrier.command('list').description('list carrier gateways')
-    .action(run(async (ctx) => {
-      const all = await ctx.store.carriers.list();
-      ctx.out(all.map(view), all.length ? all.map(line) : 'no carriers');
+  settingOptions(carrier.command('update <name>').description('change some settings of a carrier (a list option replaces that whole list)'))
+    .action(run(async (ctx, name: string, flags: CarrierFlags) => {
+      const was = await ctx.store.carriers.byName(name);
+      if (!was) throw new CliError(`no carrier named "${name}"`, 1);
+      const c = await ctx.store.carriers.update(name, carrierSettings(flags, was, (p) => ctx.secrets.seal(p)));
+      if (!c) throw new CliError(`no carrier named "${name}"`, 1);
+      ctx.out(carrierView(c), `carrier ${c.name} updated`);
     }));
 
-  carrier.command('remove <name>').description('remove a carrier gateway (its calls are refused from now on)')
+  carrier.command('show <name>').description('show one carrier')
+    .action(run(async (ctx, name: string) => {
+      const c = await ctx.store.carriers.byName(name);
+      if (!c) throw new CliError(`no carrier named "${name}"`, 1);
+      ctx.out(carrierView(c), JSON.stringify(carrierView(c), null, 2));
+    }));
+
+  carrier.command('list').description('list carriers')
+    .action(run(async (ctx) => {
+      const all = await ctx.store.carriers.list();
+      ctx.out(all.map(carrierView), all.length ? all.map(line) : 'no carriers');
+    }));
+
+  carrier.command('remove <name>').description('remove a carrier (its calls are refused from now on)')
     .action(run(async (ctx, name: string) => {
       if (!(await ctx.store.carriers.remove(name))) throw new CliError(`no carrier named "${name}"`, 1);
       ctx.out({ removed: name }, `carrier ${name} removed`);

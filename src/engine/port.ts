@@ -359,12 +359,27 @@ export type OriginateTarget =
   | { kind: 'client'; identity: string }
   | { kind: 'trunk'; endpointName: string; number: string };
 
+/** One try of a call to a number through one carrier gateway (a call may fail over through several). */
+export interface CarrierAttempt {
+  carrier: string;
+  /** The gateway as `carrier/transport:host:port`. */
+  gateway: string;
+  /** The gateway's final answer (200 when answered), null when none came. */
+  sipStatus: number | null;
+  /** 'no-response': nothing at all came back in time, so the next gateway was tried. */
+  outcome: 'answered' | 'no-response' | AttemptFailure;
+  /** Whether the next gateway is tried after this one. */
+  failover: boolean;
+}
+
 export interface OriginateRequest {
   target: OriginateTarget;
   callerId: string;
   timeoutMs: number;
   /** Called once on 180/183. */
   onRinging?: () => void;
+  /** Called after each carrier gateway tried, for calls to numbers on engines with carriers. */
+  onCarrierAttempt?: (attempt: CarrierAttempt) => void;
   /** Aborting cancels the attempt (resolves as 'canceled'). */
   signal?: AbortSignal;
   /**

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { Config } from '../config.js';
 import type { Clock } from '../clock.js';
 import type { Store } from '../repositories.js';
+import type { Carrier } from '../store/carriers.js';
 import type { EnginePort } from '../engine/port.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { randomToken } from '../crypto/tokens.js';
@@ -157,10 +158,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const customerHttp = new CustomerHttp(outbound, signingSecrets, clock);
   const callbacks = new CallbackOutbox({ store: new CallbackStore(store.sql, clock), http: customerHttp, clock, log: logger.child({ component: 'callbacks' }) });
   callbacks.start();
-  // The SIP target policy checks synchronously: it sees the carrier hosts as last read, read again after each check,
-  // so a carrier added or removed at run time counts from the next check on.
-  let carrierHosts = (await store.carriers.list()).map((c) => c.host);
-  const rereadCarrierHosts = () => store.carriers.list().then((all) => { carrierHosts = all.map((c) => c.host); }, () => undefined);
+  // The SIP target policy checks synchronously: it sees the carriers' gateway hosts as last read, read again after each
+  // check, so a carrier added or removed at run time counts from the next check on.
+  const gatewayHosts = (all: readonly Carrier[]) => all.flatMap((c) => c.gateways.map((g) => g.host));
+  let carrierHosts = gatewayHosts(await store.carriers.list());
+  const rereadCarrierHosts = () => store.carriers.list().then((all) => { carrierHosts = gatewayHosts(all); }, () => undefined);
   const media = new MediaCache({
     dir: path.join(config.dataDir, 'media-cache'), client: outbound, clock,
     log: logger.child({ component: 'media' }), allowLoopback: config.devAllowLocalTargets,

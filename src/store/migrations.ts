@@ -2,6 +2,7 @@ import { ACD_QUEUE_MACHINE_DETECTION, ACD_SCHEMA } from './migrations-acd.js';
 import { SHARED_LIMITS_SCHEMA } from './migrations-shared-limits.js';
 import { RECORDING_TRANSCRIPTION, SPEECH_SETTINGS, VOICE_SETTINGS } from './migrations-speech.js';
 import { CALL_DAYS } from './migrations-rollups.js';
+import { CARRIER_GATEWAYS } from './migrations-carriers.js';
 
 // Numbered by position: migrations[n] brings the schema from user_version n to n+1. Append only.
 export const migrations: string[] = [
@@ -433,4 +434,5 @@ export const migrations: string[] = [
   CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at, id) WHERE status = 'pending';
   `,
   CALL_DAYS,
+  CARRIER_GATEWAYS,
 ];

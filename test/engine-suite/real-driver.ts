@@ -14,6 +14,7 @@ import { startEngines, PARTY_PORTS, type EngineBinaries, type RunningEngines } f
 import { freePort } from '../helpers/server-process.js';
 import type { SimulatedCall } from '../../src/engine/sandbox/index.js';
 import type { DrachtioEngine } from '../../src/engine/drachtio/index.js';
+import { carrierAtAddress } from '../../src/store/carriers.js';
 
 export interface RealPlacedCall extends PlacedCall {
   /** What the caller received, measured on its RTP: peak level 0..1 and packet count. */
@@ -105,7 +106,7 @@ export function realDrivers(root: Test, bins: EngineBinaries): (t: Test, env?: (
     }));
     // DID calls come from the caller's sipp port; each scripted party is a carrier route for its number.
     const callerPort = await freePort();
-    await h.store.carriers.add({ name: 'test-carrier', host: '127.0.0.1', port: callerPort, prefix: null });
+    await h.store.carriers.add('test-carrier', carrierAtAddress('127.0.0.1', callerPort, null));
     const target = `127.0.0.1:${eng.drachtio.sipPort}`;
 
     const partiesReady = new Set<Promise<void>>();
@@ -183,7 +184,7 @@ export function realDrivers(root: Test, bins: EngineBinaries): (t: Test, env?: (
         // (not an inbound call, which waited for it) reached a party still starting on a loaded run, and never rang.
         const port = partyPorts.get(address) ?? PARTY_PORTS.from + Math.floor(Math.random() * PARTY_PORTS.count);
         partyPorts.set(address, port);
-        if (!(await h.store.carriers.byName(`party-${port}`))) await h.store.carriers.add({ name: `party-${port}`, host: '127.0.0.1', port, prefix: address });
+        if (!(await h.store.carriers.byName(`party-${port}`))) await h.store.carriers.add(`party-${port}`, carrierAtAddress('127.0.0.1', port, address));
         const calls = partyCalls.get(address) ?? [];
         partyCalls.set(address, calls);
         await answerOn(port, plan);

@@ -18,8 +18,8 @@ export async function startRealHarness(
     env,
     // The engine the product builds (the factory main.ts uses), so tests run with what production passes it: the
     // store's instance id, which tags every media channel and puts a proxy in front of each media server.
-    engine: ({ config, store, logger }) => {
-      real = createEngine(config, systemClock(), logger, store) as DrachtioEngine;
+    engine: ({ config, store, logger, secrets }) => {
+      real = createEngine(config, systemClock(), logger, store, secrets) as DrachtioEngine;
       return { port: real, view: probe(real) as SandboxEngine };
     },
   });

@@ -293,9 +293,17 @@ const PARTY_SCENARIOS: Record<PartyPlan['behavior'], [string, Record<string, str
 export async function runParty(localPort: number, plan: PartyPlan, scratch: string, calls = 1, ringMs?: number): Promise<SippRun> {
   const [name, keys] = PARTY_SCENARIOS[plan.behavior];
   const ring: Record<string, string> = ringMs === undefined ? {} : { ring_ms: String(ringMs) };
-  const file = scenario(name, scratch, { ...keys, ...ring, hangup_ms: String(plan.hangupAfterMs ?? WAIT_FOR_BYE_MS) });
+  return runPartyScenario(scenario(name, scratch, { ...keys, ...ring, hangup_ms: String(plan.hangupAfterMs ?? WAIT_FOR_BYE_MS) }), localPort, calls);
+}
+
+async function runPartyScenario(file: string, localPort: number, calls: number): Promise<SippRun> {
   return run(['-sf', file, '-m', String(calls), '-i', '127.0.0.1', '-p', String(localPort), '-mi', '127.0.0.1', '-mp', String(await sippMediaPort()),
     '-nostdin', '-timeout', '200s'], 210_000);
+}
+
+/** A far end that refuses each of `calls` INVITEs at once with `status` (a carrier gateway's 404, 408, 503, 603). */
+export async function runRefuser(localPort: number, status: number, reason: string, scratch: string, calls = 1): Promise<SippRun> {
+  return runPartyScenario(scenario('uas-refuse.xml', scratch, { status: String(status), reason }), localPort, calls);
 }
 
 export interface PartyRun extends SippRun {
@@ -303,6 +311,8 @@ export interface PartyRun extends SippRun {
   hangup(): Promise<void>;
   /** A party run with transferTo sends its REFER now (its call answered). */
   transfer(): Promise<void>;
+  /** Every SIP message the party sent and received so far, as sipp logged them. */
+  messages(): string;
 }
 
 /**
@@ -310,16 +320,20 @@ export interface PartyRun extends SippRun {
  * test sends it a tone and measures what it hears. It rings `ringMs`, answers with `codec`, and talks until the
  * platform's BYE or its hangup().
  */
-export async function runRtpParty(localPort: number, rtpPort: number, scratch: string, o: { ringMs?: number; codec?: G711; transferTo?: string } = {}): Promise<PartyRun> {
+export async function runRtpParty(
+  localPort: number, rtpPort: number, scratch: string, o: { ringMs?: number; codec?: G711; transferTo?: string; challenge?: DigestChallenge } = {},
+): Promise<PartyRun> {
   const pt = o.codec === 'PCMU' ? '0' : '8';
   // With transferTo (see CallerOptions), the party's REFER is its first request in the dialog: its own BYE comes second.
   const referPart = o.transferTo ? transferPart(o.transferTo, { requestUri: '[$peer_contact]', from: '[$ack_to]', to: '[$ack_from]', cseq: 1 }) : '';
-  const file = scenario('uas.xml', scratch, { ring_ms: String(o.ringMs ?? 500), hangup_ms: String(WAIT_FOR_BYE_MS) }, (xml) => xml
+  const edit = (xml: string) => xml
     .replace('m=audio [media_port] RTP/AVP 8 101', `m=audio ${rtpPort} RTP/AVP ${pt} 101`)
     .replace('a=rtpmap:8 PCMA/8000', `a=rtpmap:${pt} ${o.codec ?? 'PCMA'}/8000`)
     .replace(/<nop>\s*<action><exec play_pcap_audio="[^"]*"\/><\/action>\s*<\/nop>/, '')
     .replace('<!-- TRANSFER -->', referPart)
-    .replace('CSeq: 1 BYE', `CSeq: ${referPart ? 2 : 1} BYE`));
+    .replace('CSeq: 1 BYE', `CSeq: ${referPart ? 2 : 1} BYE`);
+  const file = scenario('uas.xml', scratch, { ring_ms: String(o.ringMs ?? 500), hangup_ms: String(WAIT_FOR_BYE_MS) },
+    (xml) => (o.challenge ? challenged(o.challenge, edit(xml)) : edit(xml)));
   // The platform's Call-ID, for hangup(), is read from the messages sipp logs (it writes each one through at once).
   const messages = path.join(scratch, `party-${localPort}-${Date.now()}.msg`);
   const sipp = run(['-sf', file, '-m', '1', '-i', '127.0.0.1', '-p', String(localPort), '-mi', '127.0.0.1', '-mp', String(await sippMediaPort()),
@@ -335,7 +349,33 @@ export async function runRtpParty(localPort: number, rtpPort: number, scratch: s
     if (!id) throw new Error('the party has no call to transfer');
     await tellSipp(localPort, id, 'transfer');
   };
-  return { ...sipp, hangup, transfer };
+  return { ...sipp, hangup, transfer, messages: () => (existsSync(messages) ? readFileSync(messages, 'utf8') : '') };
+}
+
+/** A far end that wants digest credentials (a carrier's gateway): it answers the first INVITE with a 407. */
+export interface DigestChallenge { realm: string; nonce: string }
+
+/**
+ * The 407 exchange put before an answering party's INVITE; the INVITE that comes back is answered whatever it
+ * carries (sipp's verifyauth reads only Authorization, not Proxy-Authorization), so the test checks its credentials
+ * from the party's messages.
+ */
+function challenged(c: DigestChallenge, xml: string): string {
+  return xml.replace(/^ {2}<recv request="INVITE" crlf="true">/m, (first) => `  <recv request="INVITE" crlf="true"/>
+  <send>
+    <![CDATA[
+      SIP/2.0 407 Proxy Authentication Required
+      [last_Via:]
+      [last_From:]
+      [last_To:];tag=[pid]SIPpTag00[call_number]
+      [last_Call-ID:]
+      [last_CSeq:]
+      Proxy-Authenticate: Digest realm="${c.realm}", nonce="${c.nonce}", algorithm=MD5
+      Content-Length: 0
+    ]]>
+  </send>
+  <recv request="ACK"/>
+${first}`);
 }
 
 /** One REGISTER with digest credentials; exit code 0 means the registrar accepted them. */

@@ -9,7 +9,7 @@ import { createLogger } from '../../src/logger.js';
 import { openStore, type Store } from '../../src/repositories.js';
 import { databaseEnv, harnessDatabase, settleClockOnStore } from './backends.js';
 import { cli } from './spawn.js';
-import { createSecretBox } from '../../src/crypto/secret-box.js';
+import { createSecretBox, type SecretBox } from '../../src/crypto/secret-box.js';
 import { SandboxEngine } from '../../src/engine/sandbox/index.js';
 import type { EnginePort } from '../../src/engine/port.js';
 import type { Logger } from 'pino';
@@ -41,7 +41,7 @@ export interface Harness {
  * `h.engine` (test probes such as activeLegs, answered by a facade).
  */
 export interface HarnessEngine { port: EnginePort; view: SandboxEngine }
-export type MakeHarnessEngine = (deps: { config: Config; store: Store; logger: Logger }) => HarnessEngine;
+export type MakeHarnessEngine = (deps: { config: Config; store: Store; logger: Logger; secrets: SecretBox }) => HarnessEngine;
 
 export function tempDir(t: Tap, prefix = 'ringbase-test-'): string {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
@@ -93,14 +93,15 @@ export async function startHarness(
   config.database = opts.database ?? await harnessDatabase(t);
   const store = await openStore(dataDir, clock, config.database);
   settleClockOnStore(t, clock, store.sql);
-  const chosen = opts.engine?.({ config, store, logger: logger.child({ component: 'engine' }) }) ?? (() => {
+  const masterKey = opts.masterKey ?? randomBytes(32);
+  const secrets = createSecretBox(masterKey);
+  const chosen = opts.engine?.({ config, store, logger: logger.child({ component: 'engine' }), secrets }) ?? (() => {
     const sandbox = new SandboxEngine(clock);
     return { port: sandbox, view: sandbox };
   })();
   const engine = chosen.view;
   await chosen.port.start();
-  const masterKey = opts.masterKey ?? randomBytes(32);
-  const app = await createApp({ config, store, engine: chosen.port, clock, logger, secrets: createSecretBox(masterKey) });
+  const app = await createApp({ config, store, engine: chosen.port, clock, logger, secrets });
   await app.http.listen({ host: '127.0.0.1', port: 0 });
   const address = app.http.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

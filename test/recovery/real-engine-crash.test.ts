@@ -17,6 +17,7 @@ import { until } from '../helpers/waits.js';
 import { rtpRecorder } from '../engine-suite/real-rtp.js';
 import { runCaller, type SippRun } from '../engine-suite/real-sipp.js';
 import { callChannels } from '../helpers/fs-channels.js';
+import { carrierAtAddress } from '../../src/store/carriers.js';
 
 const DID = '+15550001000';
 const CALLS = 2;
@@ -41,7 +42,7 @@ if (bins) {
     const account = await store.accounts.create({ name: 'crash', trunking: false, trunkCapacity: 1 });
     const key = (await store.apiKeys.create(account.id)).key;
     await store.orgSettings.allowHost(account.id, '127.0.0.1');
-    await store.carriers.add({ name: 'callers', host: '127.0.0.1', port: null, prefix: null });
+    await store.carriers.add('callers', carrierAtAddress('127.0.0.1', null, null));
     await new NumberService(store.numbers, { allowLocalTargets: true }).add(DID, account.id, {
       webhook_url: `${hooks.url}/voice`, hangup_url: `${hooks.url}/hangup`,
       recording: { mode: 'from-answer', tracks: 'both', callback_url: null, immutable: false },

@@ -6,7 +6,7 @@ import { DashboardClient, PASSWORD, accountWithUser } from '../dashboard/client.
 import { STATIC_HOSTILE_URLS } from '../net/support/hostile-urls.js';
 import { BAD_HOSTNAMES } from '../net/support/bad-hostnames.js';
 import { DEFAULT_NUMBER_SETTINGS } from '../../src/numbers/settings.js';
-import { parseAddress } from '../../src/cli/carriers.js';
+import { parseAddress, parseGateway, parseSource } from '../../src/cli/carrier-options.js';
 
 const URL_FIELDS = ['voice_webhook_url', 'voice_fallback_url', 'voice_refer_url', 'cli_lookup_url', 'status_callback_url', 'hangup_url'];
 const BAD_CALLER_IDS = ['5551234', '+0123', '+1 555 0100', 'abc', '+12345678901234567', '14155550100', '+1-415-555-0100', '+'];
@@ -131,6 +131,14 @@ t.test('carrier addresses: the host name rule, private addresses allowed (operat
   t.same(parseAddress('[fd00::5]:5060'), { host: 'fd00::5', port: 5060 });
   t.same(parseAddress('sip.carrier.example'), { host: 'sip.carrier.example', port: null });
   t.throws(() => parseAddress('sip.carrier.example:70000'), /port/);
+  // Gateways follow the same rule; sources are addresses or ranges only (a source address is what a packet says).
+  for (const host of BAD_HOSTNAMES.filter(Boolean)) t.throws(() => parseGateway(`${host};transport=tls`), /--gateway/, `gateway ${JSON.stringify(host)} refused`);
+  t.throws(() => parseGateway('10.0.0.1;transport=sctp'), /transport must be one of udp, tcp, tls/);
+  t.throws(() => parseGateway('10.0.0.1;weight=2;weight=3'), /each once/);
+  for (const bad of ['sip.carrier.example', '10.0.0.0/33', '10.0.0.1:0', '300.1.1.1', '']) t.throws(() => parseSource(bad), /--source/, `source ${JSON.stringify(bad)} refused`);
+  t.same(parseSource('203.0.113.0/24:5060'), { network: '203.0.113.0/24', port: 5060 });
+  t.same(parseSource('[2001:db8::/32]:5061'), { network: '2001:db8::/32', port: 5061 });
+  t.same(parseSource('2001:db8::7'), { network: '2001:db8::7', port: null });
 });
 
 t.test('CLI: carrier add and org allow-host refuse with the reason, accept good hosts', async (t) => {

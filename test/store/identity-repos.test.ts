@@ -16,6 +16,7 @@ import type { SqlDb } from '../../src/store/sql.js';
 import { onEachBackend } from '../helpers/backends.js';
 import { cacheInvalidationFor } from '../helpers/caches.js';
 import { randomBytes } from 'node:crypto';
+import { carrierAtAddress } from '../../src/store/carriers.js';
 
 const clock = () => new FakeClock(Date.parse('2026-11-25T12:00:00Z'));
 
@@ -25,7 +26,7 @@ async function repos(t: Parameters<Parameters<typeof onEachBackend>[2]>[0], db: 
   return {
     clock: c,
     accounts: new AccountRepo(db, c, caches), apiKeys: new ApiKeyRepo(db, c, caches), orgSettings: new OrgSettingsRepo(db, c, caches),
-    carriers: new CarrierRepo(db, c), registrations: new RegistrationRepo(db, c), users: new UserRepo(db, c), leads: new LeadRepo(db, c),
+    carriers: new CarrierRepo(db, c, caches), registrations: new RegistrationRepo(db, c), users: new UserRepo(db, c), leads: new LeadRepo(db, c),
   };
 }
 
@@ -63,11 +64,11 @@ onEachBackend(t, 'API keys: a key authenticates until revoked; revoking is scope
 
 onEachBackend(t, 'carriers: a name is taken once, also by two adds at once', async (t, db) => {
   const r = await repos(t, db);
-  const results = await Promise.allSettled([1, 2, 3].map((i) => r.carriers.add({ name: 'telco', host: `10.0.0.${i}`, port: null })));
+  const results = await Promise.allSettled([1, 2, 3].map((i) => r.carriers.add('telco', carrierAtAddress(`10.0.0.${i}`, null, null))));
   t.equal(results.filter((x) => x.status === 'fulfilled').length, 1, 'one add wins');
   t.ok(results.filter((x) => x.status === 'rejected').every((x) => (x as PromiseRejectedResult).reason instanceof CarrierNameTakenError));
-  const added = await r.carriers.add({ name: 'uk', host: '10.0.1.1', port: 5080, prefix: '+44' });
-  t.match(await r.carriers.byName('uk'), { host: '10.0.1.1', port: 5080, prefix: '+44' });
+  const added = await r.carriers.add('uk', carrierAtAddress('10.0.1.1', 5080, '+44'));
+  t.match(await r.carriers.byName('uk'), { sources: [{ network: '10.0.1.1', port: 5080 }], gateways: [{ host: '10.0.1.1', port: 5080, transport: 'udp' }], routes: [{ prefix: '+44' }] });
   t.same(await r.carriers.get(added.id), added);
   t.same((await r.carriers.list()).map((c) => c.name), ['telco', 'uk']);
   t.ok(await r.carriers.remove('uk'));

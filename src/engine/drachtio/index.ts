@@ -1,2 +1,2 @@
 export { DrachtioEngine, type DrachtioEngineOptions } from './engine.js';
-export type { CarrierDirectory, CarrierGateway } from './carriers.js';
+export type { CarrierDirectory, CarrierEntry } from './carriers.js';

@@ -27,6 +27,7 @@ import { checker, phase, TONES, untilAllHeard, type Name } from './support/room-
 import { openStore } from '../../../src/repositories.js';
 import { systemClock } from '../../../src/clock.js';
 import { NumberService } from '../../../src/numbers/service.js';
+import { carrierAtAddress } from '../../../src/store/carriers.js';
 
 /** A call that ends itself a second after it is answered. */
 const SHORT = '+15550002001';
@@ -103,7 +104,7 @@ if (bins) {
     const account = await store.accounts.create({ name: 'cluster', trunking: true, trunkCapacity: SEATS });
     const key = (await store.apiKeys.create(account.id)).key;
     await store.orgSettings.allowHost(account.id, '127.0.0.1');
-    await store.carriers.add({ name: 'callers', host: '127.0.0.1', port: null, prefix: null });
+    await store.carriers.add('callers', carrierAtAddress('127.0.0.1', null, null));
     const numbers = new NumberService(store.numbers, { allowLocalTargets: true });
     await numbers.add(SHORT, account.id, { webhook_url: `${hooks.url}/short` });
     await numbers.add(HOLD, account.id, { webhook_url: `${hooks.url}/hold` });

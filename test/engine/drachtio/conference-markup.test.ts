@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { decodeWav } from '../../../src/media/wav.js';
 import { bestToneShare, toneShare } from '../../helpers/tone.js';
 import { bestCorrelation } from '../../helpers/correlation.js';
+import { carrierAtAddress } from '../../../src/store/carriers.js';
 
 /** Ending the conference to every caller's BYE. */
 const BYE_WITHIN_MS = 2_000;
@@ -56,7 +57,7 @@ if (bins) {
   t.test('<Dial><Conference> on the real engines: hear, mute, hold, coach, announce, end', async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
-    await d.h.store.carriers.add({ name: 'conference-callers', host: '127.0.0.1', port: null, prefix: null });
+    await d.h.store.carriers.add('conference-callers', carrierAtAddress('127.0.0.1', null, null));
     const origin = await startMediaOrigin(t);
     origin.on('/hold.wav', { body: toneWav(1, HOLD_HZ), headers: { 'content-type': 'audio/wav' } });
     origin.on('/announce.wav', { body: toneWav(1, HOLD_HZ), headers: { 'content-type': 'audio/wav' } });

@@ -12,6 +12,7 @@ import { scene, DID } from '../../engine-suite/flows.js';
 import { rtpRecorder, toneAlaw } from '../../engine-suite/real-rtp.js';
 import { runCaller } from '../../engine-suite/real-sipp.js';
 import { NumberService } from '../../../src/numbers/service.js';
+import { carrierAtAddress } from '../../../src/store/carriers.js';
 
 const QUEUED_HZ = 500;
 const DIALLER_HZ = 700;
@@ -28,7 +29,7 @@ if (bins) {
   t.test('<Dial><Queue> on the real engines: the dialler and the dequeued caller hear each other', async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
-    await d.h.store.carriers.add({ name: 'queue-callers', host: '127.0.0.1', port: null, prefix: null });
+    await d.h.store.carriers.add('queue-callers', carrierAtAddress('127.0.0.1', null, null));
     await new NumberService(d.h.store.numbers, { allowLocalTargets: true }).add(AGENT_LINE, s.accountId, { webhook_url: `${s.app.url}/agent` });
     s.app.on('/voice', xml('<Enqueue>support</Enqueue>'));
     s.app.on('/agent', xml('<Dial><Queue>support</Queue></Dial>'));

@@ -15,6 +15,7 @@ import { cli } from '../../helpers/spawn.js';
 import { checker, phase, roomCallers, untilAllHeard } from './support/room-audio.js';
 import { scene, CALLER, DID } from '../../engine-suite/flows.js';
 import { eslApi } from '../../../src/engine/drachtio/esl-probe.js';
+import { carrierAtAddress } from '../../../src/store/carriers.js';
 
 interface Caller { rtp: RtpRecorder; sipp: SippRun; hangup(): Promise<void> }
 
@@ -47,7 +48,7 @@ if (bins) {
     origin.on('/tone.wav', { body: toneWav(1), headers: { 'content-type': 'audio/wav', 'cache-control': 'max-age=3600' } });
     s.app.on('/voice', xml(`<Play>${origin.origin}/tone.wav</Play><Pause length="40"/>`));
     // Several callers at once, each from a port of its own (the driver's inbound() holds one caller port).
-    await d.h.store.carriers.add({ name: 'callers', host: '127.0.0.1', port: null, prefix: null });
+    await d.h.store.carriers.add('callers', carrierAtAddress('127.0.0.1', null, null));
     const place = async (): Promise<Caller> => {
       const rtp = await rtpRecorder();
       const localPort = await freePort();

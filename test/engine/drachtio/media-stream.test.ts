@@ -19,6 +19,7 @@ import { runCaller } from '../../engine-suite/real-sipp.js';
 import { mediaOf, startPeer } from '../../streams/support/peer.js';
 // @ts-expect-error: the example is plain JavaScript, used as customers would run it
 import { startEchoAgent } from '../../../examples/echo-agent.mjs';
+import { carrierAtAddress } from '../../../src/store/carriers.js';
 
 const TONE_HZ = 700;
 
@@ -36,7 +37,7 @@ if (bins) {
   t.test('<Connect><Stream> to the echo agent: the peer gets the caller at 50 frames/s, the caller hears the echo', async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
-    await d.h.store.carriers.add({ name: 'stream-callers', host: '127.0.0.1', port: null, prefix: null });
+    await d.h.store.carriers.add('stream-callers', carrierAtAddress('127.0.0.1', null, null));
     const received: Array<{ msg: any; at: number }> = [];
     const agent = await startEchoAgent({ port: 0, onMessage: (msg: any) => received.push({ msg, at: Date.now() }) });
     t.teardown(() => agent.close());
@@ -103,7 +104,7 @@ if (bins) {
   t.test('<Start><Stream> forks the call by eavesdropping: the peer gets the call\'s mix while the call goes on', async (t) => {
     const d = await make(t);
     const s = await scene(t, d);
-    await d.h.store.carriers.add({ name: 'fork-callers', host: '127.0.0.1', port: null, prefix: null });
+    await d.h.store.carriers.add('fork-callers', carrierAtAddress('127.0.0.1', null, null));
     const peer = await startPeer(t);
     s.app.on('/voice', xml(`<Say>Hello</Say><Start><Stream url="${peer.url}/fork" name="tap" track="outbound_track"/></Start><Pause length="4"/><Stop><Stream name="tap"/></Stop><Say>Goodbye</Say>`));
     const rtp = await rtpRecorder();

@@ -14,6 +14,7 @@ import { realDrivers, udpPortTaken, type RealDriver } from '../../engine-suite/r
 import { scene, DID } from '../../engine-suite/flows.js';
 import { decodeWav, encodeWav } from '../../../src/media/wav.js';
 import { rtpFarEnd, runFarEnd } from './support/far-end.js';
+import { carrierAtAddress } from '../../../src/store/carriers.js';
 
 const PARTY = '+15550004444';
 const RATE = 8000;
@@ -72,7 +73,7 @@ interface Placed { sid: string; answeredAt: number; close(): void }
 async function place(t: Test, d: RealDriver, origin: MediaOrigin, extra: Record<string, unknown> = {}): Promise<Placed> {
   const media = await rtpFarEnd(FAR_SIGNAL, 20);
   const port = await freePort();
-  await d.h.store.carriers.add({ name: `far-end-${port}`, host: '127.0.0.1', port, prefix: PARTY });
+  await d.h.store.carriers.add(`far-end-${port}`, carrierAtAddress('127.0.0.1', port, PARTY));
   const sipp = runFarEnd(port, { kind: 'answer', rtpPort: media.port, ringMs: 100 }, d.scratch);
   const close = () => { sipp.kill(); media.close(); };
   t.teardown(close);

@@ -15,6 +15,7 @@ import { scene, CALLER, DID, type Scene } from '../../engine-suite/flows.js';
 import { tonePhone } from '../../engine-suite/rtp-phone.js';
 import { askCallerToTransfer, hangUpCaller, runCaller, runRtpParty } from '../../engine-suite/real-sipp.js';
 import { NumberService } from '../../../src/numbers/service.js';
+import { carrierAtAddress } from '../../../src/store/carriers.js';
 
 const PARTY = '+15558880011';
 const CALLER_HZ = 500;
@@ -50,11 +51,11 @@ if (bins) {
     origin.on('/transferred.wav', { body: toneWav(30, DOCUMENT_HZ), headers: { 'content-type': 'audio/wav' } });
     s.app.on('/voice', xml(`<Dial><Number>${PARTY}</Number></Dial>`));
     s.app.on('/transfer', xml(`<Play>${origin.origin}/transferred.wav</Play>`));
-    await d.h.store.carriers.add({ name: 'transfer-callers', host: '127.0.0.1', port: null, prefix: '+1999' });
+    await d.h.store.carriers.add('transfer-callers', carrierAtAddress('127.0.0.1', null, '+1999'));
 
     const answer = async () => {
       const port = await freePort();
-      await d.h.store.carriers.add({ name: 'transfer-party', host: '127.0.0.1', port, prefix: PARTY });
+      await d.h.store.carriers.add('transfer-party', carrierAtAddress('127.0.0.1', port, PARTY));
       const phone = await tonePhone(PARTY_HZ, 'PCMA');
       const sipp = await runRtpParty(port, phone.port, d.scratch, who === 'party' ? { transferTo: TARGET } : {});
       t.teardown(() => { sipp.kill(); phone.close(); });

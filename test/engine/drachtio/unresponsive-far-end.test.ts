@@ -12,6 +12,7 @@ import { realDrivers, udpPortTaken, type RealDriver } from '../../engine-suite/r
 import { scene, DID } from '../../engine-suite/flows.js';
 import { INVITE_TRANSACTION_MS } from '../../../src/engine/drachtio/originate.js';
 import { rtpFarEnd, runFarEnd, type FarEndScenario } from './support/far-end.js';
+import { carrierAtAddress } from '../../../src/store/carriers.js';
 
 const PARTY = '+15550004444';
 /** Slack over a stated bound for a loaded 2-core machine: event-loop turns, SQLite writes, FreeSWITCH's teardown. */
@@ -30,7 +31,7 @@ function v1(d: RealDriver, method: string, path: string, form?: Record<string, s
 /** The far end for PARTY (a carrier route to its port), listening before anything dials it. */
 async function farEndFor(t: Test, d: RealDriver, scenario: FarEndScenario) {
   const port = await freePort();
-  await d.h.store.carriers.add({ name: `far-end-${port}`, host: '127.0.0.1', port, prefix: PARTY });
+  await d.h.store.carriers.add(`far-end-${port}`, carrierAtAddress('127.0.0.1', port, PARTY));
   const sipp = runFarEnd(port, scenario, d.scratch);
   t.teardown(() => sipp.kill());
   await udpPortTaken(port);

@@ -9,6 +9,7 @@ import { until } from '../../../helpers/waits.js';
 import { udpPortTaken, type RealDriver } from '../../../engine-suite/real-driver.js';
 import { DID } from '../../../engine-suite/flows.js';
 import { mediaAddress, rtpFarEnd, runFarEnd, type RtpFarEnd } from './far-end.js';
+import { carrierAtAddress } from '../../../../src/store/carriers.js';
 
 export interface FarEndCall { sid: string; media: RtpFarEnd }
 
@@ -17,7 +18,7 @@ export async function callFarEnd(t: Test, d: RealDriver, party: { number: string
   const mediaFile = path.join(mkdtempSync(path.join(d.scratch, `${party.name}-`)), 'media');
   const media = await rtpFarEnd(audio, 20);
   const port = await freePort();
-  await d.h.store.carriers.add({ name: party.name, host: '127.0.0.1', port, prefix: party.number });
+  await d.h.store.carriers.add(party.name, carrierAtAddress('127.0.0.1', port, party.number));
   const sipp = runFarEnd(port, { kind: 'answer', rtpPort: media.port, ringMs: 100, mediaFile }, d.scratch, 60_000);
   t.teardown(() => { sipp.kill(); media.close(); });
   await udpPortTaken(port);

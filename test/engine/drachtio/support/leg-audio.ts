@@ -9,6 +9,7 @@ import { udpPortTaken, type RealDriver } from '../../../engine-suite/real-driver
 import type { G711 } from '../../../engine-suite/real-rtp.js';
 import { tonePhone, type PhoneTiming, type TonePhone } from '../../../engine-suite/rtp-phone.js';
 import { hangUpCaller, runCaller, runRegister, runRtpParty, type PartyRun } from '../../../engine-suite/real-sipp.js';
+import { carrierAtAddress } from '../../../../src/store/carriers.js';
 
 /** Calls per path (`LEG_AUDIO_CALLS` overrides): the defect showed in some calls and not others. */
 export const CALLS = Number(process.env.LEG_AUDIO_CALLS ?? 20);
@@ -299,7 +300,7 @@ export async function toneParty(t: Test, d: RealDriver, number: string, hz: numb
   const port = await freePort();
   // Named after the number, not the port: a port freed by an earlier party of the same test is often handed out
   // again, and a second carrier of that name was refused ('a carrier named "party-37995" already exists').
-  await d.h.store.carriers.add({ name: `party-${number.slice(1)}`, host: '127.0.0.1', port, prefix: number });
+  await d.h.store.carriers.add(`party-${number.slice(1)}`, carrierAtAddress('127.0.0.1', port, number));
   return answerOnce(t, d, port, hz, codec, ringMs);
 }
 
@@ -326,7 +327,7 @@ export async function agentIdle(d: RealDriver, sid: string): Promise<boolean> {
  */
 export async function toneCaller(t: Test, d: RealDriver, from: string, to: string, hz: number, o: { traceRtt?: boolean } = {}) {
   // Calls come in from any port of 127.0.0.1 (a carrier whose prefix routes none of the tests' numbers out).
-  if (!(await d.h.store.carriers.byName('tone-callers'))) await d.h.store.carriers.add({ name: 'tone-callers', host: '127.0.0.1', port: null, prefix: '+1999' });
+  if (!(await d.h.store.carriers.byName('tone-callers'))) await d.h.store.carriers.add('tone-callers', carrierAtAddress('127.0.0.1', null, '+1999'));
   const phone = await tonePhone(hz, 'PCMA');
   const localPort = await freePort();
   const sipp = await runCaller({ target: d.sipTarget, localPort, rtpPort: phone.port, from, to, plan: {}, scratch: d.scratch, ...o });

@@ -7,6 +7,7 @@ import { runCaller, type SippRun } from '../../../engine-suite/real-sipp.js';
 import type { RealDriver } from '../../../engine-suite/real-driver.js';
 import { freePort } from '../../../helpers/server-process.js';
 import type { CallLeg, ConferenceMember } from '../../../../src/engine/port.js';
+import { carrierAtAddress } from '../../../../src/store/carriers.js';
 
 export const TONES = { a: 500, b: 700, c: 900 } as const;
 export const HOLD_HZ = 440;
@@ -74,7 +75,7 @@ export interface RoomCaller { name: Name; rtp: RtpRecorder; sipp: SippRun; leg: 
  * sipp caller that, once in the room, sends its own tone; `callers` holds those that joined.
  */
 export async function roomCallers(t: Test, d: RealDriver, room: string) {
-  await d.h.store.carriers.add({ name: 'conference-callers', host: '127.0.0.1', port: null, prefix: '+1999' });
+  await d.h.store.carriers.add('conference-callers', carrierAtAddress('127.0.0.1', null, '+1999'));
   const waiting = new Map<string, (joined: { leg: CallLeg; member: ConferenceMember }) => void>();
   d.engine.onIncomingCall((call) => void (async () => {
     const leg = await call.answer();
