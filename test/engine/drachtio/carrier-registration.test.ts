@@ -1,0 +1,213 @@
+// Outbound registration to a carrier on the real drachtio-server: a sipp registrar (support/sipp/carriers/
+// registrar.xml) challenges every REGISTER and checks the digest answer with verifyauth; what it received is read
+// back from its message log, its verdicts from its log file.
+import t from 'tap';
+import pino from 'pino';
+import Srf from 'drachtio-srf';
+import { spawn, execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { enginesOrSkip, killOnExit, startEngines, type RunningEngines } from '../../helpers/engines.js';
+import { freePort } from '../../helpers/server-process.js';
+import { bounded, until } from '../../helpers/waits.js';
+import { startRegistration, type RegistrationState, type RegistrationTarget } from '../../../src/engine/drachtio/carrier-registration.js';
+
+const SCENARIO = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support', 'sipp', 'carriers', 'registrar.xml');
+const REALM = 'carrier.test';
+const USER = 'ringbase-trunk';
+const PASSWORD = 'carrier-secret-1';
+const log = pino({ level: 'silent' });
+
+interface Registrar {
+  kill(): Promise<void>;
+  output(): string;
+  /** REGISTERs sipp received, in order, with the wall-clock time it logged for each. */
+  registers(): Array<{ at: number; headers: Record<string, string> }>;
+  /** verifyauth verdicts, in order: 'ok' or 'bad'. */
+  verdicts(): string[];
+}
+
+/** The registrar on 127.0.0.1:port (UDP), granting `grantS` seconds; killed by the test or within 120 s. */
+async function startRegistrar(scratch: string, port: number, grantS: number): Promise<Registrar> {
+  const tag = `${port}-${Date.now()}`;
+  const file = path.join(scratch, `registrar-${tag}.xml`);
+  const keys: Record<string, string> = { realm: REALM, auth_user: USER, auth_pass: PASSWORD, grant_s: String(grantS), wait_ms: '120000' };
+  writeFileSync(file, Object.entries(keys).reduce((xml, [k, v]) => xml.replaceAll(`[${k}]`, v), readFileSync(SCENARIO, 'utf8')));
+  const messages = path.join(scratch, `registrar-${tag}.msg`);
+  const logs = path.join(scratch, `registrar-${tag}.log`);
+  // No -m: a registration that starts afresh (new Call-ID, after a failure) is a new call of the same sipp.
+  const child = spawn(process.env.SIPP_BIN ?? 'sipp', ['-sf', file, '-i', '127.0.0.1', '-p', String(port), '-nd', '-nostdin',
+    '-trace_msg', '-message_file', messages, '-trace_logs', '-log_file', logs, '-timeout', '120s'], { cwd: scratch, stdio: ['ignore', 'pipe', 'pipe'] });
+  killOnExit(child);
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => { out = (out + d.toString()).slice(-20_000); });
+  child.stderr.on('data', (d: Buffer) => { out = (out + d.toString()).slice(-20_000); });
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  await until(() => `sipp listening on udp ${port}: ${out.slice(-500)}`, 10_000, () => {
+    if (child.exitCode !== null) throw new Error(`sipp exited: ${out.slice(-800)}`);
+    return udpListening(port);
+  }, 25);
+  return {
+    async kill() { if (child.exitCode === null) child.kill('SIGKILL'); await exited; },
+    output: () => out,
+    registers: () => received(messages),
+    verdicts: () => (existsSync(logs) ? [...readFileSync(logs, 'utf8').matchAll(/auth-(ok|bad)/g)].map((m) => m[1]!) : []),
+  };
+}
+
+function udpListening(port: number): Promise<boolean> {
+  return new Promise((resolve) => execFile('ss', ['-Hlun', `sport = :${port}`], (err, out) => resolve(!err && out.trim() !== '')));
+}
+
+/**
+ * Requests in sipp's message log: each message follows a line of dashes and sipp's local time
+ * ("2026-11-28 04:27:11.669342"), then "UDP message received [313] bytes :" and a blank line.
+ */
+function received(file: string): Array<{ at: number; headers: Record<string, string> }> {
+  if (!existsSync(file)) return [];
+  const out: Array<{ at: number; headers: Record<string, string> }> = [];
+  for (const block of readFileSync(file, 'utf8').split(/^-{10,} /m)) {
+    const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}\.\d{3})\d*\n[^\n]*message received[^\n]*\n\s*REGISTER [^\n]*\n([\s\S]*?)\n\s*\n/.exec(block);
+    if (!m) continue;
+    const headers: Record<string, string> = {};
+    for (const line of m[3]!.split('\n')) {
+      const h = /^\s*([\w-]+)\s*:\s*(.*?)\s*$/.exec(line);
+      if (h) headers[h[1]!.toLowerCase()] = h[2]!;
+    }
+    out.push({ at: new Date(`${m[1]}T${m[2]}`).getTime(), headers });
+  }
+  return out;
+}
+
+const cseqOf = (h: Record<string, string>) => Number.parseInt(h.cseq ?? '', 10);
+
+const bins = enginesOrSkip(t);
+if (bins) {
+  t.setTimeout(3 * 60_000);
+  let eng: RunningEngines;
+  const srf = new Srf();
+  const scratch = mkdtempSync(path.join(tmpdir(), 'ringbase-carrier-reg-'));
+
+  t.before(async () => {
+    eng = await startEngines(bins);
+    const connected = new Promise<void>((resolve, reject) => srf.once('connect', (err: Error | null) => (err ? reject(err) : resolve())));
+    srf.connect({ host: eng.drachtio.host, port: eng.drachtio.port, secret: eng.drachtio.secret });
+    await bounded('drachtio connect', 15_000, connected);
+  });
+  t.teardown(async () => {
+    try { srf.disconnect(); } catch { /* not connected */ }
+    await eng?.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  const target = (port: number, over: Partial<RegistrationTarget> = {}): RegistrationTarget => ({
+    host: '127.0.0.1', port, transport: 'udp', username: USER, password: PASSWORD, realm: REALM,
+    contactUser: 'rb-carrier-1', expires: 3600, ...over,
+  });
+
+  t.test('registers with digest credentials, refreshes before the granted expiry, unregisters on stop', async (t) => {
+    const port = await freePort();
+    const registrar = await startRegistrar(scratch, port, 4);
+    t.teardown(() => registrar.kill());
+    const states: RegistrationState[] = [];
+    // Real timers, counted: after stop() none may be left (no refresh can follow).
+    const pending = new Set<NodeJS.Timeout>();
+    const timers = {
+      setTimeout: (fn: () => void, ms: number) => { const h = setTimeout(() => { pending.delete(h); fn(); }, ms); pending.add(h); return h; },
+      clearTimeout: (h: unknown) => { pending.delete(h as NodeJS.Timeout); clearTimeout(h as NodeJS.Timeout); },
+      now: () => Date.now(),
+    };
+    const reg = startRegistration(srf, target(port), { log, onState: (s) => states.push(s), backoff: { firstMs: 300, maxMs: 1500 }, timers });
+    t.teardown(() => reg.stop());
+    t.equal(reg.state().state, 'registering', 'registering at first');
+
+    const before = Date.now();
+    await until(() => `registered (states ${JSON.stringify(states)}; sipp ${registrar.output().slice(-800)})`, 10_000, () => reg.state().state === 'registered');
+    const first = reg.state();
+    t.ok(first.expiresAt! > before + 3_000 && first.expiresAt! <= Date.now() + 4_000, `expiry is the 4 s the registrar granted, not the 3600 asked (${first.expiresAt! - Date.now()} ms left)`);
+    t.equal(first.lastStatus, 200);
+
+    // Two refreshes: three verified REGISTERs in all.
+    await until(() => `3 verified REGISTERs (verdicts ${registrar.verdicts().join(',')})`, 15_000, () => registrar.verdicts().length >= 3);
+    t.same(registrar.verdicts().slice(0, 3), ['ok', 'ok', 'ok'], 'sipp verified the digest answer of each REGISTER');
+    const authorized = registrar.registers().filter((r) => r.headers.authorization);
+    t.ok(authorized.length >= 3, `${authorized.length} answered challenges`);
+    const h = authorized[0]!.headers;
+    t.match(h.from, new RegExp(`^<sip:${USER}@127\\.0\\.0\\.1>;tag=`), 'From is the account at the registrar');
+    t.match(h.to, new RegExp(`^<sip:${USER}@127\\.0\\.0\\.1>`), 'To is the account at the registrar');
+    t.equal(h.contact, `<sip:rb-carrier-1@127.0.0.1:${eng.drachtio.sipPort}>;expires=3600`, "Contact: our user at drachtio's own SIP address");
+    t.equal(h.expires, '3600', 'asks for the configured expiry');
+    t.match(h.authorization, new RegExp(`username="${USER}".*realm="${REALM}"`), 'digest for the account and realm');
+    t.notMatch(JSON.stringify(registrar.registers()), PASSWORD, 'the password never crosses the wire');
+    const all = registrar.registers();
+    t.equal(new Set(all.map((r) => r.headers['call-id'])).size, 1, 'one Call-ID across refreshes');
+    t.ok(all.every((r, i) => i === 0 || cseqOf(r.headers) > cseqOf(all[i - 1]!.headers)), `CSeq rises: ${all.map((r) => cseqOf(r.headers)).join(',')}`);
+    for (let i = 1; i < 3; i++) {
+      const gap = authorized[i]!.at - authorized[i - 1]!.at;
+      t.ok(gap > 1_000 && gap < 4_000, `refresh ${i} came ${gap} ms after the last success: before the 4 s expiry, near half of it`);
+    }
+    t.notOk(states.some((s) => s.state === 'failed'), 'never failed');
+
+    const sentBefore = registrar.registers().length;
+    const stopStarted = Date.now();
+    await bounded('stop()', 8_000, reg.stop());
+    t.ok(Date.now() - stopStarted < 6_000, `stop() took ${Date.now() - stopStarted} ms`);
+    const unregister = registrar.registers().slice(sentBefore).filter((r) => r.headers.authorization);
+    t.equal(unregister.length, 1, 'one (challenged) un-REGISTER');
+    t.equal(unregister[0]?.headers.expires, '0', 'Expires: 0');
+    t.match(unregister[0]?.headers.contact ?? '', /;expires=0$/, 'its Contact expires=0');
+    t.equal(unregister[0]?.headers['call-id'], all[0]!.headers['call-id'], 'in the same registration (Call-ID)');
+    t.equal(registrar.verdicts().at(-1), 'ok', 'verified as well');
+    t.equal(pending.size, 0, 'no timer left: no refresh after stop');
+  });
+
+  t.test('a wrong password fails (403) and is retried with backoff', async (t) => {
+    const port = await freePort();
+    const registrar = await startRegistrar(scratch, port, 4);
+    t.teardown(() => registrar.kill());
+    const states: RegistrationState[] = [];
+    const reg = startRegistration(srf, target(port, { password: 'wrong' }), { log, onState: (s) => states.push(s), backoff: { firstMs: 200, maxMs: 1000 } });
+    t.teardown(() => reg.stop());
+    await until(() => `two failures (${JSON.stringify(states)})`, 10_000, () => states.filter((s) => s.state === 'failed').length >= 2);
+    const failed = states.filter((s) => s.state === 'failed');
+    t.equal(failed[0]!.lastStatus, 403, 'the registrar refused the credentials');
+    t.ok(failed[1]!.retryInMs! > failed[0]!.retryInMs!, `backs off: ${failed.map((s) => s.retryInMs).join(', ')} ms`);
+    t.ok(registrar.verdicts().includes('bad'), 'sipp found the digest answer wrong');
+    t.notOk(states.some((s) => s.state === 'registered'), 'never registered');
+  });
+
+  t.test('a registrar that goes away: failed, retries back off, registers again once the registrar is back', async (t) => {
+    const port = await freePort();
+    let registrar = await startRegistrar(scratch, port, 4);
+    t.teardown(() => registrar.kill());
+    const states: Array<RegistrationState & { t: number }> = [];
+    const backoff = { firstMs: 300, maxMs: 1200 };
+    const reg = startRegistration(srf, target(port), { log, onState: (s) => states.push({ ...s, t: Date.now() }), backoff, transactionTimeoutMs: 1_000 });
+    t.teardown(() => reg.stop());
+    await until('registered', 10_000, () => reg.state().state === 'registered');
+
+    await registrar.kill();
+    await until(() => `three failures (${JSON.stringify(states)})`, 20_000, () => states.filter((s) => s.state === 'failed').length >= 3);
+    const failed = states.filter((s) => s.state === 'failed');
+    t.ok(failed.every((s) => s.lastError), `each says why: ${failed.map((s) => s.lastError + (s.lastStatus ? ` (${s.lastStatus})` : '')).join('; ')}`);
+    const waits = failed.map((s) => s.retryInMs!);
+    t.ok(waits[0]! <= backoff.firstMs && waits[0]! >= backoff.firstMs * 0.9, `first retry after about firstMs: ${waits[0]}`);
+    t.ok(waits[1]! > waits[0]! && waits[2]! > waits[1]!, `retries back off: ${waits.slice(0, 3).join(', ')} ms`);
+    t.ok(waits.every((w) => w <= backoff.maxMs), 'never beyond maxMs');
+    // The gaps between failures follow the waits (each attempt ends within its 1 s bound).
+    for (let i = 1; i < 3; i++) {
+      const gap = failed[i]!.t - failed[i - 1]!.t;
+      t.ok(gap >= waits[i - 1]! - 50, `attempt ${i + 1} came ${gap} ms after failure ${i} (wait ${waits[i - 1]} ms)`);
+    }
+
+    registrar = await startRegistrar(scratch, port, 4);
+    const back = Date.now();
+    await until(() => `registered again (${JSON.stringify(states.slice(-3))})`, 15_000, () => reg.state().state === 'registered');
+    const took = Date.now() - back;
+    // The longest wait is maxMs, then one attempt (1 s bound); the rest is slack for a busy machine.
+    t.ok(took <= backoff.maxMs + 1_000 + 1_500, `registered again ${took} ms after the registrar came back`);
+    t.equal(registrar.verdicts()[0], 'ok', 'with verified credentials');
+  });
+}
