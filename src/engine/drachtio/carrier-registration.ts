@@ -55,8 +55,14 @@ const realTimers: RegistrationTimers = {
 const MIN_REFRESH_MS = 500;
 
 type Auth = (req: unknown, res: Srf.SrfResponse, cb: (err: Error | null, username?: string, password?: string) => void) => void;
-/** srf.request as drachtio-srf implements it (its typings are wrong: no method argument, auth missing). */
-type SendRequest = (uri: string, opts: { method: string; headers: Record<string, string>; auth?: Auth }) => Promise<Srf.SrfRequest>;
+/**
+ * srf.request as drachtio-srf implements it (its typings are wrong: no method argument, auth missing), in its
+ * callback form: the callback runs synchronously when drachtio-server confirms the request went out, so the
+ * 'response' listener is on before a response read in the same chunk is dispatched (the promise form attaches it
+ * a microtask later, and a registrar answering at once, without a challenge, could be missed).
+ */
+type SendRequest = (uri: string, opts: { method: string; headers: Record<string, string>; auth?: Auth },
+  cb: (err: Error | null, req: Srf.SrfRequest) => void) => void;
 
 type Outcome = { ok: true; grantedS: number; status: number } | { ok: false; status?: number; error: string };
 
@@ -104,24 +110,30 @@ export function startRegistration(srf: Srf, target: RegistrationTarget, opts: Re
 
   /** One REGISTER transaction (its challenge round included), bounded by txMs. */
   const register = (expires: number): Promise<Outcome> => {
+    // This registration's ids: a late response must not touch a fresh one started since.
+    const d = dialog;
     const headers = {
-      'Call-ID': dialog.callId, CSeq: `${dialog.cseq} REGISTER`, From: `<${aor}>;tag=${dialog.tag}`, To: `<${aor}>`,
+      'Call-ID': d.callId, CSeq: `${d.cseq} REGISTER`, From: `<${aor}>;tag=${d.tag}`, To: `<${aor}>`,
       Contact: `<sip:${target.contactUser}@localhost${tp}>;expires=${expires}`, Expires: String(expires),
     };
     return new Promise<Outcome>((resolve) => {
       let settled = false;
       const finish = (o: Outcome) => { if (!settled) { settled = true; timers.clearTimeout(bound); resolve(o); } };
       const bound = timers.setTimeout(() => finish({ ok: false, error: `no final response within ${txMs} ms` }), txMs);
-      send(uri, { method: 'REGISTER', headers, auth: authFor(() => !settled) }).then((req) => {
-        req.on('response', (res) => {
-          if (!res || res.status < 200) return;
-          // The next CSeq follows the one the registrar answered: a challenge round used one more.
-          const seq = Number.parseInt(res.get('CSeq') ?? '', 10);
-          if (Number.isFinite(seq)) dialog.cseq = Math.max(dialog.cseq, seq + 1);
-          if (res.status >= 300) return finish({ ok: false, status: res.status, error: `${res.status} ${res.reason ?? ''}`.trim() });
-          finish({ ok: true, status: res.status, grantedS: granted(res, expires) });
+      const onResponse = (res?: Srf.SrfResponse) => {
+        if (!res || res.status < 200) return;
+        // The next CSeq follows the one the registrar answered: a challenge round used one more.
+        const seq = Number.parseInt(res.get('CSeq') ?? '', 10);
+        if (Number.isFinite(seq)) d.cseq = Math.max(d.cseq, seq + 1);
+        if (res.status >= 300) return finish({ ok: false, status: res.status, error: `${res.status} ${res.reason ?? ''}`.trim() });
+        finish({ ok: true, status: res.status, grantedS: granted(res, expires) });
+      };
+      try {
+        send(uri, { method: 'REGISTER', headers, auth: authFor(() => !settled) }, (err, req) => {
+          if (err) return finish({ ok: false, error: `not sent: ${err.message}` });
+          req.on('response', onResponse);
         });
-      }, (err: Error) => finish({ ok: false, error: `not sent: ${err.message}` }));
+      } catch (err) { finish({ ok: false, error: `not sent: ${(err as Error).message}` }); }
     });
   };
 

@@ -6,6 +6,7 @@ import pino from 'pino';
 import Srf from 'drachtio-srf';
 import { spawn, execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createSocket } from 'node:dgram';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -176,6 +177,25 @@ if (bins) {
     t.ok(failed[1]!.retryInMs! > failed[0]!.retryInMs!, `backs off: ${failed.map((s) => s.retryInMs).join(', ')} ms`);
     t.ok(registrar.verdicts().includes('bad'), 'sipp found the digest answer wrong');
     t.notOk(states.some((s) => s.state === 'registered'), 'never registered');
+  });
+
+  t.test('a registrar that never answers: each REGISTER ends at our own bound, not at timer F', async (t) => {
+    // A bound socket that swallows everything: no port-unreachable, so sofia would wait 32 s.
+    const silent = createSocket('udp4');
+    await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', () => resolve()));
+    t.teardown(() => silent.close());
+    let seen = 0;
+    silent.on('message', () => { seen++; });
+    const states: Array<RegistrationState & { t: number }> = [];
+    const started = Date.now();
+    const reg = startRegistration(srf, target(silent.address().port), { log, onState: (s) => states.push({ ...s, t: Date.now() }), backoff: { firstMs: 200, maxMs: 400 }, transactionTimeoutMs: 700 });
+    t.teardown(() => reg.stop());
+    await until(() => `two failures (${JSON.stringify(states)})`, 10_000, () => states.filter((s) => s.state === 'failed').length >= 2);
+    const [first] = states.filter((s) => s.state === 'failed');
+    t.equal(first!.lastError, 'no final response within 700 ms', 'failed for want of an answer');
+    t.equal(first!.lastStatus, undefined, 'no status');
+    t.ok(first!.t - started >= 690 && first!.t - started < 5_000, `after ${first!.t - started} ms (bound 700 ms)`);
+    t.ok(seen >= 2, `the REGISTERs did go out (${seen} received, retransmissions included)`);
   });
 
   t.test('a registrar that goes away: failed, retries back off, registers again once the registrar is back', async (t) => {
