@@ -86,6 +86,8 @@ export function startRegistration(srf: Srf, target: RegistrationTarget, opts: Re
   let current: RegistrationState = { state: 'registering' };
   let dialog = { callId: randomUUID(), tag: randomBytes(6).toString('hex'), cseq: 1 };
   let failures = 0;
+  /** Until when the registrar holds our binding: a failed refresh does not remove it, so stop() still removes it. */
+  let boundUntil = 0;
   let timer: unknown = null;
   let inFlight: Promise<unknown> | null = null;
   let stopped: Promise<void> | null = null;
@@ -157,17 +159,16 @@ export function startRegistration(srf: Srf, target: RegistrationTarget, opts: Re
     inFlight = run;
     const outcome = await run;
     inFlight = null;
-    if (stopped) {
-      // stop() waits for this attempt and unregisters if it succeeded.
-      if (outcome.ok && outcome.grantedS > 0) current = { state: 'registered', expiresAt: sentAt + outcome.grantedS * 1000, lastStatus: outcome.status };
-      return;
-    }
+    // Counted from when the REGISTER left: the binding cannot outlive that.
+    if (outcome.ok && outcome.grantedS > 0) boundUntil = sentAt + outcome.grantedS * 1000;
+    // stop() waits for this attempt and unregisters if it succeeded.
+    if (stopped) return;
     if (outcome.ok && outcome.grantedS > 0) {
       failures = 0;
       const grantedMs = outcome.grantedS * 1000;
-      // Counted from when the REGISTER left: the binding cannot outlive that. Refreshed at half-time.
-      publish({ state: 'registered', expiresAt: sentAt + grantedMs, lastStatus: outcome.status });
+      publish({ state: 'registered', expiresAt: boundUntil, lastStatus: outcome.status });
       log.info({ grantedS: outcome.grantedS }, 'registered with the carrier');
+      // Refreshed at half-time: at least 1 s before expiry for any grant of 2 s or more.
       return schedule(Math.max(MIN_REFRESH_MS, grantedMs / 2));
     }
     failures++;
@@ -184,11 +185,13 @@ export function startRegistration(srf: Srf, target: RegistrationTarget, opts: Re
   const stop = async (): Promise<void> => {
     if (timer !== null) { timers.clearTimeout(timer); timer = null; }
     await inFlight;
-    if (current.state !== 'registered' || (current.expiresAt ?? 0) <= timers.now()) return;
-    const outcome = await register(0);
-    if (outcome.ok) log.info('unregistered from the carrier');
-    else log.warn({ status: outcome.status, error: outcome.error }, 'carrier un-REGISTER failed; the binding lapses at its expiry');
-    current = { state: 'failed', lastError: 'stopped', ...(outcome.status ? { lastStatus: outcome.status } : {}) };
+    if (boundUntil > timers.now()) {
+      const outcome = await register(0);
+      if (outcome.ok) { boundUntil = 0; log.info('unregistered from the carrier'); }
+      else log.warn({ status: outcome.status, error: outcome.error }, 'carrier un-REGISTER failed; the binding lapses at its expiry');
+    }
+    // RegistrationState has no 'stopped': a stopped registration is one that no longer holds a binding.
+    current = { state: 'failed', lastError: 'stopped' };
   };
 
   void attempt();

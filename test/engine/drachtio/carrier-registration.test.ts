@@ -162,6 +162,7 @@ if (bins) {
     t.equal(unregister[0]?.headers['call-id'], all[0]!.headers['call-id'], 'in the same registration (Call-ID)');
     t.equal(registrar.verdicts().at(-1), 'ok', 'verified as well');
     t.equal(pending.size, 0, 'no timer left: no refresh after stop');
+    t.same(reg.state(), { state: 'failed', lastError: 'stopped' }, 'no longer registered');
   });
 
   t.test('a wrong password fails (403) and is retried with backoff', async (t) => {
