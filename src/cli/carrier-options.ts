@@ -30,6 +30,7 @@ export interface CarrierFlags {
   dtmf?: string;
   codecs?: string;
   srtp?: string;
+  optionsPing?: string;
 }
 
 const TRANSPORTS: readonly CarrierTransport[] = ['udp', 'tcp', 'tls'];
@@ -168,6 +169,7 @@ export function carrierSettings(f: CarrierFlags, was: CarrierSettings, seal: (pa
   const settings: CarrierSettings = {
     sources, gateways, routes, auth, registration: registration(f, was.registration, gateways), numbers: numberRules(f, was.numbers),
     dtmf: f.dtmf === undefined ? was.dtmf : oneOf(f.dtmf, DTMF_MODES, '--dtmf'), codecs: [...new Set(codecs)], srtp,
+    optionsPingS: f.optionsPing === undefined ? was.optionsPingS : wholeNumber(f.optionsPing, '--options-ping', 3600) || null,
   };
   if (settings.registration && !settings.auth) throw new CliError('--register needs --username and --password');
   if (settings.sources.length === 0 && settings.gateways.length === 0 && !settings.registration) {

@@ -4,12 +4,19 @@ import { CliError, type Runner } from './context.js';
 import { CarrierNameTakenError, type Carrier, type CarrierSettings } from '../store/carriers.js';
 import { E164_RULES } from '../net/number-rules.js';
 import { carrierSettings, type CarrierFlags } from './carrier-options.js';
+import { operatorRequest } from './operator-client.js';
+
+/** GET /operator/carriers as it answers. */
+interface LinkView {
+  gateways: Array<{ carrier: string; gateway: string; up: boolean; last_status: number | null; rtt_ms: number | null; checked_at: string | null }>;
+  registrations: Array<{ carrier: string; state: string; expires_at: string | null; last_status: number | null; last_error: string | null }>;
+}
 
 const NAME_MAX = 64;
 
 const NEW_CARRIER: CarrierSettings = {
   sources: [], gateways: [], routes: [{ prefix: '', priority: 0, weight: 1 }], auth: null, registration: null,
-  numbers: E164_RULES, dtmf: 'rfc2833', codecs: [], srtp: 'off',
+  numbers: E164_RULES, dtmf: 'rfc2833', codecs: [], srtp: 'off', optionsPingS: null,
 };
 
 /** The carrier as `--json` prints it (docs/carriers.md): the password is never shown, only whether one is set. */
@@ -22,7 +29,7 @@ export const carrierView = (c: Carrier) => ({
     format: c.numbers.format, country_code: c.numbers.countryCode, national_prefix: c.numbers.nationalPrefix,
     international_prefix: c.numbers.internationalPrefix, tech_prefix: c.numbers.techPrefix,
   },
-  dtmf: c.dtmf, codecs: c.codecs, srtp: c.srtp,
+  dtmf: c.dtmf, codecs: c.codecs, srtp: c.srtp, options_ping_s: c.optionsPingS,
 });
 
 const where = (host: string, port: number | null) => `${host.includes(':') ? `[${host}]` : host}${port === null ? '' : `:${port}`}`;
@@ -58,7 +65,8 @@ function settingOptions(cmd: Command): Command {
     .option('--tech-prefix <prefix>', 'put in front of the called number on the way out, removed on the way in')
     .option('--dtmf <rfc2833|info|inband>', 'how the provider sends keypresses')
     .option('--codecs <list>', 'codecs in order of preference, e.g. PCMA,PCMU')
-    .option('--srtp <off|offered|required>', 'SRTP on TLS gateways');
+    .option('--srtp <off|offered|required>', 'SRTP on TLS gateways')
+    .option('--options-ping <seconds>', 'send SIP OPTIONS to each gateway this often and skip one that stops answering (0: none)');
 }
 
 export function carrierCommands(program: Command, run: Runner): void {
@@ -99,6 +107,16 @@ export function carrierCommands(program: Command, run: Runner): void {
     .action(run(async (ctx) => {
       const all = await ctx.store.carriers.list();
       ctx.out(all.map(carrierView), all.length ? all.map(line) : 'no carriers');
+    }));
+
+  carrier.command('status').description("the running server's links to its carriers: gateways' answers to OPTIONS, registrations")
+    .option('--url <url>', 'server base URL (default http://HOST:PORT from the configuration)')
+    .action(run(async (ctx, flags: { url?: string }) => {
+      const links = await (await operatorRequest(ctx, '/operator/carriers', {}, flags.url)).json() as LinkView;
+      ctx.out(links, [
+        ...links.gateways.map((g) => `gateway ${g.gateway}\t${g.up ? 'up' : 'DOWN'}\t${g.last_status ?? 'no answer'}${g.rtt_ms === null ? '' : `\t${g.rtt_ms} ms`}`),
+        ...links.registrations.map((r) => `registration ${r.carrier}\t${r.state}${r.expires_at ? `\tuntil ${r.expires_at}` : ''}${r.last_error ? `\t${r.last_error}` : ''}`),
+      ].join('\n') || 'no gateway pinged, no registration');
     }));
 
   carrier.command('remove <name>').description('remove a carrier (its calls are refused from now on)')

@@ -359,6 +359,12 @@ export type OriginateTarget =
   | { kind: 'client'; identity: string }
   | { kind: 'trunk'; endpointName: string; number: string };
 
+/** The engine's links to carriers now (docs/carriers.md): gateways' answers to OPTIONS, and registrations. */
+export interface CarrierLinkStatus {
+  gateways: Array<{ carrier: string; gateway: string; up: boolean; lastStatus: number | null; rttMs: number | null; checkedAt: string | null }>;
+  registrations: Array<{ carrier: string; state: 'registering' | 'registered' | 'failed'; expiresAt: string | null; lastStatus: number | null; lastError: string | null }>;
+}
+
 /** One try of a call to a number through one carrier gateway (a call may fail over through several). */
 export interface CarrierAttempt {
   carrier: string;
@@ -432,6 +438,8 @@ export interface EnginePort {
   releaseOrphans(instanceIds: readonly string[], orphanRefs: readonly string[]): Promise<void>;
   /** The engine's media servers (state and load), when it has several to choose from. */
   mediaServers?(): MediaServerStatus[];
+  /** Engines with carriers: the state of their gateways' health checks and registrations. */
+  carrierLinks?(): CarrierLinkStatus;
   /** Drain (no new calls; calls on it finish) or undrain a media server by name (host:port); false if none has that name. */
   drainMediaServer?(name: string, on: boolean): boolean;
   /** Where the engine keeps rendered speech (the prompt cache, src/media/prompt-cache.ts), when it renders any. */

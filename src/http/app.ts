@@ -57,6 +57,7 @@ import { conferenceBeep } from '../media/tones.js';
 import { CallbackOutbox } from '../callbacks/worker.js';
 import { CallbackStore } from '../callbacks/store.js';
 import { installMediaServerMetrics } from './media-metrics.js';
+import { installCarrierMetrics } from './carrier-metrics.js';
 
 export interface AppDeps {
   config: Config;
@@ -145,6 +146,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   await installOpenApi(http);
   const metrics = installMetrics(http);
   installMediaServerMetrics(metrics.open, engine);
+  installCarrierMetrics(metrics.open, engine);
   const drain = new NodeDrain({ instances: store.instances, self: store.instanceId, engine, log: logger.child({ component: 'drain' }) });
   installHealth(http, store, engine, drain);
 

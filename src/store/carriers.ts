@@ -34,6 +34,8 @@ export interface CarrierSettings {
   /** Codec names in order of preference (FreeSWITCH's names, e.g. PCMU, PCMA, OPUS); empty: the media server's own. */
   codecs: string[];
   srtp: SrtpMode;
+  /** Seconds between SIP OPTIONS to each gateway (a gateway not answering is skipped until it answers); null: none sent. */
+  optionsPingS: number | null;
 }
 
 export interface Carrier extends CarrierSettings {
@@ -45,7 +47,7 @@ export interface Carrier extends CarrierSettings {
 interface Row {
   id: number; name: string; created_at: string;
   auth_username: string | null; auth_password_sealed: string | null; auth_realm: string | null;
-  registration: string | null; number_rules: string | null; dtmf: DtmfMode; codecs: string | null; srtp: SrtpMode;
+  registration: string | null; number_rules: string | null; dtmf: DtmfMode; codecs: string | null; srtp: SrtpMode; options_ping_s: number | null;
 }
 interface SourceRow { carrier_id: number; network: string; port: number | null }
 interface GatewayRow { carrier_id: number; host: string; port: number | null; transport: CarrierTransport; priority: number; weight: number }
@@ -133,6 +135,7 @@ export class CarrierRepo {
       dtmf: r.dtmf,
       codecs: r.codecs === null || r.codecs === '' ? [] : r.codecs.split(','),
       srtp: r.srtp,
+      optionsPingS: r.options_ping_s,
     }));
   }
 }
@@ -143,10 +146,10 @@ async function deleteChildren(tx: SqlQueries, id: number): Promise<void> {
 
 async function writeSettings(tx: SqlQueries, id: number, s: CarrierSettings): Promise<void> {
   await tx.run(
-    `UPDATE carriers SET auth_username = ?, auth_password_sealed = ?, auth_realm = ?, registration = ?, number_rules = ?, dtmf = ?, codecs = ?, srtp = ?
-     WHERE id = ?`,
+    `UPDATE carriers SET auth_username = ?, auth_password_sealed = ?, auth_realm = ?, registration = ?, number_rules = ?, dtmf = ?, codecs = ?, srtp = ?,
+     options_ping_s = ? WHERE id = ?`,
     [s.auth?.username ?? null, s.auth?.passwordSealed ?? null, s.auth?.realm ?? null, s.registration ? JSON.stringify(s.registration) : null,
-      JSON.stringify(s.numbers), s.dtmf, s.codecs.length ? s.codecs.join(',') : null, s.srtp, id],
+      JSON.stringify(s.numbers), s.dtmf, s.codecs.length ? s.codecs.join(',') : null, s.srtp, s.optionsPingS, id],
   );
   for (const src of s.sources) await tx.run('INSERT INTO carrier_sources (carrier_id, network, port) VALUES (?, ?, ?)', [id, src.network, src.port]);
   for (const g of s.gateways) {
@@ -163,6 +166,6 @@ export function carrierAtAddress(host: string, port: number | null, prefix: stri
   return {
     sources: [{ network: host, port }], gateways: [{ host, port, transport: 'udp', priority: 0, weight: 1 }],
     routes: [{ prefix: prefix ?? '', priority: 0, weight: 1 }],
-    auth: null, registration: null, numbers: E164_RULES, dtmf: 'rfc2833', codecs: [], srtp: 'off',
+    auth: null, registration: null, numbers: E164_RULES, dtmf: 'rfc2833', codecs: [], srtp: 'off', optionsPingS: null,
   };
 }

@@ -42,4 +42,5 @@ export const CARRIER_GATEWAYS = `
   ALTER TABLE carriers ADD COLUMN dtmf TEXT NOT NULL DEFAULT 'rfc2833';
   ALTER TABLE carriers ADD COLUMN codecs TEXT;
   ALTER TABLE carriers ADD COLUMN srtp TEXT NOT NULL DEFAULT 'off';
+  ALTER TABLE carriers ADD COLUMN options_ping_s INTEGER;
 `;

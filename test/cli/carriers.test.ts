@@ -27,7 +27,7 @@ t.test('a carrier with everything, shown as documented, changed, listed and remo
     auth: { username: 'acct-7', realm: 'acme.example', password_set: true },
     registration: { host: 'sip1.acme.example', port: null, transport: 'udp', expires: 3600 },
     numbers: { format: 'national', country_code: '44', national_prefix: '0', international_prefix: '00', tech_prefix: '1234#' },
-    dtmf: 'info', codecs: ['PCMA', 'PCMU'], srtp: 'off',
+    dtmf: 'info', codecs: ['PCMA', 'PCMU'], srtp: 'off', options_ping_s: null,
   });
 
   const store = await openStore(dataDir, systemClock(), database);

@@ -145,6 +145,8 @@ export interface CallerOptions {
    * 202, NOTIFY 100, NOTIFY 200 (its exit code says whether all came), then the platform's BYE.
    */
   transferTo?: string;
+  /** The INVITE's request-URI user, when it is not `to` (a provider calling the Contact it registered, To the number). */
+  requestUser?: string;
 }
 
 /** The caller's SDP offering audio only, no telephone-event (payload type 101): keys can only be tones in the audio. */
@@ -171,6 +173,7 @@ function callerScenario(o: Omit<CallerOptions, 'target' | 'localPort' | 'to'>): 
     caller: o.from, listen_rtp: String(o.rtpPort), hangup_ms: String(hangupMs),
     auth_user: o.auth?.username ?? '', auth_pass: o.auth?.password ?? '', refer_to: o.referTo ?? '',
   }, (xml) => (o.inband ? withoutTelephoneEvent(xml) : xml)
+    .replace('INVITE sip:[service]@', `INVITE sip:${o.requestUser ?? '[service]'}@`)
     .replace('<!-- CHALLENGE -->', o.auth ? readFileSync(path.join(DIR, 'challenge.part'), 'utf8') : '')
     .replace('<!-- MEDIA -->', `${media.ms > 0 ? `<pause milliseconds="${media.ms}"/>` : ''}${refer}`)
     .replaceAll('CSEQ ACK', `${cseq} ACK`)

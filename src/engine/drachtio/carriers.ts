@@ -6,6 +6,7 @@ import type { CarrierGateway, CarrierSettings } from '../../store/carriers.js';
 
 /** A carrier with its password opened (the engine answers digest challenges with it). */
 export interface CarrierEntry extends Omit<CarrierSettings, 'auth'> {
+  id: number;
   name: string;
   auth: { username: string; password: string; realm: string | null } | null;
 }

@@ -1,13 +1,14 @@
 // DrachtioEngine: the EnginePort on drachtio-server (SIP) and FreeSWITCH (media) through drachtio-srf and
 // drachtio-fsmrf. This class only wires the pieces: each concern (connection, registrar, INVITE
 // classification, media legs, outbound calls) lives in its own module.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
-import type { EngineHealth, EnginePort, MediaServerStatus, IncomingCallHandler, OriginateRequest, OriginateResult, TrunkCredentials, TrunkLookup } from '../port.js';
+import type { CarrierLinkStatus, EngineHealth, EnginePort, MediaServerStatus, IncomingCallHandler, OriginateRequest, OriginateResult, TrunkCredentials, TrunkLookup } from '../port.js';
 import type { AudioGatewayConfig } from './audio-tap.js';
 import { NO_CARRIERS, type CarrierDirectory } from './carriers.js';
+import { CarrierLinks } from './carrier-links.js';
 import { EngineConnection, type ConnectionOptions, type LostServer } from './connection.js';
 import { CredentialStore } from './credentials.js';
 import { DigestAuthority } from './digest.js';
@@ -32,6 +33,8 @@ export interface DrachtioEngineOptions extends ConnectionOptions {
   registrations: RegistrationStore;
   /** Signs digest nonces: the same on every control plane of a cluster (derived from the master key). */
   digestKey?: Buffer;
+  /** Carrier registration retries (default 1 s doubling to 60 s). */
+  registrationBackoff?: { firstMs: number; maxMs: number };
 }
 
 export class DrachtioEngine implements EnginePort {
@@ -40,6 +43,7 @@ export class DrachtioEngine implements EnginePort {
   readonly #credentials: CredentialStore;
   readonly #registrar: Registrar;
   readonly #carriers: CarrierDirectory;
+  readonly #links: CarrierLinks;
   readonly #legs = new Set<DrachtioLeg>();
   readonly #pending = new Set<DrachtioIncomingCall>();
   readonly #audio: AudioGatewayConfig;
@@ -53,6 +57,9 @@ export class DrachtioEngine implements EnginePort {
     this.#credentials = new CredentialStore(new DigestAuthority(opts.realm, Date.now, opts.digestKey));
     this.#registrar = new Registrar(this.#credentials, opts.registrations, log);
     this.#carriers = opts.carriers ?? NO_CARRIERS;
+    this.#links = new CarrierLinks(this.#carriers, {
+      log, contactKey: opts.digestKey ?? randomBytes(32), ...(opts.registrationBackoff ? { registrationBackoff: opts.registrationBackoff } : {}),
+    });
     // Media streams' RTP sockets live where FreeSWITCH already reaches this process (its event socket); an SDP
     // needs an address, so an advertised host name leaves the listen address in the offer.
     const { listenAddress, advertisedAddress } = opts.media;
@@ -71,6 +78,7 @@ export class DrachtioEngine implements EnginePort {
     srf.invite((req, res) => void this.#onInvite(req, res));
     srf.options((_req, res) => res.send(200));
     await this.#conn.start();
+    await this.#links.start(this.#conn.srf);
     this.#started = true;
   }
 
@@ -79,6 +87,7 @@ export class DrachtioEngine implements EnginePort {
     this.#started = false;
     await Promise.allSettled([...this.#legs].map((leg) => leg.hangup()));
     for (const call of this.#pending) await call.reject('unavailable').catch(() => undefined);
+    await this.#links.stop();
     this.#conn.stop();
   }
 
@@ -92,6 +101,8 @@ export class DrachtioEngine implements EnginePort {
 
   /** The media server a conference room lives on (host:port), or null when it has no member. */
   conferenceServer(room: string): string | null { return this.#rooms.serverOf(room); }
+
+  carrierLinks(): CarrierLinkStatus { return this.#links.status(); }
 
   /** The media servers: state and load (channels), for operators. */
   mediaServers(): MediaServerStatus[] { return this.#conn.media.status(); }
@@ -123,7 +134,7 @@ export class DrachtioEngine implements EnginePort {
   originate(req: OriginateRequest): Promise<OriginateResult> {
     return originate(req, {
       srf: this.#conn.srf, media: (near) => this.#conn.pickMedia(near), carriers: this.#carriers, registrar: this.#registrar,
-      log: this.log, newId: () => `dr-${randomUUID()}`, track: (leg) => this.#track(leg),
+      log: this.log, newId: () => `dr-${randomUUID()}`, track: (leg) => this.#track(leg), gatewayUp: (key) => this.#links.isUp(key),
     }).catch((err: unknown) => {
       this.log.warn({ err }, 'originate failed unexpectedly');
       return { answered: false, cause: 'failed' } as const;
@@ -195,7 +206,7 @@ export class DrachtioEngine implements EnginePort {
     }
     let verdict: Awaited<ReturnType<typeof classifyInvite>>;
     try {
-      verdict = await classifyInvite(req, res, this.#carriers, this.#credentials, this.log);
+      verdict = await classifyInvite(req, res, { carriers: this.#carriers, registered: (user) => this.#links.registeredCarrier(user) }, this.#credentials, this.log);
     } catch (err) {
       // The carrier list could not be read (database unreachable): the caller may retry elsewhere.
       this.log.error({ err }, 'INVITE not classified; refused');

@@ -6,6 +6,7 @@ import type { SandboxEngine } from '../../engine/sandbox/index.js';
 import type { CallWatch } from '../../calls/watch.js';
 import type { EnginePort } from '../../engine/port.js';
 import { mediaServerRoutes } from './media-servers.js';
+import { carrierLinkRoutes } from './carrier-links.js';
 import { clusterRoutes, type ClusterRouteDeps } from './cluster.js';
 import { SAID_MAX, simulateInbound } from '../../calls/simulator.js';
 
@@ -31,6 +32,7 @@ export async function operatorRoutes(
   });
 
   mediaServerRoutes(app, deps.engine);
+  carrierLinkRoutes(app, deps.engine);
   clusterRoutes(app, deps.cluster);
 
   app.post<{ Body: Static<typeof Body> }>('/operator/simulate/inbound', { schema: { hide: true, body: Body } }, async (req, reply) => {

@@ -40,7 +40,7 @@ const gateway = (port: number, priority = 0): CarrierGateway => ({ host: '127.0.
 async function carrierFor(d: RealDriver, gateways: CarrierGateway[], more: Partial<CarrierSettings> = {}): Promise<void> {
   await d.h.store.carriers.add('acme', {
     sources: [], gateways, routes: [{ prefix: '+44', priority: 0, weight: 1 }], auth: null, registration: null,
-    numbers: E164_RULES, dtmf: 'rfc2833', codecs: [], srtp: 'off', ...more,
+    numbers: E164_RULES, dtmf: 'rfc2833', codecs: [], srtp: 'off', optionsPingS: null, ...more,
   });
 }
 

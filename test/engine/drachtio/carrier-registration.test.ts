@@ -4,83 +4,17 @@
 import t from 'tap';
 import pino from 'pino';
 import Srf from 'drachtio-srf';
-import { spawn, execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createSocket } from 'node:dgram';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { enginesOrSkip, killOnExit, startEngines, type RunningEngines } from '../../helpers/engines.js';
+import { enginesOrSkip, startEngines, type RunningEngines } from '../../helpers/engines.js';
 import { freePort } from '../../helpers/server-process.js';
 import { bounded, until } from '../../helpers/waits.js';
 import { startRegistration, type RegistrationState, type RegistrationTarget } from '../../../src/engine/drachtio/carrier-registration.js';
+import { PASSWORD, REALM, USER, startRegistrar } from './support/carrier-peers.js';
 
-const SCENARIO = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support', 'sipp', 'carriers', 'registrar.xml');
-const REALM = 'carrier.test';
-const USER = 'ringbase-trunk';
-const PASSWORD = 'carrier-secret-1';
 const log = pino({ level: 'silent' });
-
-interface Registrar {
-  kill(): Promise<void>;
-  output(): string;
-  /** REGISTERs sipp received, in order, with the wall-clock time it logged for each. */
-  registers(): Array<{ at: number; headers: Record<string, string> }>;
-  /** verifyauth verdicts, in order: 'ok' or 'bad'. */
-  verdicts(): string[];
-}
-
-/** The registrar on 127.0.0.1:port (UDP), granting `grantS` seconds; killed by the test or within 120 s. */
-async function startRegistrar(scratch: string, port: number, grantS: number): Promise<Registrar> {
-  const tag = `${port}-${Date.now()}`;
-  const file = path.join(scratch, `registrar-${tag}.xml`);
-  const keys: Record<string, string> = { realm: REALM, auth_user: USER, auth_pass: PASSWORD, grant_s: String(grantS), wait_ms: '120000' };
-  writeFileSync(file, Object.entries(keys).reduce((xml, [k, v]) => xml.replaceAll(`[${k}]`, v), readFileSync(SCENARIO, 'utf8')));
-  const messages = path.join(scratch, `registrar-${tag}.msg`);
-  const logs = path.join(scratch, `registrar-${tag}.log`);
-  // No -m: a registration that starts afresh (new Call-ID, after a failure) is a new call of the same sipp.
-  const child = spawn(process.env.SIPP_BIN ?? 'sipp', ['-sf', file, '-i', '127.0.0.1', '-p', String(port), '-nd', '-nostdin',
-    '-trace_msg', '-message_file', messages, '-trace_logs', '-log_file', logs, '-timeout', '120s'], { cwd: scratch, stdio: ['ignore', 'pipe', 'pipe'] });
-  killOnExit(child);
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => { out = (out + d.toString()).slice(-20_000); });
-  child.stderr.on('data', (d: Buffer) => { out = (out + d.toString()).slice(-20_000); });
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  await until(() => `sipp listening on udp ${port}: ${out.slice(-500)}`, 10_000, () => {
-    if (child.exitCode !== null) throw new Error(`sipp exited: ${out.slice(-800)}`);
-    return udpListening(port);
-  }, 25);
-  return {
-    async kill() { if (child.exitCode === null) child.kill('SIGKILL'); await exited; },
-    output: () => out,
-    registers: () => received(messages),
-    verdicts: () => (existsSync(logs) ? [...readFileSync(logs, 'utf8').matchAll(/auth-(ok|bad)/g)].map((m) => m[1]!) : []),
-  };
-}
-
-function udpListening(port: number): Promise<boolean> {
-  return new Promise((resolve) => execFile('ss', ['-Hlun', `sport = :${port}`], (err, out) => resolve(!err && out.trim() !== '')));
-}
-
-/**
- * Requests in sipp's message log: each message follows a line of dashes and sipp's local time
- * ("2026-11-28 04:27:11.669342"), then "UDP message received [313] bytes :" and a blank line.
- */
-function received(file: string): Array<{ at: number; headers: Record<string, string> }> {
-  if (!existsSync(file)) return [];
-  const out: Array<{ at: number; headers: Record<string, string> }> = [];
-  for (const block of readFileSync(file, 'utf8').split(/^-{10,} /m)) {
-    const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}\.\d{3})\d*\n[^\n]*message received[^\n]*\n\s*REGISTER [^\n]*\n([\s\S]*?)\n\s*\n/.exec(block);
-    if (!m) continue;
-    const headers: Record<string, string> = {};
-    for (const line of m[3]!.split('\n')) {
-      const h = /^\s*([\w-]+)\s*:\s*(.*?)\s*$/.exec(line);
-      if (h) headers[h[1]!.toLowerCase()] = h[2]!;
-    }
-    out.push({ at: new Date(`${m[1]}T${m[2]}`).getTime(), headers });
-  }
-  return out;
-}
 
 const cseqOf = (h: Record<string, string>) => Number.parseInt(h.cseq ?? '', 10);
 

@@ -6,7 +6,7 @@ import type { CarrierGateway, CarrierRoute, CarrierSource } from '../../../src/s
 
 function carrier(name: string, o: { sources?: CarrierSource[]; gateways?: Array<Partial<CarrierGateway> & { host: string }>; routes?: Array<Partial<CarrierRoute>> }): CarrierEntry {
   return {
-    name, sources: o.sources ?? [], auth: null, registration: null, numbers: E164_RULES, dtmf: 'rfc2833', codecs: [], srtp: 'off',
+    name, id: 1, sources: o.sources ?? [], auth: null, registration: null, numbers: E164_RULES, dtmf: 'rfc2833', codecs: [], srtp: 'off', optionsPingS: null,
     gateways: (o.gateways ?? []).map((g) => ({ port: null, transport: 'udp', priority: 0, weight: 1, ...g })),
     routes: (o.routes ?? []).map((r) => ({ prefix: '', priority: 0, weight: 1, ...r })),
   };

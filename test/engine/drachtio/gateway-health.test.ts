@@ -5,40 +5,17 @@
 import t from 'tap';
 import pino from 'pino';
 import Srf from 'drachtio-srf';
-import { execFile, spawn } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { enginesOrSkip, killOnExit, startEngines, type RunningEngines } from '../../helpers/engines.js';
+import { enginesOrSkip, startEngines, type RunningEngines } from '../../helpers/engines.js';
 import { freePort } from '../../helpers/server-process.js';
 import { bounded, until } from '../../helpers/waits.js';
 import { startGatewayHealth } from '../../../src/engine/drachtio/gateway-health.js';
+import { startOptionsResponder } from './support/carrier-peers.js';
 
-const SCENARIO = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support', 'sipp', 'carriers', 'options.xml');
 const INTERVAL_MS = 1_000;
 /** Timers on a busy 2-core machine fire late: slack on top of the two intervals promised. */
 const SLACK_MS = 750;
 const log = pino({ level: 'silent' });
-
-const udpListening = (port: number) => new Promise<boolean>((resolve) => {
-  execFile('ss', ['-Hlun', `sport = :${port}`], (err, out) => resolve(!err && out.trim() !== ''));
-});
-
-/** A gateway answering OPTIONS on 127.0.0.1:port (UDP) until killed, or for 120 s. */
-async function startGateway(port: number): Promise<{ kill(): Promise<void> }> {
-  const child = spawn(process.env.SIPP_BIN ?? 'sipp', ['-sf', SCENARIO, '-i', '127.0.0.1', '-p', String(port), '-nd', '-nostdin', '-timeout', '120s'],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
-  killOnExit(child);
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => { out = (out + d.toString()).slice(-20_000); });
-  child.stderr.on('data', (d: Buffer) => { out = (out + d.toString()).slice(-20_000); });
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  await until(() => `sipp listening on udp ${port}: ${out.slice(-500)}`, 10_000, () => {
-    if (child.exitCode !== null) throw new Error(`sipp exited: ${out.slice(-800)}`);
-    return udpListening(port);
-  }, 25);
-  return { async kill() { if (child.exitCode === null) child.kill('SIGKILL'); await exited; } };
-}
 
 const bins = enginesOrSkip(t);
 if (bins) {
@@ -59,7 +36,7 @@ if (bins) {
 
   t.test('a gateway that stops answering is down within two intervals and up again within two of its return', async (t) => {
     const [livePort, deadPort] = [await freePort(), await freePort()];
-    let gateway = await startGateway(livePort);
+    let gateway = await startOptionsResponder(livePort);
     t.teardown(() => gateway.kill());
     const changes: Array<{ key: string; up: boolean; at: number }> = [];
     const health = startGatewayHealth(srf, { intervalMs: INTERVAL_MS, log, onChange: (key, up) => changes.push({ key, up, at: Date.now() }) });
@@ -88,7 +65,7 @@ if (bins) {
     t.ok(downAfter <= 2 * INTERVAL_MS + SLACK_MS, `down ${downAfter} ms after it was killed (interval ${INTERVAL_MS} ms)`);
     t.notOk(health.isUp('dead'), 'the other stays down');
 
-    gateway = await startGateway(livePort);
+    gateway = await startOptionsResponder(livePort);
     const back = Date.now();
     await until('the gateway up again', 2 * INTERVAL_MS + SLACK_MS, () => health.isUp('live'));
     const upAfter = Date.now() - back;
@@ -111,7 +88,7 @@ if (bins) {
     // ping waits out its bound) and one that answers: the answering one is pinged on its own schedule, its pings
     // never queued behind the others' timeouts.
     const port = await freePort();
-    const gateway = await startGateway(port);
+    const gateway = await startOptionsResponder(port);
     t.teardown(() => gateway.kill());
     const sockets = await Promise.all([1, 2, 3, 4, 5].map(() => new Promise<Socket>((resolve) => {
       const s = createSocket('udp4');
