@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { nameProblem } from '../names/index.js';
 import { CliError, type Runner } from './context.js';
-import { CarrierNameTakenError, type Carrier, type CarrierSettings } from '../store/carriers.js';
+import { CarrierNameTakenError, hostAndPort, type Carrier, type CarrierSettings } from '../store/carriers.js';
 import { E164_RULES } from '../net/number-rules.js';
 import { carrierSettings, type CarrierFlags } from './carrier-options.js';
 import { operatorRequest } from './operator-client.js';
@@ -32,10 +32,9 @@ export const carrierView = (c: Carrier) => ({
   dtmf: c.dtmf, codecs: c.codecs, srtp: c.srtp, options_ping_s: c.optionsPingS,
 });
 
-const where = (host: string, port: number | null) => `${host.includes(':') ? `[${host}]` : host}${port === null ? '' : `:${port}`}`;
 const line = (c: Carrier) => [
   c.name,
-  c.gateways.map((g) => `${where(g.host, g.port)}${g.transport === 'udp' ? '' : `;${g.transport}`}`).join(',') || '-',
+  c.gateways.map((g) => `${hostAndPort(g.host, g.port)}${g.transport === 'udp' ? '' : `;${g.transport}`}`).join(',') || '-',
   c.routes.map((r) => r.prefix || '*').join(',') || '-',
   c.auth ? `auth ${c.auth.username}` : '',
   c.registration ? 'registers' : '',

@@ -14,6 +14,16 @@ export interface CarrierSource { network: string; port: number | null }
 /** Where calls to numbers go. Lower priorities are tried first; among equal ones, weights share the first tries. */
 export interface CarrierGateway { host: string; port: number | null; transport: CarrierTransport; priority: number; weight: number }
 
+/** host[:port] as people write it: IPv6 in brackets, no port when none is set. */
+export const hostAndPort = (host: string, port: number | null): string => `${host.includes(':') ? `[${host}]` : host}${port === null ? '' : `:${port}`}`;
+
+/** host:port of a gateway, the transport's default port (5060; 5061 for TLS) when none is set. */
+export const gatewayAddress = (g: Pick<CarrierGateway, 'host' | 'port' | 'transport'>): string =>
+  hostAndPort(g.host, g.port ?? (g.transport === 'tls' ? 5061 : 5060));
+
+/** How health checks, timelines and the operator's pages name a gateway: `carrier/transport:host:port`. */
+export const gatewayKey = (carrier: string, g: Pick<CarrierGateway, 'host' | 'port' | 'transport'>): string => `${carrier}/${g.transport}:${gatewayAddress(g)}`;
+
 /** Numbers starting with `prefix` ('' takes every number) may go to this carrier: longest prefix, then priority, then weight. */
 export interface CarrierRoute { prefix: string; priority: number; weight: number }
 

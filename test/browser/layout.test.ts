@@ -1,6 +1,6 @@
 // Every dashboard page at 1280 and 390 px in Chromium: nothing wider than the screen (scrollWidth measured), the
 // navigation on every page, and a page that does not exist keeps the layout (navigation, a way back). The
-// operator's sign-in and cluster pages too.
+// operator's sign-in, cluster and carriers pages too.
 import t from 'tap';
 import { startHarness } from '../helpers/harness.js';
 import { accountWithUser } from '../dashboard/client.js';
@@ -8,6 +8,7 @@ import { NumberService } from '../../src/numbers/service.js';
 import { DEFAULT_QUEUE_SETTINGS } from '../../src/acd/queues.js';
 import { SKIP, horizontalOverflow, launch, signIn } from './chromium.js';
 import { operatorToken } from '../../src/operator-token.js';
+import { carrierAtAddress } from '../../src/store/carriers.js';
 
 const NUMBER = '+14155550100';
 
@@ -19,6 +20,10 @@ t.test('every page fits 1280 and 390 px and keeps the navigation; the 404 page t
   const queue = await h.store.queues.create(a.id, 'QU00000000000000000000000000000001', { ...DEFAULT_QUEUE_SETTINGS, friendlyName: 'A queue with a rather long name for the layout' });
   const agent = await h.store.agents.create(a.id, 'AG00000000000000000000000000000001', {
     friendlyName: 'An agent with a long name for the layout', trunkId: trunk.id, queueIds: [queue.id], status: 'available', breakReason: null,
+  });
+  await h.store.carriers.add('a-carrier-with-a-long-name-for-the-layout', {
+    ...carrierAtAddress('203.0.113.10', 5060, '+44'), sources: [{ network: '2001:db8:1234:5678::/64', port: 5060 }],
+    gateways: [{ host: 'sip-gateway-one.a-long-carrier-domain.example', port: 5061, transport: 'tls', priority: 0, weight: 1 }],
   });
   const sid = 'CA00000000000000000000000000000001';
   await h.store.calls.create({ sid, accountId: a.id, direction: 'inbound', from: '+15557770001', to: NUMBER, status: 'ringing' });
@@ -57,6 +62,9 @@ t.test('every page fits 1280 and 390 px and keeps the navigation; the 404 page t
       await page.waitForURL(/\/dashboard\/operator\/cluster$/);
       t.equal(await page.locator(`tr[data-node="${h.store.instanceId}"]`).count(), 1, 'the cluster page lists this node');
       t.ok(await horizontalOverflow(page) <= 1, `the cluster page fits ${width} px`);
+      await page.goto(`${h.url}/dashboard/operator/carriers`);
+      t.equal(await page.locator('tr[data-carrier="a-carrier-with-a-long-name-for-the-layout"]').count(), 1, 'the carriers page lists the carrier');
+      t.ok(await horizontalOverflow(page) <= 1, `the carriers page fits ${width} px (overflow ${await horizontalOverflow(page)} px)`);
     });
   }
 });

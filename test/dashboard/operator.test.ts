@@ -6,6 +6,8 @@ import { createHmac } from 'node:crypto';
 import { hostname } from 'node:os';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { operatorToken } from '../../src/operator-token.js';
+import { cli } from '../helpers/spawn.js';
+import { databaseEnv } from '../helpers/backends.js';
 import { DashboardClient, PASSWORD, accountWithUser } from './client.js';
 
 const PEER = 'node-b';
@@ -130,4 +132,27 @@ t.test('operator API: the cluster and drain with the operator token', async (t) 
   const dead = await call('POST', `/operator/cluster/nodes/${GONE}/drain`);
   t.equal(dead.status, 409);
   t.match(dead.body, { error: /is dead/ });
+});
+
+t.test('operator carriers page: every carrier\'s settings, never its password; only with the operator session', async (t) => {
+  const h = await startHarness(t);
+  const token = operatorToken(h.dataDir, false)!;
+  const rb = cli(h.dataDir, databaseEnv(h.config.database));
+  const added = await rb('carrier', 'add', '--name', 'acme', '--source', '203.0.113.0/24', '--gateway', 'sip1.acme.example;transport=tls;priority=1',
+    '--prefix', '+44', '--username', 'acct-7', '--password', 'never-shown-9', '--register', '--number-format', 'national', '--country-code', '44',
+    '--dtmf', 'info', '--srtp', 'required', '--options-ping', '30');
+  t.equal(added.code, 0, added.stderr);
+  const op = new DashboardClient(h.url);
+  t.equal((await op.get('/dashboard/operator/carriers')).location, '/dashboard/operator', 'signed out: sent to the sign-in');
+  await op.submit('/dashboard/operator', '/dashboard/operator/sign-in', { token });
+  const page = await op.get('/dashboard/operator/carriers');
+  t.equal(page.status, 200);
+  const row = /<tr data-carrier="acme">([\s\S]*?)<\/tr>/.exec(page.text)?.[1] ?? '';
+  for (const shown of ['203.0.113.0/24', 'sip1.acme.example', 'tls, priority 1', '+44', 'acct-7', 'password set', 'not started on this node', 'national (+44)', 'keys info', 'SRTP required', 'OPTIONS every 30 s']) {
+    t.match(row, shown, `shows ${shown}`);
+  }
+  t.match(row, /not pinged/, 'the sandbox engine pings nothing');
+  t.notMatch(page.text, 'never-shown-9', 'the password is never on the page');
+  t.match(page.text, /href="\/dashboard\/operator\/cluster"/, 'links to the cluster page');
+  t.match((await op.get('/dashboard/operator/cluster')).text, /href="\/dashboard\/operator\/carriers"/, 'and back');
 });

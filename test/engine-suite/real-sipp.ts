@@ -145,6 +145,8 @@ export interface CallerOptions {
    * 202, NOTIFY 100, NOTIFY 200 (its exit code says whether all came), then the platform's BYE.
    */
   transferTo?: string;
+  /** Once answered, the caller sends these keys as SIP INFO (application/dtmf-relay), one a second after the answer, then 250 ms apart. */
+  infoKeys?: string;
   /** The INVITE's request-URI user, when it is not `to` (a provider calling the Contact it registered, To the number). */
   requestUser?: string;
 }
@@ -157,6 +159,28 @@ function transferPart(target: string, dialog: { requestUri: string; from: string
   return readFileSync(path.join(DIR, 'transfer.part'), 'utf8')
     .replace('REFER_REQUEST_URI', dialog.requestUri).replace('REFER_FROM', dialog.from).replace('REFER_TO', dialog.to)
     .replace('REFER_CALL_ID', '[call_id]').replace('REFER_CSEQ', String(dialog.cseq)).replace('REFER_TARGET', target);
+}
+
+/** The caller's keys as in-dialog INFO requests (a carrier set for SIP INFO DTMF), CSeqs from `firstCseq`. */
+function infoPart(keys: string, firstCseq: number): string {
+  return `<pause milliseconds="1000"/>${[...keys].map((key, i) => `${i ? '<pause milliseconds="250"/>' : ''}
+  <send retrans="500">
+    <![CDATA[
+      INFO sip:[service]@[remote_ip]:[remote_port] SIP/2.0
+      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
+      From: <sip:[caller]@[local_ip]:[local_port]>;tag=[pid]SIPpTag00[call_number]
+      To:[$dialog_to]
+      Call-ID: [call_id]
+      CSeq: ${firstCseq + i} INFO
+      Max-Forwards: 70
+      Content-Type: application/dtmf-relay
+      Content-Length: [len]
+
+      Signal=${key}
+      Duration=160
+    ]]>
+  </send>
+  <recv response="200"/>`).join('')}`;
 }
 
 /** uac.xml filled in for one caller plan; `hangupMs` is how long it stays after its keys. */
@@ -175,9 +199,9 @@ function callerScenario(o: Omit<CallerOptions, 'target' | 'localPort' | 'to'>): 
   }, (xml) => (o.inband ? withoutTelephoneEvent(xml) : xml)
     .replace('INVITE sip:[service]@', `INVITE sip:${o.requestUser ?? '[service]'}@`)
     .replace('<!-- CHALLENGE -->', o.auth ? readFileSync(path.join(DIR, 'challenge.part'), 'utf8') : '')
-    .replace('<!-- MEDIA -->', `${media.ms > 0 ? `<pause milliseconds="${media.ms}"/>` : ''}${refer}`)
+    .replace('<!-- MEDIA -->', `${media.ms > 0 ? `<pause milliseconds="${media.ms}"/>` : ''}${o.infoKeys ? infoPart(o.infoKeys, cseq + 1) : ''}${refer}`)
     .replaceAll('CSEQ ACK', `${cseq} ACK`)
-    .replace('BYE_CSEQ', String(cseq + (o.referTo || o.referredTo || o.transferTo ? 2 : 1))), o.transport);
+    .replace('BYE_CSEQ', String(cseq + (o.infoKeys?.length ?? 0) + (o.referTo || o.referredTo || o.transferTo ? 2 : 1))), o.transport);
   return { file, hangupMs };
 }
 

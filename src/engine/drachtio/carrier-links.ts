@@ -6,7 +6,8 @@ import { createHmac } from 'node:crypto';
 import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
 import type { CarrierLinkStatus } from '../port.js';
-import { gatewayKey, type CarrierDirectory, type CarrierEntry } from './carriers.js';
+import { gatewayKey } from '../../store/carriers.js';
+import type { CarrierDirectory, CarrierEntry } from './carriers.js';
 import { startGatewayHealth, type GatewayHealth } from './gateway-health.js';
 import { startRegistration, type Registration } from './carrier-registration.js';
 

@@ -2,7 +2,7 @@
 // go (routes by prefix across carriers, gateways within one). The list is read from the store's cache on every call,
 // so carriers changed with the operator CLI count without a restart.
 import { cidrContains, parseCidr } from '../../net/cidr.js';
-import type { CarrierGateway, CarrierSettings } from '../../store/carriers.js';
+import { gatewayAddress, gatewayKey, type CarrierGateway, type CarrierSettings } from '../../store/carriers.js';
 
 /** A carrier with its password opened (the engine answers digest challenges with it). */
 export interface CarrierEntry extends Omit<CarrierSettings, 'auth'> {
@@ -34,11 +34,6 @@ export async function carrierAt(dir: CarrierDirectory, address: string, port: nu
 /** One gateway of one carrier, in the order a call to a number tries them. */
 export interface GatewayAttempt { carrier: CarrierEntry; gateway: CarrierGateway }
 
-/** How health checks and logs name a gateway. */
-export const gatewayKey = (carrier: string, g: CarrierGateway): string => `${carrier}/${g.transport}:${hostPort(g)}`;
-
-const defaultPort = (g: Pick<CarrierGateway, 'transport'>) => (g.transport === 'tls' ? 5061 : 5060);
-const hostPort = (g: CarrierGateway) => `${g.host.includes(':') ? `[${g.host}]` : g.host}:${g.port ?? defaultPort(g)}`;
 
 /**
  * Orders items by `rank` (lower first) and, among equal ranks, by weighted chance: an item of weight 3 is three times
@@ -82,5 +77,5 @@ export function attemptsFor(carriers: readonly CarrierEntry[], number: string, i
 
 /** The request URI for `user` at a gateway: its transport named unless UDP, SIP's default. */
 export function gatewayUri(g: CarrierGateway, user: string): string {
-  return `sip:${user}@${hostPort(g)}${g.transport === 'udp' ? '' : `;transport=${g.transport}`}`;
+  return `sip:${user}@${gatewayAddress(g)}${g.transport === 'udp' ? '' : `;transport=${g.transport}`}`;
 }

@@ -217,7 +217,11 @@ export class DrachtioEngine implements EnginePort {
     const call = new DrachtioIncomingCall(
       req.get('Call-ID'), verdict.from, verdict.to, verdict.source, req, res,
       () => this.#conn.pickMedia(), this.#conn.srf, this.log.child({ sipCallId: req.get('Call-ID') }),
-      (leg) => { this.#pending.delete(call); this.#track(leg); },
+      (leg) => {
+        this.#pending.delete(call);
+        if (verdict.carrier) leg.keysBy(verdict.carrier.dtmf);
+        this.#track(leg);
+      },
     );
     this.#pending.add(call);
     void call.ended.then(() => this.#pending.delete(call));

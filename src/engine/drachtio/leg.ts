@@ -14,6 +14,7 @@ import { collectDigits } from './collect.js';
 import { joinConference } from './conference.js';
 import { bye, dialogIdOf, isUp } from './dialogs.js';
 import { DigitBuffer } from './digits.js';
+import { keyOfInfo } from './info-dtmf.js';
 import type { Endpoint } from './fsmrf.js';
 import { quietly, type MediaContext } from './media-context.js';
 import { breakMedia, playTarget, sayStep, settleBreakOn, type MediaStep } from './media.js';
@@ -26,6 +27,7 @@ import type { ConferenceRooms } from './conference-rooms.js';
 import { ringbackFile } from './ring-tones.js';
 import type { RingTone } from '../../markup/ring-tones.js';
 import { settledWithin } from '../../waits.js';
+import type { DtmfMode } from '../../store/carriers.js';
 import { sendDigitsMs } from '../send-digits.js';
 
 type Listeners = { [E in keyof LegEvents]: Set<LegEvents[E]> };
@@ -70,11 +72,7 @@ export class DrachtioLeg implements CallLeg, MediaContext {
     readonly log: Logger,
   ) {
     this.ended = new Promise((resolve) => { this.#resolveEnded = resolve; });
-    ep.on('dtmf', ({ dtmf }) => {
-      log.debug({ dtmf }, 'dtmf');
-      for (const listener of [...this.#listeners.dtmf]) listener(dtmf);
-      this.digits.push(dtmf);
-    });
+    ep.on('dtmf', ({ dtmf }) => this.#key(dtmf));
     dialog.on('destroy', () => this.#end({ cause: 'normal', by: 'remote' }));
     // A transfer the far end asks for goes to whoever listens (a bridge whose call has a refer_url), else it is
     // declined. Unheard, drachtio-srf answers 200, which tells a PBX or phone its transfer is under way when nothing
@@ -106,6 +104,29 @@ export class DrachtioLeg implements CallLeg, MediaContext {
   }
 
   get isEnded(): boolean { return this.#endInfo !== null; }
+
+  #key(dtmf: string): void {
+    this.log.debug({ dtmf }, 'dtmf');
+    for (const listener of [...this.#listeners.dtmf]) listener(dtmf);
+    this.digits.push(dtmf);
+  }
+
+  /**
+   * How the far end sends keys, when its carrier says (docs/carriers.md): 'info' takes keys from its SIP INFO
+   * requests; 'inband' listens for tones even when its SDP offers telephone-event. Without this, or with 'rfc2833',
+   * keys are RFC 2833 events, or tones when the SDP has no telephone-event.
+   */
+  keysBy(mode: DtmfMode): void {
+    if (mode === 'inband' && /telephone-event/i.test(this.dialog.remote?.sdp ?? '')) {
+      void quietly(this, 'in-band DTMF detection', () => this.ep.execute('spandsp_start_dtmf'));
+    }
+    if (mode !== 'info') return;
+    this.dialog.on('info', (req: Srf.SrfRequest, res: Srf.SrfResponse) => {
+      const key = keyOfInfo(req.get('Content-Type'), req.body as string | undefined);
+      res.send(200);
+      if (key !== null) this.#key(key);
+    });
+  }
 
   /** The far end's dialog: drachtio-server keeps it after this process dies, so a successor can BYE inside it. */
   get orphanRef(): string { return dialogIdOf(this.dialog); }

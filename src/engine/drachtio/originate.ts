@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 import type { OriginateRequest, OriginateResult, OriginateTarget } from '../port.js';
 import { toCarrierNumber } from '../../net/number-rules.js';
 import { splitSipUriHeaders } from '../../net/sip-uri-headers.js';
-import { attemptsFor, gatewayKey, gatewayUri, type CarrierDirectory, type GatewayAttempt } from './carriers.js';
+import { gatewayKey } from '../../store/carriers.js';
+import { attemptsFor, gatewayUri, type CarrierDirectory, type GatewayAttempt } from './carriers.js';
 import { DrachtioLeg } from './leg.js';
 import { DrachtioIncomingCall } from './incoming.js';
 import type { MediaServer } from './fsmrf.js';
@@ -48,7 +49,7 @@ function carrierRoute({ carrier, gateway }: GatewayAttempt, number: string, call
   return {
     route: {
       uri: gatewayUri(gateway, toCarrierNumber(number, carrier.numbers, 'request-uri')), to: number,
-      callingNumber: toCarrierNumber(callerId, carrier.numbers, 'caller-id'),
+      callingNumber: toCarrierNumber(callerId, carrier.numbers, 'caller-id'), dtmf: carrier.dtmf,
       ...(carrier.auth ? { auth: { username: carrier.auth.username, password: carrier.auth.password } } : {}),
     },
     via: { carrier: carrier.name, gateway: gatewayKey(carrier.name, gateway) },
@@ -92,7 +93,8 @@ export async function originate(req: OriginateRequest, deps: OriginateDeps): Pro
   const ms = deps.media(req.bridgeWith instanceof DrachtioLeg ? req.bridgeWith.ep
     : req.bridgeWith instanceof DrachtioIncomingCall ? req.bridgeWith.endpoint ?? undefined : undefined);
   if (routes.length === 0) {
-    deps.log.info({ target: req.target }, 'originate: no route (no carrier gateway up, or no registration)');
+    // The target as kind alone: a SIP target carries its digest password.
+    deps.log.info({ target: req.target.kind }, 'originate: no route (no carrier gateway up, or no registration)');
     return failed('failed', 404);
   }
   if (!ms) return failed('failed', 503);

@@ -12,6 +12,7 @@ import { connectOffer, type Endpoint, type MediaServer } from './fsmrf.js';
 import { DrachtioLeg } from './leg.js';
 import { readThroughJitterBuffer } from './jitter-buffer.js';
 import { quietly } from './media-context.js';
+import type { DtmfMode } from '../../store/carriers.js';
 
 /**
  * Where one INVITE goes. `headers`: the X- headers a <Sip> target's URI carried, sent with the INVITE;
@@ -20,6 +21,8 @@ import { quietly } from './media-context.js';
 export interface Route {
   uri: string; proxy?: string; auth?: { username: string; password: string }; to: string; lateOffer?: boolean;
   headers?: Record<string, string>; callingNumber?: string;
+  /** How the far end sends keys (its carrier's setting). */
+  dtmf?: DtmfMode;
 }
 
 export interface AttemptDeps {
@@ -149,6 +152,7 @@ export async function attemptRoute(
     }
     const media = ep ? await answerEarlyOffer(ep, answer as Srf.Dialog, deps.log) : await answerLateOffer(deps.srf, ms, answer as unknown as UnackedAnswer, deps.log);
     const leg = new DrachtioLeg(deps.newId(), req.callerId, route.to, media.ep, media.dialog, deps.log);
+    if (route.dtmf) leg.keysBy(route.dtmf);
     deps.track(leg);
     return { answered: true, leg };
   } catch (err) {

@@ -1,7 +1,8 @@
-// Calls to numbers through carriers on the real engines, each provider a sipp: a gateway that challenges with 407 is
-// answered with the carrier's credentials; a gateway that answers 503 or nothing at all fails over to the next; a 404
-// does not. Each connected call is proven by its audio (the caller and the far end each hear the other's tone), and
-// the caller's timeline shows every gateway tried.
+// Calls through carriers on the real engines, each provider a sipp: a gateway that challenges with 407 is answered
+// with the carrier's credentials; a gateway that answers 503 or nothing at all fails over to the next; a 404 does
+// not; numbers are written and read by the carriers' number rules; keys sent as SIP INFO reach a Gather. Each
+// connected call is proven by its audio (the caller and the far end each hear the other's tone), and the caller's
+// timeline shows every gateway tried.
 import t, { type Test } from 'tap';
 import { createHash } from 'node:crypto';
 import { createSocket } from 'node:dgram';
@@ -11,7 +12,7 @@ import { until } from '../../helpers/waits.js';
 import { xml } from '../../helpers/webhook-app.js';
 import { realDrivers, udpPortTaken, type RealDriver } from '../../engine-suite/real-driver.js';
 import { tonePhone } from '../../engine-suite/rtp-phone.js';
-import { runRefuser, runRtpParty, type DigestChallenge } from '../../engine-suite/real-sipp.js';
+import { mediaPort, runCaller, runRefuser, runRtpParty, type DigestChallenge } from '../../engine-suite/real-sipp.js';
 import { scene, CALLER, DID } from '../../engine-suite/flows.js';
 import { listenFor, tally, toneCaller, CALLER_HZ, WAIT_MS } from './support/leg-audio.js';
 import { E164_RULES } from '../../../src/net/number-rules.js';
@@ -128,6 +129,21 @@ if (bins) {
     t.match(invite, /^INVITE sip:902079460001@127\.0\.0\.1/m, 'request URI: tech prefix, then the UK national number');
     t.match(invite, /^From: <sip:0015557770001@/m, 'caller ID: a US number written with the international prefix');
     await call.hangup();
+  });
+
+  t.test('keys a carrier sends as SIP INFO reach a Gather', async (t) => {
+    const d = await make(t);
+    const s = await scene(t, d);
+    s.app.on('/voice', xml('<Gather numDigits="3" action="/digits" timeout="10"><Say>Enter three digits</Say></Gather><Say>No input.</Say>'));
+    s.app.on('/digits', xml('<Hangup/>'));
+    await d.h.store.carriers.add('info-callers', { ...carrierAtAddress('127.0.0.1', null, '+1999'), dtmf: 'info' });
+    const caller = await runCaller({
+      target: d.sipTarget, localPort: await freePort(), rtpPort: await mediaPort(), from: CALLER, to: DID, infoKeys: '4*7', plan: {}, scratch: d.scratch,
+    });
+    t.teardown(() => caller.kill());
+    const got = await s.app.waitFor('/digits');
+    t.equal(got.json.digits, '4*7', 'Digits are the keys sent as INFO');
+    t.equal(await caller.exited, 0, 'each INFO answered 200, then the platform hung up', { sipp: caller.output().slice(-600) });
   });
 
   t.test('the first gateway answering 503 fails over to the second, which connects', async (t) => {

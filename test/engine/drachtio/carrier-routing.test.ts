@@ -1,6 +1,7 @@
 // Which carrier a call came from, and the order a call to a number tries the gateways in (src/engine/drachtio/carriers.ts).
 import t from 'tap';
-import { attemptsFor, carrierAt, gatewayKey, gatewayUri, type CarrierEntry } from '../../../src/engine/drachtio/carriers.js';
+import { attemptsFor, carrierAt, gatewayUri, type CarrierEntry } from '../../../src/engine/drachtio/carriers.js';
+import { gatewayKey } from '../../../src/store/carriers.js';
 import { E164_RULES } from '../../../src/net/number-rules.js';
 import type { CarrierGateway, CarrierRoute, CarrierSource } from '../../../src/store/carriers.js';
 

@@ -5,6 +5,7 @@ import { tooManyFailures } from '../format.js';
 import { ensurePreSessionToken } from '../session.js';
 import { endOperatorSession, operatorSessionOf, startOperatorSession } from '../operator-session.js';
 import { clusterView, operatorErrorView, operatorSignInView } from '../views/operator.js';
+import { operatorCarriersView } from '../views/operator-carriers.js';
 import { judgeOperatorToken } from '../../operator-auth.js';
 import { TrustedProxies } from '../../preview/client-address.js';
 import { askToDrain, clusterStatus } from '../../../recovery/cluster-status.js';
@@ -54,6 +55,13 @@ export function operatorPages(app: FastifyInstance, d: Dashboard): void {
     if (!session) return reply.redirect('/dashboard/operator', 303);
     const nodes = await clusterStatus(d.store, d.clock, self);
     return sendPage(reply, clusterView({ csrf: session.csrf, self, nodes, notice: queryOf(req).done }));
+  });
+
+  app.get('/operator/carriers', async (req, reply) => {
+    const session = sessionOf(req);
+    if (!session) return reply.redirect('/dashboard/operator', 303);
+    const engine = d.callServices.engine;
+    return sendPage(reply, operatorCarriersView({ csrf: session.csrf, carriers: await d.store.carriers.list(), links: engine.carrierLinks?.() ?? null }));
   });
 
   app.post<{ Params: { id: string } }>('/operator/cluster/nodes/:id/drain', async (req, reply) => {

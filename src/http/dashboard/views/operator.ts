@@ -3,6 +3,7 @@ import { html, type Html } from '../html.js';
 import { csrfField, FormRender } from '../forms.js';
 import { actionButton, page } from '../layout.js';
 import { when } from '../format.js';
+import { operatorBar } from './operator-carriers.js';
 import type { NodeState, NodeStatus } from '../../../recovery/cluster-status.js';
 
 export function operatorSignInView(opts: { csrf: string; problem?: string; notice?: string }): Html {
@@ -28,8 +29,7 @@ const STATE_TEXT: Record<NodeState, string> = {
 export function clusterView(opts: { csrf: string; self: string; nodes: NodeStatus[]; notice?: string }): Html {
   const { csrf, self, nodes } = opts;
   return page({ title: 'Cluster', viewer: null, notice: opts.notice }, html`
-    <form class="inline" method="post" action="/dashboard/operator/sign-out">${csrfField(csrf)}<span class="hint">Signed in as the operator.</span>
-      <button type="submit" class="link">Sign out</button></form>
+    ${operatorBar(csrf)}
     <p>The control planes (nodes) sharing this database. This page was answered by <code>${self}</code>.
       <a href="/dashboard/operator/cluster">Refresh</a></p>
     ${nodes.length === 0 ? html`<p>No node is running on this database.</p>` : html`<div class="table-wrap"><table>
