@@ -50,6 +50,7 @@ function carrierRoute({ carrier, gateway }: GatewayAttempt, number: string, call
       uri: gatewayUri(gateway, toCarrierNumber(number, carrier.numbers, 'request-uri')), to: number,
       callingNumber: toCarrierNumber(callerId, carrier.numbers, 'caller-id'),
       ...(carrier.auth ? { auth: { username: carrier.auth.username, password: carrier.auth.password } } : {}),
+      ...(carrier.srtp === 'off' ? {} : { srtp: carrier.srtp }),
     },
     via: { carrier: carrier.name, gateway: gatewayKey(carrier.name, gateway) },
   };
