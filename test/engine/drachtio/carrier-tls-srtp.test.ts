@@ -40,7 +40,7 @@ interface FarEnd { gateway: TlsGateway; phone: TonePhone; relay: () => SrtpRelay
  * The carrier's gateway (TLS, its own self-signed certificate, which drachtio-server does not check: see
  * docs/carriers.md) and the far end's phone saying PARTY_HZ. With `srtp`, the answer takes FreeSWITCH's
  * AES_CM_128_HMAC_SHA1_80 offer with a key of its own and the audio goes through the relay; an offer without it
- * is refused with 488. Without, the answer is plain RTP straight to the phone.
+ * is refused with 488. It answers after 2 s of ringing. Without, the answer is plain RTP straight to the phone.
  */
 async function farEnd(t: Test, srtp: boolean): Promise<FarEnd> {
   const phone = await tonePhone(PARTY_HZ, 'PCMA');
@@ -48,6 +48,8 @@ async function farEnd(t: Test, srtp: boolean): Promise<FarEnd> {
   let relay: SrtpRelay | null = null;
   const gateway = await tlsGateway({
     ...pems,
+    // Rings past FreeSWITCH's first 200 OK retransmissions (T1 500 ms, doubling): the SRTP endpoint's ACK waits for the answer.
+    ringMs: 2_000,
     answer: async (invite) => {
       if (!srtp) return answerSdp(phone.port, 'RTP/AVP');
       const crypto = offered80(invite.body);
