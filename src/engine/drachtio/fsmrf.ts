@@ -52,6 +52,17 @@ export interface MediaServer {
   disconnect(): void;
 }
 
+/** SDES-SRTP in a 3PCC endpoint's offer: `required`, RTP/SAVP only; `offered`, RTP/SAVP and RTP/AVP (the far end picks). */
+export type SrtpOffer = 'offered' | 'required';
+
+/**
+ * The media INVITE's header that makes FreeSWITCH's offer carry SDES crypto. A 3PCC offer is made as the INVITE
+ * arrives, before any dialplan runs, so the channel's rtp_secure_media_inbound must be set by then: the drachtio_mrf
+ * profile takes this header as the name of a directory entry (apply-inbound-acl-x-token) whose variables the
+ * channel gets first (freeswitch/directory/media.xml). Such an endpoint is made with offerFromServer.
+ */
+export const secureMediaHeaders = (srtp: SrtpOffer): Record<string, string> => ({ 'X-Ringbase-Media': `srtp-${srtp}@media` });
+
 export interface MrfConnectOptions {
   address: string;
   port: number;
@@ -174,4 +185,86 @@ async function offerToServer(srf: Srf, ms: MediaServer, offer: string, deliverAn
     await bye(media);
     throw err;
   }
+}
+
+/** An endpoint whose offer is made and whose answer is still to come (offerFromServer). */
+export interface PendingEndpoint {
+  readonly pendingAnswer: true;
+  /** FreeSWITCH's offer. */
+  readonly local: { sdp: string };
+  /** Gives FreeSWITCH the far end's answer (in the ACK) and resolves with the endpoint once its channel is ready. */
+  answer(sdp: string): Promise<Endpoint>;
+  /** Gives up before the answer: the media dialog is acknowledged and hung up. */
+  destroy(): Promise<void>;
+}
+
+export const isPending = (ep: Endpoint | PendingEndpoint): ep is PendingEndpoint => (ep as PendingEndpoint).pendingAnswer === true;
+
+/**
+ * A 3PCC endpoint whose offer's answer goes to FreeSWITCH in the ACK, as RFC 3264 has it, instead of fsmrf's way
+ * (createEndpoint ACKs at once with FreeSWITCH's own offer turned recvonly, and the far end's answer follows in a
+ * re-INVITE). That re-INVITE is a new offer to FreeSWITCH, and with SDES keys FreeSWITCH answers a new offer with
+ * a new key of its own: it would send SRTP with a key the far end never got. Here the answer is the first SDP
+ * FreeSWITCH gets, so the key of its offer is the key it sends with. Until answer() or destroy(), FreeSWITCH
+ * repeats its 200 OK; it gives up on the ACK at its timer H (the profile's timer-T1X64, freeswitch/sip_profiles/mrf.xml).
+ */
+export async function offerFromServer(srf: Srf, ms: MediaServer, headers: Record<string, string>): Promise<PendingEndpoint> {
+  const created = creationOn(ms);
+  const internals = ms as unknown as MediaServerInternals;
+  const uuid = randomUUID();
+  const pending: PendingConnection = {};
+  internals.pendingConnections.set(uuid, pending);
+  let unacked: { sdp: string; ack(sdp: string): Promise<Srf.Dialog>; destroy(): Promise<void> };
+  try {
+    unacked = await srf.createUAC(`sip:drachtio@${ms.sip.ipv4.udp.address}`, {
+      headers: { ...ms.channelTags, ...headers, 'User-Agent': `drachtio-fsmrf:${uuid}`, 'X-esl-outbound': `${internals.advertisedAddress}:${internals.advertisedPort}` },
+      noAck: true,
+    } as unknown as Srf.CreateUACOptions) as unknown as typeof unacked;
+  } catch (err) {
+    internals.pendingConnections.delete(uuid);
+    created();
+    throw err;
+  }
+  let settled = false;
+  const settle = () => {
+    if (settled) return false;
+    settled = true;
+    created();
+    return true;
+  };
+  return {
+    pendingAnswer: true,
+    local: { sdp: unacked.sdp },
+    async answer(sdp) {
+      if (!settle()) throw new Error('endpoint already answered or given up');
+      let media: Srf.Dialog | null = null;
+      try {
+        media = await unacked.ack(sdp);
+        const dialog = media;
+        const conn = await new Promise<unknown>((resolve, reject) => {
+          if (pending.conn) { internals.pendingConnections.delete(uuid); resolve(pending.conn); return; }
+          pending.dialog = dialog;
+          pending.fn = resolve;
+          pending.connTimeout = setTimeout(() => {
+            internals.pendingConnections.delete(uuid);
+            reject(new Error('FreeSWITCH did not connect back after the answer'));
+          }, ESL_CONNECTION_TIMEOUT_MS);
+        });
+        const ep = new EndpointClass(conn, dialog, fsmrfServer(ms), {});
+        await new Promise<void>((resolve) => ep.once('ready', () => resolve()));
+        return ep;
+      } catch (err) {
+        clearTimeout(pending.connTimeout);
+        internals.pendingConnections.delete(uuid);
+        if (media) await bye(media);
+        else await unacked.destroy().catch(() => undefined);
+        throw err;
+      }
+    },
+    async destroy() {
+      if (!settle()) return;
+      internals.pendingConnections.delete(uuid);
+      await unacked.destroy().catch(() => undefined);
+    },
+  };
 }

@@ -19,6 +19,12 @@ export { INVITE_TRANSACTION_MS } from './outbound-attempt.js';
 /** How long a carrier gateway may stay silent (not even 100 Trying) before the next one is tried. */
 export const GATEWAY_NO_RESPONSE_MS = 4_000;
 
+/**
+ * The longest an SDES-SRTP attempt rings: FreeSWITCH holds its offer's 200 OK until the far end answers (the answer
+ * goes in the ACK, fsmrf.ts offerFromServer) and gives up at its timer H, 32 s; a later answer could not be taken.
+ */
+export const SRTP_RING_LIMIT_MS = 30_000;
+
 const WEBRTC_TRANSPORTS = new Set(['ws', 'wss']);
 
 export interface OriginateDeps {
@@ -51,6 +57,7 @@ function carrierRoute({ carrier, gateway }: GatewayAttempt, number: string, call
       uri: gatewayUri(gateway, toCarrierNumber(number, carrier.numbers, 'request-uri')), to: number,
       callingNumber: toCarrierNumber(callerId, carrier.numbers, 'caller-id'), dtmf: carrier.dtmf,
       ...(carrier.auth ? { auth: { username: carrier.auth.username, password: carrier.auth.password } } : {}),
+      ...(carrier.srtp === 'off' ? {} : { srtp: carrier.srtp }),
     },
     via: { carrier: carrier.name, gateway: gatewayKey(carrier.name, gateway) },
   };
@@ -105,7 +112,7 @@ export async function originate(req: OriginateRequest, deps: OriginateDeps): Pro
     if (req.signal?.aborted) return failed('canceled');
     const last = i === routes.length - 1;
     const { noResponse, ...result } = await attemptRoute(req, route, ms, deps, {
-      timeoutMs: Math.max(deadline - Date.now(), 0), noResponseMs: last ? null : deps.gatewayNoResponseMs ?? GATEWAY_NO_RESPONSE_MS,
+      timeoutMs: Math.min(Math.max(deadline - Date.now(), 0), route.srtp ? SRTP_RING_LIMIT_MS : Infinity), noResponseMs: last ? null : deps.gatewayNoResponseMs ?? GATEWAY_NO_RESPONSE_MS,
     });
     const next = !last && failsOver({ ...result, ...(noResponse ? { noResponse } : {}) }) && Date.now() < deadline;
     if (via) {

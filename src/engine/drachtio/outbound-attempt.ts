@@ -8,7 +8,7 @@ import type { AttemptFailure, OriginateRequest, OriginateResult } from '../port.
 import { answeredCodecInForce } from './answered-codec.js';
 import { causeOfSipStatus } from './causes.js';
 import { bye } from './dialogs.js';
-import { connectOffer, type Endpoint, type MediaServer } from './fsmrf.js';
+import { connectOffer, isPending, offerFromServer, secureMediaHeaders, type Endpoint, type MediaServer, type PendingEndpoint, type SrtpOffer } from './fsmrf.js';
 import { DrachtioLeg } from './leg.js';
 import { readThroughJitterBuffer } from './jitter-buffer.js';
 import { quietly } from './media-context.js';
@@ -16,11 +16,12 @@ import type { DtmfMode } from '../../store/carriers.js';
 
 /**
  * Where one INVITE goes. `headers`: the X- headers a <Sip> target's URI carried, sent with the INVITE;
- * `callingNumber`: the caller ID as the far end wants it written (a carrier's number rules), else the call's.
+ * `callingNumber`: the caller ID as the far end wants it written (a carrier's number rules), else the call's;
+ * `srtp`: FreeSWITCH's offer carries SDES crypto (a carrier's SRTP setting).
  */
 export interface Route {
   uri: string; proxy?: string; auth?: { username: string; password: string }; to: string; lateOffer?: boolean;
-  headers?: Record<string, string>; callingNumber?: string;
+  headers?: Record<string, string>; callingNumber?: string; srtp?: SrtpOffer;
   /** How the far end sends keys (its carrier's setting). */
   dtmf?: DtmfMode;
 }
@@ -92,9 +93,10 @@ export async function attemptRoute(
     req.signal?.removeEventListener('abort', onAbort);
   };
 
-  let ep: Endpoint | null = null;
+  let ep: Endpoint | PendingEndpoint | null = null;
   if (!route.lateOffer) {
-    const creating = ms.createEndpoint();
+    // SDES-SRTP: the answer must reach FreeSWITCH in the ACK (see offerFromServer).
+    const creating: Promise<Endpoint | PendingEndpoint> = route.srtp ? offerFromServer(deps.srf, ms, secureMediaHeaders(route.srtp)) : ms.createEndpoint();
     try {
       const made = await Promise.race([creating, unheard]);
       if (made === 'unheard') {
@@ -171,15 +173,18 @@ export async function attemptRoute(
  * FreeSWITCH takes the far end's answer to its offer, and the leg is handed over once FreeSWITCH reads with the
  * answered codec (answered-codec.ts); a far end whose media cannot be set up is hung up.
  */
-async function answerEarlyOffer(ep: Endpoint, dialog: Srf.Dialog, log: Logger): Promise<{ ep: Endpoint; dialog: Srf.Dialog }> {
+async function answerEarlyOffer(offered: Endpoint | PendingEndpoint, dialog: Srf.Dialog, log: Logger): Promise<{ ep: Endpoint; dialog: Srf.Dialog }> {
+  let answered: Endpoint | null = null;
   try {
-    await ep.modify(dialog.remote.sdp);
+    const ep = isPending(offered) ? await offered.answer(dialog.remote.sdp) : await offered.modify(dialog.remote.sdp).then(() => offered);
+    answered = ep;
     await answeredCodecInForce(ep, dialog.remote.sdp, log);
+    return { ep, dialog };
   } catch (err) {
+    if (answered && answered !== offered) await answered.destroy().catch(() => undefined);
     await bye(dialog);
     throw err;
   }
-  return { ep, dialog };
 }
 
 /**
