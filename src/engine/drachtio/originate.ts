@@ -55,7 +55,7 @@ function carrierRoute({ carrier, gateway }: GatewayAttempt, number: string, call
   return {
     route: {
       uri: gatewayUri(gateway, toCarrierNumber(number, carrier.numbers, 'request-uri')), to: number,
-      callingNumber: toCarrierNumber(callerId, carrier.numbers, 'caller-id'), dtmf: carrier.dtmf,
+      callingNumber: toCarrierNumber(callerId, carrier.numbers, 'caller-id'), dtmf: carrier.dtmf, codecs: carrier.codecs,
       ...(carrier.auth ? { auth: { username: carrier.auth.username, password: carrier.auth.password } } : {}),
       ...(carrier.srtp === 'off' ? {} : { srtp: carrier.srtp }),
     },

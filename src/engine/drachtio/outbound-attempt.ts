@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { AttemptFailure, OriginateRequest, OriginateResult } from '../port.js';
 import { answeredCodecInForce } from './answered-codec.js';
 import { causeOfSipStatus } from './causes.js';
+import { preferCodecs } from './codec-preference.js';
 import { bye } from './dialogs.js';
 import { connectOffer, isPending, offerFromServer, secureMediaHeaders, type Endpoint, type MediaServer, type PendingEndpoint, type SrtpOffer } from './fsmrf.js';
 import { DrachtioLeg } from './leg.js';
@@ -24,6 +25,8 @@ export interface Route {
   headers?: Record<string, string>; callingNumber?: string; srtp?: SrtpOffer;
   /** How the far end sends keys (its carrier's setting). */
   dtmf?: DtmfMode;
+  /** The codecs offered, in order (its carrier's preference); FreeSWITCH's own offer when absent. */
+  codecs?: readonly string[];
 }
 
 export interface AttemptDeps {
@@ -123,7 +126,7 @@ export async function attemptRoute(
   }
   try {
     const invite: Promise<Srf.Dialog | UnackedAnswer> = deps.srf.createUAC(route.uri, {
-      ...(ep ? { localSdp: ep.local.sdp } : { noAck: true }),
+      ...(ep ? { localSdp: preferCodecs(ep.local.sdp, route.codecs ?? []) } : { noAck: true }),
       ...(route.proxy ? { proxy: route.proxy } : {}),
       ...(route.auth ? { auth: route.auth } : {}),
       callingNumber: route.callingNumber ?? req.callerId,

@@ -12,6 +12,7 @@ import { until } from '../../helpers/waits.js';
 import { xml } from '../../helpers/webhook-app.js';
 import { realDrivers, udpPortTaken, type RealDriver } from '../../engine-suite/real-driver.js';
 import { tonePhone } from '../../engine-suite/rtp-phone.js';
+import type { G711 } from '../../engine-suite/real-rtp.js';
 import { mediaPort, runCaller, runRefuser, runRtpParty, type DigestChallenge } from '../../engine-suite/real-sipp.js';
 import { scene, CALLER, DID } from '../../engine-suite/flows.js';
 import { listenFor, tally, toneCaller, CALLER_HZ, WAIT_MS } from './support/leg-audio.js';
@@ -46,9 +47,10 @@ async function carrierFor(d: RealDriver, gateways: CarrierGateway[], more: Parti
 }
 
 /** The far end that answers (on its gateway's port) with a tone; resolves once it listens. */
-async function tonePartyAt(t: Test, d: RealDriver, port: number, challenge?: DigestChallenge) {
-  const phone = await tonePhone(PARTY_HZ, 'PCMA');
-  const sipp = await runRtpParty(port, phone.port, d.scratch, { codec: 'PCMA', ringMs: 200, ...(challenge ? { challenge } : {}) });
+async function tonePartyAt(t: Test, d: RealDriver, port: number, o: { challenge?: DigestChallenge; codec?: G711 } = {}) {
+  const codec = o.codec ?? 'PCMA';
+  const phone = await tonePhone(PARTY_HZ, codec);
+  const sipp = await runRtpParty(port, phone.port, d.scratch, { codec, ringMs: 200, ...(o.challenge ? { challenge: o.challenge } : {}) });
   t.teardown(() => { sipp.kill(); phone.close(); });
   await udpPortTaken(port);
   return { phone, sipp };
@@ -97,7 +99,7 @@ if (bins) {
     await dialling(t, d);
     const port = await freePort();
     await carrierFor(d, [gateway(port)], { auth: { username: CREDENTIALS.username, passwordSealed: createSecretBox(d.h.masterKey).seal(CREDENTIALS.password), realm: null } });
-    const party = await tonePartyAt(t, d, port, CHALLENGE);
+    const party = await tonePartyAt(t, d, port, { challenge: CHALLENGE });
     const sid = await dialAndHear(t, d, party, 'through the challenging gateway');
     t.ok(answeredChallenge(party.sipp.messages()), 'the INVITE after the 407 answered the challenge with the carrier\'s credentials');
     t.notMatch(party.sipp.messages(), CREDENTIALS.password, 'the password itself never went on the wire');
@@ -129,6 +131,16 @@ if (bins) {
     t.match(invite, /^INVITE sip:902079460001@127\.0\.0\.1/m, 'request URI: tech prefix, then the UK national number');
     t.match(invite, /^From: <sip:0015557770001@/m, 'caller ID: a US number written with the international prefix');
     await call.hangup();
+  });
+
+  t.test('a carrier\'s codec preference is the offer: only its codecs, in its order', async (t) => {
+    const d = await make(t);
+    await dialling(t, d);
+    const port = await freePort();
+    await carrierFor(d, [gateway(port)], { codecs: ['PCMU'] });
+    const party = await tonePartyAt(t, d, port, { codec: 'PCMU' });
+    await dialAndHear(t, d, party, 'PCMU only');
+    t.match(party.sipp.messages(), /^m=audio \d+ RTP\/AVP 0 101 13$/m, 'the INVITE offered PCMU with keys and comfort noise, nothing else');
   });
 
   t.test('keys a carrier sends as SIP INFO reach a Gather', async (t) => {
