@@ -103,6 +103,7 @@ if (bins) {
     const sid = await dialAndHear(t, d, party, 'through the challenging gateway');
     t.ok(answeredChallenge(party.sipp.messages()), 'the INVITE after the 407 answered the challenge with the carrier\'s credentials');
     t.notMatch(party.sipp.messages(), CREDENTIALS.password, 'the password itself never went on the wire');
+    t.notOk(d.h.logs.some((line) => line.includes(CREDENTIALS.password)), 'nor into a log line (the app logs at debug here)');
     t.match(await attempts(d, sid, 1), [{ carrier: 'acme', gateway: `acme/udp:127.0.0.1:${port}`, sip_status: 200, outcome: 'answered', failover: false }]);
   });
 

@@ -92,6 +92,7 @@ if (bins) {
     const stranger = await runCaller({ target: d.sipTarget, localPort: await freePort(), rtpPort: await mediaPort(), from: CALLER, to: DID, requestUser: 'rb-carrier-1', plan: {}, scratch: d.scratch });
     t.teardown(() => stranger.kill());
     t.not(await stranger.exited, 0, 'a call to another Contact user is no carrier\'s: challenged and refused');
+    t.notOk(d.h.logs.some((line) => line.includes(PASSWORD)), 'the password is in no log line (the app logs at debug here)');
   });
 
   t.test('a gateway that stops answering OPTIONS is skipped within two intervals and tried again once it answers', async (t) => {
