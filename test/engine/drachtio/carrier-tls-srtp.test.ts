@@ -57,7 +57,13 @@ async function farEnd(t: Test, srtp: boolean): Promise<FarEnd> {
       const ourKey = newInlineKey();
       const port = await mediaPort();
       relay = await srtpRelay(port, phone.port, crypto[2]!, ourKey);
-      return answerSdp(port, 'RTP/SAVP', [`a=crypto:${crypto[1]} AES_CM_128_HMAC_SHA1_80 inline:${ourKey}`]);
+      const answer = answerSdp(port, 'RTP/SAVP', [`a=crypto:${crypto[1]} AES_CM_128_HMAC_SHA1_80 inline:${ourKey}`]);
+      // An offer of SRTP or plain RTP (two audio m-lines, 'offered'): SRTP taken, the plain one refused (port 0), in
+      // the offer's order.
+      const offered = [...invite.body.matchAll(/^m=audio \d+ (\S+)/gm)].map((m) => m[1]);
+      if (offered.length < 2) return answer;
+      const [head, media] = [answer.slice(0, answer.indexOf('m=audio')), answer.slice(answer.indexOf('m=audio'))];
+      return head + offered.map((proto) => (proto === 'RTP/SAVP' ? media : 'm=audio 0 RTP/AVP 8\r\n')).join('');
     },
   });
   t.teardown(async () => { relay?.close(); phone.close(); await gateway.close(); });
@@ -112,6 +118,18 @@ if (bins) {
     t.ok(stats.decrypted >= 100, `the far end decrypted FreeSWITCH's SRTP (${stats.decrypted} packets)`);
     t.equal(stats.refused, 0, 'every SRTP packet from FreeSWITCH had a good tag');
     t.ok(stats.srtpOut >= 100, `the far end sent SRTP (${stats.srtpOut} packets)`);
+  });
+
+  t.test('srtp offered: the offer holds SRTP and plain RTP; a gateway taking SRTP is heard both ways over SRTP', async (t) => {
+    const d = await make(t);
+    await dialling(t, d);
+    const far = await farEnd(t, true);
+    await tlsCarrier(d, far.gateway.port, 'offered');
+    await dialAndHear(t, d, far, 'TLS gateway, SRTP offered');
+    const body = far.invite()!.body;
+    t.same([...body.matchAll(/^m=audio \d+ (\S+)/gm)].map((m) => m[1]).sort(), ['RTP/AVP', 'RTP/SAVP'], 'both offered');
+    const stats = await far.relay()!.stats();
+    t.ok(stats.decrypted >= 100 && stats.refused === 0, `the far end decrypted FreeSWITCH's SRTP (${JSON.stringify(stats)})`);
   });
 
   t.test('srtp off: the INVITE goes over TLS with a plain RTP offer, and both ends hear each other', async (t) => {
