@@ -13,7 +13,8 @@
 //    RSS and heap used after a full GC of this process; its open file descriptors (/proc/self/fd); its pending
 //    timers (process.getActiveResourcesInfo() Timeouts); SQLite's page_count (PostgreSQL: the database's size in
 //    blocks); FreeSWITCH's channels (`show channels count` over the event socket); drachtio-server's stable dialogs
-//    (its Prometheus scrape, enabled by DRACHTIO_PROMETHEUS_SCRAPE_PORT); calls not yet ended in the store.
+//    (its Prometheus scrape, enabled by DRACHTIO_PROMETHEUS_SCRAPE_PORT); calls not yet ended in the store; and the
+//    two engines' RSS (/proc/<pid>/status).
 //  - Reported: calls placed, completed and failed (sipp's failures and its own hang-ups; the store's calls not
 //    completed, recordings missing, conference joins or removals missing: the larger of the two counts); each
 //    metric's first and last sample and least-squares slope per minute over the load's samples; heap and RSS slopes
@@ -23,7 +24,7 @@
 // hard limit after which the process exits (its engines, sipp and the RTP sink are killed with it).
 import { createServer, get, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -122,10 +123,29 @@ function drachtioDialogs(): Promise<number | null> {
   });
 }
 
-interface Sample { atMin: number; phase: 'start' | 'load' | 'end'; rssMb: number; heapMb: number; fds: number; timers: number; pages: number; fsChannels: number; dialogs: number | null; liveCalls: number }
+/** The engine process started with `arg` (its config under the engines' dir), found once in /proc; null if none. */
+function enginePid(arg: string): number | null {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try { if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(arg)) return Number(entry); } catch { /* gone meanwhile */ }
+  }
+  return null;
+}
+const pids = { freeswitch: enginePid(path.join(eng.dir, 'freeswitch')), drachtio: enginePid(path.join(eng.dir, 'drachtio.conf.xml')) };
+/** An engine's resident memory (MB), from /proc/<pid>/status. */
+function rssOf(pid: number | null): number | null {
+  if (pid === null) return null;
+  try { return Number(/^VmRSS:\s*(\d+)\s*kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024; } catch { return null; }
+}
+
+interface Sample {
+  atMin: number; phase: 'start' | 'load' | 'end'; rssMb: number; heapMb: number; fds: number; timers: number; pages: number; fsChannels: number;
+  dialogs: number | null; liveCalls: number; fsRssMb: number | null; drachtioRssMb: number | null;
+}
 const METRICS = [
   ['rssMb', 'RSS (MB)'], ['heapMb', 'heap after GC (MB)'], ['fds', 'open file descriptors'], ['timers', 'pending timers'],
   ['pages', 'database pages'], ['fsChannels', 'FreeSWITCH channels'], ['dialogs', 'drachtio stable dialogs'], ['liveCalls', 'calls not ended (store)'],
+  ['fsRssMb', 'FreeSWITCH RSS (MB)'], ['drachtioRssMb', 'drachtio RSS (MB)'],
 ] as const;
 
 try {
@@ -135,6 +155,7 @@ try {
   const headers = { authorization: `Bearer ${(await store.apiKeys.create(platform.accountId)).key}`, 'x-forwarded-proto': 'https' };
   removeParticipant = async (conference, call) => {
     const res = await fetch(`${base}/v1/conferences/${conference}/participants/${call}`, { method: 'DELETE', headers }).catch(() => null);
+    await res?.body?.cancel();
     return res?.status === 204;
   };
   if (!(await platform.prompts?.prepare(SENTENCE, 'default'))) console.log('  (the sentence could not be rendered ahead: calls speak it live)');
@@ -145,6 +166,9 @@ try {
   let loadStart = 0;
 
   const sample = async (phase: Sample['phase']): Promise<Sample> => {
+    // Twice, a moment apart: V8 gives freed pages back after a GC, so RSS read at once still holds the garbage.
+    fullGc();
+    await new Promise((r) => setTimeout(r, 200));
     fullGc();
     const mem = process.memoryUsage();
     // Read before this sample opens anything (the event socket, the scrape) or sets a timer.
@@ -154,7 +178,7 @@ try {
       ? Number((await store.sql.one<{ page_count: number }>(pagesSql))?.page_count ?? Number.NaN) : await count(pagesSql);
     return {
       atMin: loadStart ? (Date.now() - loadStart) / 60_000 : 0, phase, rssMb: mem.rss / 2 ** 20, heapMb: mem.heapUsed / 2 ** 20, fds, timers, pages,
-      fsChannels: await channels(), dialogs: await drachtioDialogs(), liveCalls: await liveCalls(),
+      fsChannels: await channels(), dialogs: await drachtioDialogs(), liveCalls: await liveCalls(), fsRssMb: rssOf(pids.freeswitch), drachtioRssMb: rssOf(pids.drachtio),
     };
   };
 
@@ -178,7 +202,9 @@ try {
   const warm = await load(WARMUP, RATE);
   console.log(`warm-up: ${warm.successful}/${WARMUP} completed, ${warm.failed} failed, ${callerHangups(warm)} hung up by the caller`);
   await drain({ fsChannels: 0, dialogs: 0 });
+  const notCompletedSql = "SELECT COUNT(*) AS n FROM calls WHERE direction = 'inbound' AND status <> 'completed'";
   const warmCalls = await count("SELECT COUNT(*) AS n FROM calls WHERE direction = 'inbound'");
+  const warmNotCompleted = await count(notCompletedSql);
   const warmRecordings = await count("SELECT COUNT(*) AS n FROM recordings WHERE status = 'completed'");
   counts = tally();
 
@@ -201,7 +227,7 @@ try {
   const hungUp = callerHangups(result);
   const sippFailed = Number.isNaN(result.successful) ? CALLS : CALLS - result.successful + hungUp;
   const inbound = (await count("SELECT COUNT(*) AS n FROM calls WHERE direction = 'inbound'")) - warmCalls;
-  const notCompleted = await count("SELECT COUNT(*) AS n FROM calls WHERE direction = 'inbound' AND status <> 'completed'");
+  const notCompleted = (await count(notCompletedSql)) - warmNotCompleted;
   const recordings = (await count("SELECT COUNT(*) AS n FROM recordings WHERE status = 'completed'")) - warmRecordings;
   const arrived = counts.ivr + counts.record + counts.conference;
   const platformFailed = Math.max(0, CALLS - inbound) + Math.max(0, inbound - arrived) + notCompleted + Math.max(0, counts.record - recordings)
@@ -239,10 +265,10 @@ try {
   }
 
   const name = (what: string) => onBackend(`soak ${MINUTES} min at ${RATE} CPS: ${what}`);
-  const slopeRow = (k: 'heapMb' | 'rssMb', what: string): BenchRow => {
+  const slopeRow = (k: 'heapMb' | 'rssMb' | 'fsRssMb', what: string): BenchRow => {
     const { slope, se } = fits[k];
     return {
-      figure: name(`${what} slope (first ${f(first[k])} MB, ${f(slope, 3)} ± ${f(se, 3)} MB/min)`), value: (slope * 10 / first[k]) * 100, baseline: null, baselineName: '',
+      figure: name(`${what} slope (first ${f(first[k])} MB, ${f(slope, 3)} ± ${f(se, 3)} MB/min)`), value: (slope * 10 / (first[k] ?? Number.NaN)) * 100, baseline: null, baselineName: '',
       unit: '% per 10 min', better: 'lower', target: 'within noise (<= 2 standard errors)', met: Math.abs(slope) <= 2 * se,
     };
   };
@@ -255,6 +281,7 @@ try {
     { figure: name('failed calls'), value: failed, baseline: null, baselineName: '', unit: 'calls', better: 'lower', target: '0', met: failed === 0 },
     slopeRow('heapMb', 'heap after GC'),
     slopeRow('rssMb', 'RSS'),
+    slopeRow('fsRssMb', 'FreeSWITCH RSS'),
     backRow('fds', 'open file descriptors', 'fds'),
     backRow('fsChannels', 'FreeSWITCH channels', 'channels'),
     backRow('dialogs', 'drachtio stable dialogs', 'dialogs'),
