@@ -7,10 +7,10 @@
 //    <Dial><Conference> with a join status callback, after which the bench removes the participant through the
 //    conference API HOLD_MS later. Every call is ended by the platform; a caller still up after CALLER_LIMIT_MS
 //    hangs up itself, and that call counts as failed.
-//  - Before the load, 20 s of the same calls (WARMUP: connections, caches and V8's compiled code made on first use are
-//    there at the start), then the calls drain and the first sample is taken. Samples every minute (a run under 9 minutes: nine
-//    in the load), then again once the load's calls have drained and idle keep-alive connections closed:
-//    RSS and heap used after a full GC of this process; its open file descriptors (/proc/self/fd); its pending
+//  - Before the load, 20 s of the same calls (WARMUP: connections, caches and V8's compiled code made on first use
+//    are there at the start), then the calls drain and the first sample is taken. Samples every minute (a run under
+//    9 minutes: nine in the load), then again once the load's calls have drained and idle keep-alive connections
+//    closed: RSS and heap used after a full GC of this process; its open file descriptors (/proc/self/fd); its pending
 //    timers (process.getActiveResourcesInfo() Timeouts); SQLite's page_count (PostgreSQL: the database's size in
 //    blocks); FreeSWITCH's channels (`show channels count` over the event socket); drachtio-server's stable dialogs
 //    (its Prometheus scrape, enabled by DRACHTIO_PROMETHEUS_SCRAPE_PORT); calls not yet ended in the store; and the
@@ -161,7 +161,8 @@ try {
   if (!(await platform.prompts?.prepare(SENTENCE, 'default'))) console.log('  (the sentence could not be rendered ahead: calls speak it live)');
   const count = async (sql: string): Promise<number> => Number((await store.sql.one<{ n: number | string }>(sql))?.n ?? Number.NaN);
   const pagesSql = store.sql.dialect === 'sqlite' ? 'PRAGMA page_count' : "SELECT pg_database_size(current_database()) / current_setting('block_size')::int AS n";
-  const channels = async () => Number(/(\d+)\s+total/.exec(await eslApi(eng.freeswitch.host, eng.freeswitch.port, eng.freeswitch.password, 'show channels count'))?.[1] ?? Number.NaN);
+  const { host: fsHost, port: eslPort, password: eslPassword } = eng.freeswitch;
+  const channels = async () => Number(/(\d+)\s+total/.exec(await eslApi(fsHost, eslPort, eslPassword, 'show channels count'))?.[1] ?? Number.NaN);
   const liveCalls = () => count('SELECT COUNT(*) AS n FROM calls WHERE ended_at IS NULL');
   let loadStart = 0;
 
@@ -209,7 +210,10 @@ try {
   counts = tally();
 
   // SOAK_HEAP_SNAPSHOTS=<dir>: heap snapshots at the start and the end, to compare in Chrome's DevTools (what grew).
-  const snapshot = (phase: string) => { if (process.env.SOAK_HEAP_SNAPSHOTS) console.log(`heap snapshot: ${v8.writeHeapSnapshot(path.join(process.env.SOAK_HEAP_SNAPSHOTS, `soak-${phase}.heapsnapshot`))}`); };
+  const snapshotDir = process.env.SOAK_HEAP_SNAPSHOTS;
+  const snapshot = (phase: string) => {
+    if (snapshotDir) console.log(`heap snapshot: ${v8.writeHeapSnapshot(path.join(snapshotDir, `soak-${phase}.heapsnapshot`))}`);
+  };
   const samples: Sample[] = [await sample('start')];
   snapshot('start');
   loadStart = Date.now();
@@ -235,7 +239,8 @@ try {
   const failed = Math.max(sippFailed, platformFailed);
   console.log(`load: ${CALLS} calls in ${loadMin.toFixed(2)} min; sipp: ${result.successful} completed, ${result.failed} failed, ${hungUp} hung up by the caller`);
   console.log(`  platform: ${inbound} inbound calls stored (${notCompleted} not completed); webhook: ${counts.ivr} IVR, ${counts.record} record `
-    + `(${counts.recorded} actions, ${recordings} recordings), ${counts.conference} conference (${counts.joined} joined, ${counts.removed} removed, ${counts.removeFailed} removals failed)`);
+    + `(${counts.recorded} actions, ${recordings} recordings), ${counts.conference} conference `
+    + `(${counts.joined} joined, ${counts.removed} removed, ${counts.removeFailed} removals failed)`);
   console.log(`  calls placed ${CALLS}, completed ${CALLS - failed}, failed ${failed}`);
 
   // Least squares over the load's samples (minutes since the load began).
@@ -268,7 +273,8 @@ try {
   const slopeRow = (k: 'heapMb' | 'rssMb' | 'fsRssMb', what: string): BenchRow => {
     const { slope, se } = fits[k];
     return {
-      figure: name(`${what} slope (first ${f(first[k])} MB, ${f(slope, 3)} ± ${f(se, 3)} MB/min)`), value: (slope * 10 / (first[k] ?? Number.NaN)) * 100, baseline: null, baselineName: '',
+      figure: name(`${what} slope (first ${f(first[k])} MB, ${f(slope, 3)} ± ${f(se, 3)} MB/min)`),
+      value: (slope * 10 / (first[k] ?? Number.NaN)) * 100, baseline: null, baselineName: '',
       unit: '% per 10 min', better: 'lower', target: 'within noise (<= 2 standard errors)', met: Math.abs(slope) <= 2 * se,
     };
   };
@@ -287,7 +293,8 @@ try {
     backRow('dialogs', 'drachtio stable dialogs', 'dialogs'),
     backRow('timers', 'pending timers', 'timers'),
     {
-      figure: name(`database pages per 1000 calls (${f(first.pages, 0)} at the start)`), value: ((last.pages - first.pages) / CALLS) * 1000, baseline: null, baselineName: '',
+      figure: name(`database pages per 1000 calls (${f(first.pages, 0)} at the start)`),
+      value: ((last.pages - first.pages) / CALLS) * 1000, baseline: null, baselineName: '',
       unit: 'pages', better: 'lower',
     },
   ]);
