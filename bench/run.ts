@@ -14,7 +14,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 interface Script { name: string; file: string; args: string[]; budgetS: number; nodeArgs?: string[] }
 
-// Short settings: the whole run stays near a quarter of an hour on the 2-core machine the figures were taken on.
+// Short settings: the whole run stays near 25 minutes on the 2-core machine the figures were taken on (the soak 5 of them).
 const SCRIPTS: Script[] = [
   { name: 'api', file: 'api.ts', args: ['3'], budgetS: 150 },
   { name: 'delivery', file: 'delivery.ts', args: ['1000'], budgetS: 90 },
