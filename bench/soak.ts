@@ -13,8 +13,10 @@
 //    closed: RSS and heap used after a full GC of this process; its open file descriptors (/proc/self/fd); its pending
 //    timers (process.getActiveResourcesInfo() Timeouts); SQLite's page_count (PostgreSQL: the database's size in
 //    blocks); FreeSWITCH's channels (`show channels count` over the event socket); drachtio-server's stable dialogs
-//    (its Prometheus scrape, enabled by DRACHTIO_PROMETHEUS_SCRAPE_PORT); calls not yet ended in the store; and the
-//    two engines' RSS (/proc/<pid>/status).
+//    (its Prometheus scrape, enabled by DRACHTIO_PROMETHEUS_SCRAPE_PORT: two a call, the caller's and FreeSWITCH's;
+//    a gauge drachtio updates every few tens of seconds, so it lags); calls not yet ended in the store; and the two
+//    engines' RSS (/proc/<pid>/status). Pending timers count only timers that hold the process open (unref'd ones
+//    are not listed by node).
 //  - Reported: calls placed, completed and failed (sipp's failures and its own hang-ups; the store's calls not
 //    completed, recordings missing, conference joins or removals missing: the larger of the two counts); each
 //    metric's first and last sample and least-squares slope per minute over the load's samples; heap and RSS slopes
@@ -156,6 +158,8 @@ try {
   removeParticipant = async (conference, call) => {
     const res = await fetch(`${base}/v1/conferences/${conference}/participants/${call}`, { method: 'DELETE', headers }).catch(() => null);
     await res?.body?.cancel();
+    // fetch keeps an entry per request in the performance timeline (up to 250): this process's heap is measured.
+    performance.clearResourceTimings();
     return res?.status === 204;
   };
   if (!(await platform.prompts?.prepare(SENTENCE, 'default'))) console.log('  (the sentence could not be rendered ahead: calls speak it live)');
