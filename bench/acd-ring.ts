@@ -8,11 +8,12 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { findEngineBinaries, startEngines, SKIP_LINE } from '../test/helpers/engines.js';
+import { startEngines } from '../test/helpers/engines.js';
 import { freePort } from '../test/helpers/server-process.js';
 import { runCaller, runParty, runRegister } from '../test/engine-suite/real-sipp.js';
 import { rtpRecorder } from '../test/engine-suite/real-rtp.js';
 import { startBenchServer } from './server.js';
+import { engineBinariesOrExit } from './platform.js';
 import { reportRows } from './row.js';
 import { NumberService } from '../src/numbers/service.js';
 import type { OriginateRequest } from '../src/engine/port.js';
@@ -23,11 +24,7 @@ const DID = '+15550001000';
 const ACD_CALLER = '+1555040';
 const DIAL_CALLER = '+1555050';
 
-const bins = findEngineBinaries();
-if (!bins) {
-  console.log(SKIP_LINE);
-  process.exit(0);
-}
+const bins = engineBinariesOrExit();
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)] ?? Number.NaN;
 
 const engines = await startEngines(bins);

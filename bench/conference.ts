@@ -18,15 +18,11 @@
 import { createServer } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { startPlatform } from './platform.js';
-import { findEngineBinaries, startEngines, SKIP_LINE } from '../test/helpers/engines.js';
+import { engineBinariesOrExit, startLoadRig, startPlatform } from './platform.js';
 import { freePort } from '../test/helpers/server-process.js';
 import { runLoad, runParty } from '../test/engine-suite/real-sipp.js';
 import { startBareConference } from './bare-conference.js';
-import { LATE_MS, RtpSink } from './rtp-sink.js';
+import { LATE_MS } from './rtp-sink.js';
 import { reportRows } from './row.js';
 import { carrierAtAddress } from '../src/store/carriers.js';
 
@@ -41,11 +37,7 @@ const PARTY = '+15550009999';
 const LOSS_LIMIT = 0.001;
 const GROSS_LOSS = 0.1;
 
-const bins = findEngineBinaries();
-if (!bins) {
-  console.log(SKIP_LINE);
-  process.exit(0);
-}
+const bins = engineBinariesOrExit();
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)] ?? Number.NaN;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -62,10 +54,8 @@ const webhook = createServer((req, res) => {
 await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
 const hookUrl = `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/voice`;
 
-const eng = await startEngines(bins, { sessionsPerSecond: 1000 });
-const scratch = mkdtempSync(path.join(tmpdir(), 'ringbase-bench-conf-'));
-const target = `127.0.0.1:${eng.drachtio.sipPort}`;
-const sink = await RtpSink.open();
+const rig = await startLoadRig(bins, 'conf');
+const { eng, scratch, target, sink } = rig;
 
 /** One system under test, started afresh for each step (see `ladder`). */
 interface System {
@@ -234,9 +224,7 @@ try {
     { figure: 'Conference join latency p95', value: Math.round(pct(ours.joins, 95)), baseline: Math.round(pct(base.joins, 95)), baselineName: bare, unit: 'ms', better: 'lower' },
   ]);
 } finally {
-  sink.close();
   webhook.close();
-  await eng.stop();
-  rmSync(scratch, { recursive: true, force: true });
+  await rig.stop();
 }
 process.exit(0);

@@ -12,18 +12,13 @@
 // Run: npx tsx bench/sip.ts [calls=50]. Bounded: at most RATES.length steps of STEP_S seconds per system.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { findEngineBinaries, startEngines, SKIP_LINE } from '../test/helpers/engines.js';
-import { startPlatform } from './platform.js';
+import { engineBinariesOrExit, startLoadRig, startPlatform } from './platform.js';
 import { freePort } from '../test/helpers/server-process.js';
 import { inviteToOkMs, runCaller, runLoad } from '../test/engine-suite/real-sipp.js';
 import { rtpRecorder } from '../test/engine-suite/real-rtp.js';
 import { SENTENCE, startBare } from './bare-say-hangup.js';
 import { reportRows, type BenchRow } from './row.js';
-import { RtpSink } from './rtp-sink.js';
 import { highestCleanRate } from './cps-steps.js';
 import { startSpeechEndpoint } from '../test/helpers/speech-endpoint.js';
 
@@ -42,11 +37,7 @@ const documentFor = (from: string) => (from.startsWith(VENDOR)
   ? `<Response><Say voice="alloy">Hello, this is test ${from.slice(-4)}.</Say><Hangup/></Response>`
   : `<Response><Say>${from.startsWith(FIRST_TIME) ? `Hello, this is test ${from.slice(-4)}.` : SENTENCE}</Say><Hangup/></Response>`);
 
-const bins = findEngineBinaries();
-if (!bins) {
-  console.log(SKIP_LINE);
-  process.exit(0);
-}
+const bins = engineBinariesOrExit();
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -69,13 +60,9 @@ const webhook = createServer((req, res) => {
 await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
 const hookUrl = `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/voice`;
 
-// FreeSWITCH's default of 30 new sessions per second would cap both systems alike: raised well above the steps.
-const eng = await startEngines(bins, { sessionsPerSecond: 1000 });
-const scratch = mkdtempSync(path.join(tmpdir(), 'ringbase-bench-sip-'));
-const target = `127.0.0.1:${eng.drachtio.sipPort}`;
-// Media of load calls goes to an RTP sink in a process of its own: thousands of packets a second received on this
-// process's event loop would be counted in the loop delay measured for the platform (and for the bare script).
-const sink = await RtpSink.open();
+// The load's media goes to a sink in its own process, out of the loop delay measured here (for the bare script too).
+const rig = await startLoadRig(bins, 'sip');
+const { eng, scratch, target, sink } = rig;
 
 
 /** One caller per call, LATENCY_CONCURRENCY at a time; each hears the sentence and gets the platform's BYE. */
@@ -177,9 +164,7 @@ try {
     },
   ]);
 } finally {
-  sink.close();
   webhook.close();
-  await eng.stop();
-  rmSync(scratch, { recursive: true, force: true });
+  await rig.stop();
 }
 process.exit(0);

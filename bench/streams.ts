@@ -22,9 +22,9 @@ import { createRequire } from 'node:module';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import Srf from 'drachtio-srf';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { startPlatform } from './platform.js';
+import { engineBinariesOrExit, startPlatform } from './platform.js';
 import { RtpSink } from './rtp-sink.js';
-import { findEngineBinaries, startEngines, SKIP_LINE } from '../test/helpers/engines.js';
+import { startEngines } from '../test/helpers/engines.js';
 import { freePort } from '../test/helpers/server-process.js';
 import { hangUpCaller, runCaller, runLoad } from '../test/engine-suite/real-sipp.js';
 import { toneAlaw } from '../test/engine-suite/real-rtp.js';
@@ -38,11 +38,7 @@ const CLEARS = 10;
 const STREAMS = 50;
 const WINDOW_MS = 5_000;
 
-const bins = findEngineBinaries();
-if (!bins) {
-  console.log(SKIP_LINE);
-  process.exit(0);
-}
+const bins = engineBinariesOrExit();
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! : Number.NaN; };
