@@ -8,6 +8,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
+import { hostAndPort } from '../../store/carriers.js';
+import { gatewayUri, transportParam } from './carriers.js';
 
 export interface RegistrationTarget {
   /** Registrar address: host, port (5060 default; 5061 for tls, RFC 3263), transport udp|tcp|tls */
@@ -66,19 +68,15 @@ type SendRequest = (uri: string, opts: { method: string; headers: Record<string,
 
 type Outcome = { ok: true; grantedS: number; status: number } | { ok: false; status?: number; error: string };
 
-const bracketed = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
-
 export function startRegistration(srf: Srf, target: RegistrationTarget, opts: RegistrationOptions): Registration {
   const timers = opts.timers ?? realTimers;
   const random = opts.random ?? Math.random;
   const backoff = opts.backoff ?? { firstMs: 1_000, maxMs: 60_000 };
   const txMs = opts.transactionTimeoutMs ?? 5_000;
   const send = (srf.request as unknown as SendRequest).bind(srf);
-  const host = bracketed(target.host);
-  const port = target.port ?? (target.transport === 'tls' ? 5061 : 5060);
-  const tp = target.transport === 'udp' ? '' : `;transport=${target.transport}`;
-  const uri = `sip:${host}:${port}${tp}`;
-  const aor = `sip:${target.username}@${host}`;
+  const tp = transportParam(target.transport);
+  const uri = gatewayUri(target);
+  const aor = `sip:${target.username}@${hostAndPort(target.host, null)}`;
   const requested = target.expires > 0 ? target.expires : 3600;
   // Logged with every line: never the password.
   const log = opts.log.child({ registrar: uri, aor, contactUser: target.contactUser });

@@ -23,8 +23,9 @@ export async function carrierAt(dir: CarrierDirectory, address: string, port: nu
   let best: { carrier: CarrierEntry; score: number } | undefined;
   for (const carrier of await dir.list()) {
     for (const source of carrier.sources) {
-      if ((source.port !== null && source.port !== port) || !cidrContains(source.network, address)) continue;
-      const score = (source.port === null ? 0 : 1000) + (parseCidr(source.network)?.prefix ?? 0);
+      const network = source.port === null || source.port === port ? parseCidr(source.network) : null;
+      if (!network || !cidrContains(network, address)) continue;
+      const score = (source.port === null ? 0 : 1000) + network.prefix;
       if (!best || score > best.score) best = { carrier, score };
     }
   }
@@ -75,7 +76,10 @@ export function attemptsFor(carriers: readonly CarrierEntry[], number: string, i
   return out;
 }
 
-/** The request URI for `user` at a gateway: its transport named unless UDP, SIP's default. */
-export function gatewayUri(g: CarrierGateway, user: string): string {
-  return `sip:${user}@${gatewayAddress(g)}${g.transport === 'udp' ? '' : `;transport=${g.transport}`}`;
+/** A SIP URI's transport parameter: named unless UDP, SIP's default. */
+export const transportParam = (transport: CarrierGateway['transport']): string => (transport === 'udp' ? '' : `;transport=${transport}`);
+
+/** A request URI at a gateway (or registrar): for `user` there, or the host itself (OPTIONS, REGISTER). */
+export function gatewayUri(g: Pick<CarrierGateway, 'host' | 'port' | 'transport'>, user?: string): string {
+  return `sip:${user === undefined ? '' : `${user}@`}${gatewayAddress(g)}${transportParam(g.transport)}`;
 }

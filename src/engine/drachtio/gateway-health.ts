@@ -8,6 +8,7 @@
 // to end a non-INVITE client transaction early from the app.
 import type Srf from 'drachtio-srf';
 import type { Logger } from 'pino';
+import { gatewayUri } from './carriers.js';
 
 export interface PingedGateway { key: string; host: string; port: number | null; transport: 'udp' | 'tcp' | 'tls' }
 
@@ -65,12 +66,6 @@ interface Pinged {
   removed: boolean;
 }
 
-const bracketed = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
-
-function uriOf(gw: PingedGateway): string {
-  const port = gw.port ?? (gw.transport === 'tls' ? 5061 : 5060);
-  return `sip:${bracketed(gw.host)}:${port}${gw.transport === 'udp' ? '' : `;transport=${gw.transport}`}`;
-}
 
 export function startGatewayHealth(srf: Srf, opts: GatewayHealthOptions): GatewayHealth {
   const timers = opts.timers ?? realTimers;
@@ -124,11 +119,11 @@ export function startGatewayHealth(srf: Srf, opts: GatewayHealthOptions): Gatewa
       for (const [key, p] of pinged) {
         const gw = next.get(key);
         // A gateway whose address changed is a new one: its old state says nothing about the new address.
-        if (!gw || uriOf(gw) !== p.uri) { drop(p); pinged.delete(key); }
+        if (!gw || gatewayUri(gw) !== p.uri) { drop(p); pinged.delete(key); }
       }
       for (const gw of next.values()) {
         if (pinged.has(gw.key)) { pinged.get(gw.key)!.gw = gw; continue; }
-        const p: Pinged = { gw, uri: uriOf(gw), up: true, lastPingAt: null, lastStatus: null, rttMs: null, inFlight: false, timer: null, removed: false };
+        const p: Pinged = { gw, uri: gatewayUri(gw), up: true, lastPingAt: null, lastStatus: null, rttMs: null, inFlight: false, timer: null, removed: false };
         pinged.set(gw.key, p);
         void tick(p);
       }

@@ -3,12 +3,12 @@
 // back from its message log, its verdicts from its log file.
 import t from 'tap';
 import pino from 'pino';
-import Srf from 'drachtio-srf';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createSocket } from 'node:dgram';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { enginesOrSkip, startEngines, type RunningEngines } from '../../helpers/engines.js';
+import { enginesOrSkip } from '../../helpers/engines.js';
+import { srfOnEngines } from './support/bare-srf.js';
 import { freePort } from '../../helpers/server-process.js';
 import { bounded, until } from '../../helpers/waits.js';
 import { startRegistration, type RegistrationState, type RegistrationTarget } from '../../../src/engine/drachtio/carrier-registration.js';
@@ -21,21 +21,9 @@ const cseqOf = (h: Record<string, string>) => Number.parseInt(h.cseq ?? '', 10);
 const bins = enginesOrSkip(t);
 if (bins) {
   t.setTimeout(3 * 60_000);
-  let eng: RunningEngines;
-  const srf = new Srf();
+  const { srf, engines } = srfOnEngines(t, bins);
   const scratch = mkdtempSync(path.join(tmpdir(), 'ringbase-carrier-reg-'));
-
-  t.before(async () => {
-    eng = await startEngines(bins);
-    const connected = new Promise<void>((resolve, reject) => srf.once('connect', (err: Error | null) => (err ? reject(err) : resolve())));
-    srf.connect({ host: eng.drachtio.host, port: eng.drachtio.port, secret: eng.drachtio.secret });
-    await bounded('drachtio connect', 15_000, connected);
-  });
-  t.teardown(async () => {
-    try { srf.disconnect(); } catch { /* not connected */ }
-    await eng?.stop();
-    rmSync(scratch, { recursive: true, force: true });
-  });
+  t.teardown(() => rmSync(scratch, { recursive: true, force: true }));
 
   const target = (port: number, over: Partial<RegistrationTarget> = {}): RegistrationTarget => ({
     host: '127.0.0.1', port, transport: 'udp', username: USER, password: PASSWORD, realm: REALM,
@@ -72,7 +60,7 @@ if (bins) {
     const h = authorized[0]!.headers;
     t.match(h.from, new RegExp(`^<sip:${USER}@127\\.0\\.0\\.1>;tag=`), 'From is the account at the registrar');
     t.match(h.to, new RegExp(`^<sip:${USER}@127\\.0\\.0\\.1>`), 'To is the account at the registrar');
-    t.equal(h.contact, `<sip:rb-carrier-1@127.0.0.1:${eng.drachtio.sipPort}>;expires=3600`, "Contact: our user at drachtio's own SIP address");
+    t.equal(h.contact, `<sip:rb-carrier-1@127.0.0.1:${engines().drachtio.sipPort}>;expires=3600`, "Contact: our user at drachtio's own SIP address");
     t.equal(h.expires, '3600', 'asks for the configured expiry');
     t.match(h.authorization, new RegExp(`username="${USER}".*realm="${REALM}"`), 'digest for the account and realm');
     t.notMatch(JSON.stringify(registrar.registers()), PASSWORD, 'the password never crosses the wire');

@@ -4,11 +4,11 @@
 // two of it coming back.
 import t from 'tap';
 import pino from 'pino';
-import Srf from 'drachtio-srf';
 import { createSocket, type Socket } from 'node:dgram';
-import { enginesOrSkip, startEngines, type RunningEngines } from '../../helpers/engines.js';
+import { enginesOrSkip } from '../../helpers/engines.js';
+import { srfOnEngines } from './support/bare-srf.js';
 import { freePort } from '../../helpers/server-process.js';
-import { bounded, until } from '../../helpers/waits.js';
+import { until } from '../../helpers/waits.js';
 import { startGatewayHealth } from '../../../src/engine/drachtio/gateway-health.js';
 import { startOptionsResponder } from './support/carrier-peers.js';
 
@@ -20,19 +20,7 @@ const log = pino({ level: 'silent' });
 const bins = enginesOrSkip(t);
 if (bins) {
   t.setTimeout(2 * 60_000);
-  let eng: RunningEngines;
-  const srf = new Srf();
-
-  t.before(async () => {
-    eng = await startEngines(bins);
-    const connected = new Promise<void>((resolve, reject) => srf.once('connect', (err: Error | null) => (err ? reject(err) : resolve())));
-    srf.connect({ host: eng.drachtio.host, port: eng.drachtio.port, secret: eng.drachtio.secret });
-    await bounded('drachtio connect', 15_000, connected);
-  });
-  t.teardown(async () => {
-    try { srf.disconnect(); } catch { /* not connected */ }
-    await eng?.stop();
-  });
+  const { srf } = srfOnEngines(t, bins);
 
   t.test('a gateway that stops answering is down within two intervals and up again within two of its return', async (t) => {
     const [livePort, deadPort] = [await freePort(), await freePort()];
