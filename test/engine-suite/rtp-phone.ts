@@ -55,14 +55,25 @@ interface WorkerReport extends PhoneTiming {
   keys: string;
 }
 
-/** A phone answering with `codec` that says `hz` for `seconds` (then starts over). */
+/**
+ * Each tone's audio, made once per test process: a minute of it is half a million samples, and making it again for
+ * every phone of a 20-call path cost a loaded test process tenths of a second per phone.
+ */
+const toneFrames = new Map<string, Buffer>();
+
+/**
+ * A phone answering with `codec` that says `hz` for `seconds` (then starts over). Its thread starts without this
+ * process's options (`execArgv: []`): the worker is plain JavaScript, and inheriting the test runner's loaders
+ * (tsx, tap's) made each phone take over a second to start on a busy machine.
+ */
 export async function tonePhone(hz: number, codec: G711, seconds = 60): Promise<TonePhone> {
   const port = await mediaPort();
   const heard = new GrowableSharedArrayBuffer(HEARD_BYTES, { maxByteLength: HEARD_MAX_BYTES });
   const length = new SharedArrayBuffer(4);
-  const frames = encodeAs(codec, toneAlaw(hz, seconds * 1000));
+  const key = `${hz}/${codec}/${seconds}`;
+  const frames = toneFrames.get(key) ?? toneFrames.set(key, encodeAs(codec, toneAlaw(hz, seconds * 1000))).get(key)!;
   const worker = new Worker(new URL('./rtp-phone-worker.mjs', import.meta.url), {
-    workerData: { port, pt: codec === 'PCMU' ? 0 : 8, frames, heard, length },
+    workerData: { port, pt: codec === 'PCMU' ? 0 : 8, frames, heard, length }, execArgv: [],
   });
   await new Promise<void>((resolve, reject) => {
     worker.once('message', () => resolve());

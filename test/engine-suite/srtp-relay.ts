@@ -15,7 +15,7 @@ export interface SrtpRelay { stats(): Promise<RelayStats>; close(): void }
 
 /** Relays on `port` (the SDP answer's) between FreeSWITCH (its key `theirKey`) and the phone on `phonePort` (ours `ourKey`). */
 export async function srtpRelay(port: number, phonePort: number, theirKey: string, ourKey: string): Promise<SrtpRelay> {
-  const worker = new Worker(new URL('./srtp-relay-worker.mjs', import.meta.url), { workerData: { port, phonePort, theirKey, ourKey } });
+  const worker = new Worker(new URL('./srtp-relay-worker.mjs', import.meta.url), { workerData: { port, phonePort, theirKey, ourKey }, execArgv: [] });
   await new Promise<void>((resolve, reject) => {
     worker.once('message', () => resolve());
     worker.once('error', reject);
