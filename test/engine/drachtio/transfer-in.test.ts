@@ -85,11 +85,12 @@ if (bins) {
     await until(() => `the party hears the document alone (${JSON.stringify(heard())})`, HEAR_WITHIN_MS, () => heard().document > HEARD && heard().caller < 0.05, 100)
       .catch((err: Error) => t.fail(err.message));
     t.ok(heard().document > HEARD, `the party hears ${DOCUMENT_HZ} Hz (share ${heard().document.toFixed(3)}), and no longer the caller (${heard().caller.toFixed(3)})`);
+    // Heard: the party hangs up, ending the document's 30 s Play, which every flow settling would otherwise wait out.
+    await party.sipp.hangup();
     const call = await s.finalCall();
     t.equal(call.hangupCause, 'refer-completed');
     const asked = s.app.requests.find((r) => r.path === '/transfer');
     t.match(asked?.json, { refer_transfer_target: TARGET, transferor_call_sid: call.sid, parent_call_sid: call.sid, direction: 'outbound-dial' });
-    await party.sipp.hangup();
     const child = (await d.h.store.calls.list(s.accountId, { parentSid: call.sid })).calls[0]!;
     await until('the party\'s call is final', 15_000, async () => (await d.h.store.calls.get(child.sid))?.endedAt != null, 50);
     t.equal((await d.h.store.calls.get(child.sid))?.status, 'completed');
