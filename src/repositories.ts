@@ -77,13 +77,14 @@ export async function openStore(dataDir: string, clock: Clock, database: Config[
   const instanceId = randomLowerAlnum(20);
   const listener = sql instanceof SqliteDb ? null : new PostgresListener({ url: database.url!, self: instanceId });
   const caches = listener ?? new SqliteDataVersion((sql as SqliteDb).raw);
+  const calls = new CallRepo(sql, clock, instanceId);
   return {
     sql, instanceId, signals: listener ?? noSignals,
     accounts: new AccountRepo(sql, clock, caches),
     apiKeys: new ApiKeyRepo(sql, clock, caches),
     trunks: new TrunkRepo(sql, clock, caches),
     numbers: new NumberRepo(sql, clock),
-    calls: new CallRepo(sql, clock, instanceId),
+    calls,
     recordings: new RecordingRepo(sql, clock, instanceId),
     carriers: new CarrierRepo(sql, clock, caches),
     registrations: new RegistrationRepo(sql, clock),
@@ -101,6 +102,7 @@ export async function openStore(dataDir: string, clock: Clock, database: Config[
     scheduledCallbacks: new CallbackRepo(sql, clock, instanceId),
     leadCampaigns: new LeadCampaignRepo(sql, clock),
     close: async () => {
+      await calls.timelineFlushed();
       await listener?.close();
       await sql.close();
     },

@@ -58,16 +58,17 @@ export class CallSession {
   get ended(): boolean { return this.#finished !== undefined || (this.#leg?.isEnded ?? false); }
 
   /**
-   * Notes `kind` on the call's timeline: shown to watchers at once, then stored in the order noted (one write
-   * after the other). Watchers must not wait for the store: the simulator interleaves these entries with the
-   * caller's side as they happen, and on PostgreSQL a write is a round trip the call does not wait for.
-   * Never rejects: a lost entry is logged, the call goes on. The call's end waits for every entry.
+   * Notes `kind` on the call's timeline: shown to watchers at once, then stored in the order noted, with the other
+   * calls' entries of this event-loop turn (CallRepo.noteTimeline). Watchers must not wait for the store: the
+   * simulator interleaves these entries with the caller's side as they happen, and on PostgreSQL a write is a round
+   * trip the call does not wait for. Never rejects: a lost entry is logged, the call goes on. The call's end waits
+   * for every entry.
    */
   timeline(kind: string, detail: Record<string, unknown>): Promise<void> {
     this.services.watch.timeline(this.sid, kind, detail);
-    this.#timelineWrites = this.#timelineWrites
-      .then(() => this.services.store.calls.addTimeline(this.sid, kind, detail))
+    const stored = this.services.store.calls.noteTimeline(this.sid, kind, detail)
       .catch((err: unknown) => this.log.warn({ err, kind }, 'timeline entry not stored'));
+    this.#timelineWrites = this.#timelineWrites.then(() => stored);
     return this.#timelineWrites;
   }
 

@@ -33,12 +33,14 @@ export class CallDispatcher {
   /**
    * Waits for every call flow in progress and every call end being stored (graceful shutdown, tests): a leg's end
    * stores the call's final state, hangup event and last timeline entries after its flow may have returned, and on
-   * PostgreSQL those writes take round trips the store must not be closed under.
+   * PostgreSQL those writes take round trips the store must not be closed under. A flow's last timeline entries
+   * (a verb's result noted as it returns) are written with their turn's batch, after the flow.
    */
   async settled(): Promise<void> {
     do {
       while (this.#active.size > 0) await Promise.allSettled([...this.#active]);
       await this.services.watch.finished();
+      await this.services.store.calls.timelineFlushed();
     } while (this.#active.size > 0);
   }
 

@@ -1,5 +1,6 @@
 import { rowLock, type SqlDb, type SqlQueries, type SqlValue } from './sql.js';
 import { countCall } from './call-days.js';
+import { TimelineWriter } from './timeline-writer.js';
 import type { Clock } from '../clock.js';
 
 export type CallDirection = 'inbound' | 'outbound-api' | 'outbound-dial' | 'trunk';
@@ -71,7 +72,11 @@ export interface TimelineEntry { id: number; at: string; kind: string; detail: R
 /** Calls are written from their first event, so a crash loses nothing already known about them. */
 export class CallRepo {
   /** `owner`: the instance running the calls this repo creates (crash reconciliation finds them by it). */
-  constructor(private readonly sql: SqlDb, private readonly clock: Clock, private readonly owner: string) {}
+  readonly #timelineWriter: TimelineWriter;
+
+  constructor(private readonly sql: SqlDb, private readonly clock: Clock, private readonly owner: string) {
+    this.#timelineWriter = new TimelineWriter(sql);
+  }
 
   async create(c: NewCall): Promise<CallRecord> {
     return this.sql.transaction(async (tx) => {
@@ -189,17 +194,32 @@ export class CallRepo {
     return rows.map(toCall);
   }
 
+  /** Stores an entry now, in `q`'s transaction when given. */
   async addTimeline(sid: string, kind: string, detail: Record<string, unknown>, q: SqlQueries = this.sql): Promise<void> {
     await q.run('INSERT INTO call_timeline (call_sid, at, kind, detail) VALUES (?, ?, ?, ?)', [sid, this.#now(), kind, JSON.stringify(detail)]);
   }
 
+  /**
+   * Stores an entry with the others noted in this event-loop turn (src/store/timeline-writer.ts): what a running
+   * call notes. Its time is now; resolves once it is stored.
+   */
+  noteTimeline(sid: string, kind: string, detail: Record<string, unknown>): Promise<void> {
+    return this.#timelineWriter.add({ sid, at: this.#now(), kind, detail: JSON.stringify(detail) });
+  }
+
+  /** Resolves once every entry noted so far is stored (or refused): before the database closes. */
+  timelineFlushed(): Promise<void> { return this.#timelineWriter.flushed(); }
+
+  /** The call's entries, with every entry this process noted before the call. */
   async timeline(sid: string): Promise<TimelineEntry[]> {
+    await this.#timelineWriter.flushed();
     return (await this.sql.all<{ id: number; at: string; kind: string; detail: string }>('SELECT id, at, kind, detail FROM call_timeline WHERE call_sid = ? ORDER BY id', [sid]))
       .map((r) => ({ ...r, detail: JSON.parse(r.detail) as Record<string, unknown> }));
   }
 
   /** When the call last did anything its timeline recorded (ISO time), or null. */
   async lastActivity(sid: string): Promise<string | null> {
+    await this.#timelineWriter.flushed();
     return (await this.sql.one<{ at: string | null }>('SELECT MAX(at) AS at FROM call_timeline WHERE call_sid = ?', [sid]))?.at ?? null;
   }
 

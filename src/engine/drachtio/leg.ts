@@ -98,9 +98,6 @@ export class DrachtioLeg implements CallLeg, MediaContext {
     if (!isUp(dialog)) this.#end({ cause: 'normal', by: 'remote' });
     // Callers whose SDP has no telephone-event send keys in-band: let FreeSWITCH detect them.
     if (!/telephone-event/i.test(dialog.remote?.sdp ?? '')) void quietly(this, 'in-band DTMF detection', () => ep.execute('spandsp_start_dtmf'));
-    // Prompts are paced by FreeSWITCH's own 20 ms timer. Paced by the caller's packets (the default), a caller whose
-    // packets came in bursts had the prompt run ahead and queue: a stopped prompt went on for ~450 ms.
-    void quietly(this, 'playback timer', () => ep.set('timer_name', 'soft'));
   }
 
   get isEnded(): boolean { return this.#endInfo !== null; }
