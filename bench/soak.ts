@@ -213,7 +213,9 @@ try {
   const warmRecordings = await count("SELECT COUNT(*) AS n FROM recordings WHERE status = 'completed'");
   counts = tally();
 
-  // SOAK_HEAP_SNAPSHOTS=<dir>: heap snapshots at the start and the end, to compare in Chrome's DevTools (what grew).
+  // SOAK_HEAP_SNAPSHOTS=<dir>: heap snapshots at the start, at the first sample past the load's middle and at the end,
+  // to compare (what grew): objects made between the first two and still there at the third are what the load keeps.
+  // Writing one holds the process's RSS up by about the snapshot's size for the rest of the run: RSS is not comparable then.
   const snapshotDir = process.env.SOAK_HEAP_SNAPSHOTS;
   const snapshot = (phase: string) => {
     if (snapshotDir) console.log(`heap snapshot: ${v8.writeHeapSnapshot(path.join(snapshotDir, `soak-${phase}.heapsnapshot`))}`);
@@ -222,7 +224,14 @@ try {
   snapshot('start');
   loadStart = Date.now();
   let sampling = Promise.resolve();
-  const timer = setInterval(() => { sampling = sampling.then(async () => { samples.push(await sample('load')); }); }, SAMPLE_MS);
+  let midTaken = false;
+  const timer = setInterval(() => {
+    sampling = sampling.then(async () => {
+      const s = await sample('load');
+      samples.push(s);
+      if (!midTaken && s.atMin >= MINUTES / 2) { midTaken = true; snapshot('mid'); }
+    });
+  }, SAMPLE_MS);
   const result = await load(CALLS, RATE);
   clearInterval(timer);
   await sampling;
