@@ -65,9 +65,10 @@ t.test('sign-in failures per (email, address): doubling waits, identical answers
       const unknownElsewhere = await new DashboardClient(h.url, fetchFrom('127.0.0.2')).signIn(unknown, 'wrong password!');
       t.match(unknownElsewhere.text, /incorrect.<\/p>/, 'another address has its own count');
     }
-    await clock.advance(wait * 1000 - 1000);
+    // Jumps, not advances: the harness's background jobs need not run every period of the wait.
+    await clock.jump(wait * 1000 - 1000);
     t.equal((await both(PASSWORD, 'a second early')).status, 429);
-    await clock.advance(1000);
+    await clock.jump(1000);
   }
   t.same(waits, [2, 4, 8, 16, 32, 64, 128, 256, 512, 900, 900], 'the wait doubles after each failure past the fifth, up to 15 minutes');
 
@@ -77,7 +78,7 @@ t.test('sign-in failures per (email, address): doubling waits, identical answers
   const fresh = await new DashboardClient(h.url).signIn(known, 'wrong password!');
   t.match(fresh.text, /incorrect.<\/p>/, 'a success clears the count');
 
-  await clock.advance(24 * 3600_000);
+  await clock.jump(24 * 3600_000);
   t.match((await cu.signIn(unknown, 'wrong password!')).text, /incorrect.<\/p>/, 'a pair quiet for a day starts from zero');
 });
 
@@ -131,7 +132,7 @@ t.test('one-time set-password link: works once, expires after 24 hours', async (
   t.equal((await c.signIn('new@example.com', PASSWORD)).status, 303);
 
   const later = await users.issueSetPasswordToken((await h.store.users.getByEmail('new@example.com'))!.id);
-  await clock.advance(24 * 3600_000 + 1);
+  await clock.jump(24 * 3600_000 + 1);
   t.equal((await c.get(`/dashboard/set-password?token=${later}`)).status, 410, 'expired after 24 hours');
   const stored = await h.store.sql.all<{ token_hash: string }>('SELECT token_hash FROM user_tokens');
   t.notOk(stored.some((r) => r.token_hash === later), 'tokens stored hashed');
