@@ -6,6 +6,7 @@
 // database refuses is written again row by row, so one bad entry (its call row gone) takes no other with it.
 // Reads of a timeline wait for the entries noted before them (flushed()), so this process reads what it noted.
 import type { SqlDb } from './sql.js';
+import { outsideTransactions } from './transaction-scope.js';
 
 /** Rows per INSERT: each row count is a statement of its own in the prepared-statement cache, so they stay few. */
 const MAX_ROWS = 64;
@@ -29,11 +30,12 @@ export class TimelineWriter {
   add(row: TimelineRow): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.#queue.push({ ...row, settle: (err) => (err === undefined ? resolve() : reject(err)) });
-      this.#next ??= new Promise<void>((turn) => { setImmediate(turn); }).then(() => {
+      // Scheduled outside any transaction the first entry's code runs in: the batch is every caller's, not its.
+      this.#next ??= outsideTransactions(() => new Promise<void>((turn) => { setImmediate(turn); }).then(() => {
         this.#next = null;
         this.#writing = this.#writing.then(() => this.#writeQueued());
         return this.#writing;
-      });
+      }));
     });
   }
 

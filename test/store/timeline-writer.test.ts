@@ -95,3 +95,17 @@ onEachBackend(t, 'a read sees every entry noted before it and is not held by ent
   t.equal((await read)[0]?.kind, 'first', 'with the entry noted before it');
   await calls.timelineFlushed();
 });
+
+onEachBackend(t, "an entry noted by a transaction's code is written outside it, once it allows", async (t, db) => {
+  await withCalls(db, ['CA1']);
+  const calls = new CallRepo(db, new FakeClock(0), 'node-a');
+  let noted!: Promise<void>;
+  await db.transaction(async (tx) => {
+    noted = calls.noteTimeline('CA1', 'inside', {});
+    // Open past the turn its batch is written in: that write must not count as a query of the transaction's code.
+    await new Promise((r) => setTimeout(r, 20));
+    await tx.one('SELECT 1 AS one');
+  });
+  await noted;
+  t.same(await kinds(calls, 'CA1'), ['inside']);
+});
