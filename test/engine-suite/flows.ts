@@ -33,6 +33,8 @@ export const CALLER = '+15557770001';
 export interface Scene {
   app: WebhookApp;
   accountId: number;
+  /** The sid of the account's newest call (not a dialled leg), as it is now; null before the first. */
+  newestCall(): Promise<string | null>;
   /** Waits until the platform has written the call's final state, and returns it. */
   finalCall(): Promise<CallRecord>;
 }
@@ -41,12 +43,13 @@ export async function scene(t: { teardown(fn: () => unknown): void }, d: EngineD
   const app = await startWebhookApp(t);
   const { id } = await d.h.account();
   await new NumberService(d.h.store.numbers, { allowLocalTargets: true }).add(DID, id, { webhook_url: `${app.url}/voice`, ...settings });
+  const newestCall = async () => (await d.h.store.sql.one<{ sid: string }>(
+    'SELECT sid FROM calls WHERE account_id = ? AND parent_sid IS NULL ORDER BY created_at DESC, sid DESC LIMIT 1', [id]))?.sid ?? null;
   return {
-    app, accountId: id,
+    app, accountId: id, newestCall,
     async finalCall() {
       await d.h.app.calls.settled();
-      const row = await d.h.store.sql.one<{ sid: string }>('SELECT sid FROM calls WHERE account_id = ? AND parent_sid IS NULL ORDER BY created_at DESC, sid DESC LIMIT 1', [id]);
-      return (await d.h.store.calls.get(row!.sid))!;
+      return (await d.h.store.calls.get((await newestCall())!))!;
     },
   };
 }

@@ -142,8 +142,8 @@ export function callFlowSuite(t: Test, make: MakeDriver): void {
     let over = false;
     void call.ended.then(() => { over = true; });
     const queued = async () => {
-      const row = await d.h.store.sql.one<{ sid: string }>('SELECT sid FROM calls WHERE account_id = ? AND parent_sid IS NULL ORDER BY created_at DESC, sid DESC LIMIT 1', [s.accountId]);
-      return row != null && (await d.h.store.calls.timeline(row.sid)).some((e) => e.kind === 'queued');
+      const sid = await s.newestCall();
+      return sid !== null && (await d.h.store.calls.timeline(sid)).some((e) => e.kind === 'queued');
     };
     await until('the caller waits in the queue', 70_000, async () => over || await queued(), 50);
     call.hangup();
