@@ -126,7 +126,10 @@ async function startBare(): Promise<System> {
 const SYSTEMS = [startRingbase, startBare];
 
 /** One step: `legs` callers in, wait until every leg receives audio, measure a window, end every call. */
-async function step(sys: System, what: string, legs: number, rooms: (i: number) => string): Promise<{ ok: boolean; loss: number; delays: StepDelays | null }> {
+/** A step's outcome: clean or not, the audio lost, and the event-loop delays (null for a step not run). */
+interface StepResult { ok: boolean; loss: number; delays: StepDelays | null }
+
+async function step(sys: System, what: string, legs: number, rooms: (i: number) => string): Promise<StepResult> {
   sys.route(rooms);
   await sink.reset();
   // The bench process hosts the system under test (the platform, or the bare script): its event-loop delay shows
@@ -163,20 +166,20 @@ async function step(sys: System, what: string, legs: number, rooms: (i: number) 
 async function ladder(steps: number[], what: (n: number) => string, legs: (n: number) => number, rooms: (i: number) => string): Promise<Ladder> {
   const best = SYSTEMS.map(() => 0);
   const climbing = SYSTEMS.map(() => true);
-  const delays = new Map<number, Array<StepDelays | null>>();
+  const delays = new Map<string, Array<StepDelays | null>>();
   for (const n of steps) {
-    delays.set(n, SYSTEMS.map(() => null));
+    delays.set(what(n), SYSTEMS.map(() => null));
     for (const [i, start] of SYSTEMS.entries()) {
       if (!climbing[i]) continue;
       // A near miss is tried once more: other work on a shared machine can spoil one attempt, and that is not
       // capacity. Gross loss (GROSS_LOSS or more) is overload, which a second attempt would only repeat.
-      let r: { ok: boolean; loss: number; delays: StepDelays | null } = { ok: false, loss: 0, delays: null };
+      let r: StepResult = { ok: false, loss: 0, delays: null };
       for (let attempt = 0; attempt < 2 && !r.ok && r.loss < GROSS_LOSS; attempt++) {
         const sys = await start();
         r = await step(sys, what(n), legs(n), rooms);
         await sys.stop();
       }
-      delays.get(n)![i] = r.delays;
+      delays.get(what(n))![i] = r.delays;
       if (r.ok) best[i] = n;
       else climbing[i] = false;
     }
@@ -185,8 +188,8 @@ async function ladder(steps: number[], what: (n: number) => string, legs: (n: nu
   return { best, delays };
 }
 
-/** Each system's highest clean step, and the event-loop delays of each step it ran (its last attempt), by step. */
-interface Ladder { best: number[]; delays: Map<number, Array<StepDelays | null>> }
+/** Each system's highest clean step, and the event-loop delays of each step it ran (its last attempt), by step name. */
+interface Ladder { best: number[]; delays: Map<string, Array<StepDelays | null>> }
 
 /** JOINS joins in rooms of three to a sipp party that answers at once; ms from the request to in the room. */
 async function joinLatency(start: () => Promise<System>): Promise<number[]> {
@@ -229,8 +232,7 @@ try {
   // Event-loop p99 of each step both systems ran (issue 29: <= 1.5x the bare script's), whole step and phases; the
   // row is the step where Ringbase fares worst against bare.
   const phases = (d: StepDelays) => `${d.step.toFixed(0)} (${Object.values(d.phases).map((ms) => ms.toFixed(0)).join(' / ')})`;
-  const ranByBoth = (steps: Ladder, what: (n: number) => string) => [...steps.delays].flatMap(([n, [r, b]]) => (r && b ? [{ n: what(n), r, b }] : []));
-  const both = [...ranByBoth(tripleSteps, (n) => `${n} rooms of 3`), ...ranByBoth(roomSteps, (n) => `one room of ${n}`)];
+  const both = [...tripleSteps.delays, ...roomSteps.delays].flatMap(([n, [r, b]]) => (r && b ? [{ n, r, b }] : []));
   console.log('\n| event-loop p99 (ms), whole step (arrivals / window / ending) | ringbase | bare srf+fsmrf | ratio |\n|---|---|---|---|');
   for (const { n, r, b } of both) console.log(`| ${n} | ${phases(r)} | ${phases(b)} | ${ratio(r.step, b.step)} |`);
   const worst = [...both].sort((x, y) => y.r.step / y.b.step - x.r.step / x.b.step)[0];
