@@ -41,6 +41,7 @@ import { selfSignedTls } from './preview/self-signed-tls.js';
 import { TrustedProxies } from './preview/client-address.js';
 import { listenerOptions } from './listener-limits.js';
 import { installRequestLog } from './request-log.js';
+import { lazyRequestLogger } from './request-logger.js';
 import { DEFAULT_BODY_LIMIT, installRouteLimits } from './route-limits.js';
 import { peerLiveness, startInstance } from '../recovery/index.js';
 import { NodeDrain } from './cluster/drain.js';
@@ -113,6 +114,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     logController: new LogController({ disableRequestLogging: true }),
     ...listenerOptions(config.http, https, (ip) => proxies.trusts(ip)),
     genReqId: () => `req_${requestIdPrefix}${(++requestCount).toString(36)}`,
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: DEFAULT_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_SEGMENT_CHARS },
     frameworkErrors: frameworkErrors(dashboardErrorPage),

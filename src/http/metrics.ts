@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { HttpRequestFigures } from './request-figures.js';
 import { checkOperatorToken, type TokenCheckDeps } from './operator-auth.js';
 
 /** The two registries: `open` holds what anyone may read (process, HTTP, platform-wide totals); `perAccount` names accounts' resources. */
@@ -9,18 +10,10 @@ export interface MetricsRegistries { open: Registry; perAccount: Registry }
 export function installMetrics(app: FastifyInstance): MetricsRegistries {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'ringbase_http_requests_total', help: 'HTTP requests by route and status',
-    labelNames: ['method', 'route', 'status'], registers: [registry],
-  });
-  const latency = new Histogram({
-    name: 'ringbase_http_request_duration_seconds', help: 'HTTP request latency by route',
-    labelNames: ['method', 'route'], buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [registry],
-  });
+  const figures = new HttpRequestFigures();
+  figures.register(registry);
   app.addHook('onResponse', (req, reply, done) => {
-    const route = req.routeOptions.url ?? 'unmatched';
-    requests.inc({ method: req.method, route, status: String(reply.statusCode) });
-    latency.observe({ method: req.method, route }, reply.elapsedTime / 1000);
+    figures.record(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
   return { open: registry, perAccount: new Registry() };

@@ -3,21 +3,30 @@
 // completed") with the whole request serialized, redacted and written synchronously were most of what a simple
 // request cost. LOG_LEVEL=debug adds the URL as sent (query values that look sensitive redacted) and the client's
 // address to the same line.
+import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { redactUrl } from '../log-redaction.js';
 
+const INFO = 30;
+
 export function installRequestLog(http: FastifyInstance, logger: Logger): void {
+  const destination = (logger as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym]!;
   // The line's fields are fixed and hold no secret, so it skips the logger's redaction (a copy of every object
-  // logged, half the line's cost): a logger of its own on the same destination, at the same level.
-  const log = pino({ level: logger.level }, (logger as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym]);
+  // logged): a logger of its own on the same destination, at the same level.
+  const log = pino({ level: logger.level }, destination);
+  // At info the line is written as pino writes it (same fields, same order) from a template: pino's generic
+  // object serialization was a tenth of a simple API request's cost.
+  const base = `,"pid":${process.pid},"hostname":${JSON.stringify(hostname())}`;
   http.addHook('onResponse', (req, reply, done) => {
-    const line = {
-      reqId: req.id, method: req.method, route: req.routeOptions.url ?? null, status: reply.statusCode,
-      ms: Math.round(reply.elapsedTime * 10) / 10,
-    };
-    if (log.isLevelEnabled('debug')) log.debug({ ...line, url: redactUrl(req.url), remoteAddress: req.ip }, 'request');
-    else log.info(line, 'request');
+    const route = req.routeOptions.url ?? null;
+    const ms = Math.round(reply.elapsedTime * 10) / 10;
+    if (log.isLevelEnabled('debug')) {
+      log.debug({ reqId: req.id, method: req.method, route, status: reply.statusCode, ms, url: redactUrl(req.url), remoteAddress: req.ip }, 'request');
+    } else if (log.isLevelEnabled('info')) {
+      destination.write(`{"level":${INFO},"time":${Date.now()}${base},"reqId":${JSON.stringify(req.id)},"method":${JSON.stringify(req.method)},`
+        + `"route":${JSON.stringify(route)},"status":${reply.statusCode},"ms":${ms},"msg":"request"}\n`);
+    }
     done();
   });
 }

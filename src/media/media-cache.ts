@@ -3,7 +3,8 @@
 // bounded on-disk cache, as WAV (MP3 is decoded here). FreeSWITCH is handed a local path and never fetches anything.
 // Audio the platform renders itself (synthesized speech: the prompt cache) is kept in the same cache, under the
 // same byte bound and least-recently-used eviction, keyed by what determines its content instead of a URL.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../crypto/tokens.js';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -122,7 +123,7 @@ export class MediaCache {
   }
 
   async #render(key: string, render: (file: string) => Promise<void>): Promise<Fetched> {
-    const base = path.join(this.#o.dir, createHash('sha256').update(key).digest('hex'));
+    const base = path.join(this.#o.dir, sha256Hex(key));
     const file = `${base}.wav`;
     // Renderers pick the format from the extension; without a sidecar, a restart removes a half-written one.
     const tmp = `${base}-${randomBytes(4).toString('hex')}.tmp.wav`;
@@ -195,7 +196,7 @@ export class MediaCache {
       audio = wav.wav;
     }
     const fresh = freshnessOf(res.headers, now, defaultMaxAgeMs);
-    const base = createHash('sha256').update(url).digest('hex');
+    const base = sha256Hex(url);
     const name = fresh.store ? `${base}.wav` : `${base}-${randomBytes(6).toString('hex')}.wav`;
     const entry: Entry = {
       url, file: path.join(this.#o.dir, name), bytes: audio.length, expiresAt: fresh.expiresAt, ...validatorsOf(res.headers),

@@ -1,7 +1,7 @@
 // The account's vendor voices (src/calls/voices.ts's port): its voice names from its settings, and its speech
 // endpoint's audio rendered once per (endpoint, model, voice, text) into the media cache, where the platform's own
 // prompts are kept too (src/media/prompt-cache.ts): concurrent first requests render once; later ones play the file.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../crypto/tokens.js';
 import type { Clock } from '../clock.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { AccountVoices } from '../calls/voices.js';
@@ -56,5 +56,5 @@ export function vendorVoices(deps: VendorVoiceDeps): AccountVoices {
 
 /** Another endpoint or model is other audio; a new key is not. */
 function endpointKey(s: VoiceSetting): string {
-  return createHash('sha256').update(`${s.baseUrl}\n${s.model}`).digest('hex').slice(0, 16);
+  return sha256Hex(`${s.baseUrl}\n${s.model}`).slice(0, 16);
 }

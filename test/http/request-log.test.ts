@@ -38,3 +38,18 @@ t.test('debug: the same line with the URL (sensitive values redacted) and the cl
   const [line] = s.lines().filter((l) => l.msg === 'request');
   t.match(line, { level: 20, route: '/trunks/:id', status: 200, url: '/trunks/7?page=2&api_key=[redacted]', remoteAddress: '127.0.0.1' });
 });
+
+t.test('info: the line has the fields of any other line, in pino\'s order', async (t) => {
+  const s = await served(t, 'info');
+  await s.get('/trunks/7');
+  const [line] = s.lines();
+  t.same(Object.keys(line!), ['level', 'time', 'pid', 'hostname', 'reqId', 'method', 'route', 'status', 'ms', 'msg']);
+  t.equal(line!.pid, process.pid);
+  t.ok(Math.abs(Number(line!.time) - Date.now()) < 60_000, 'time in epoch milliseconds');
+});
+
+t.test('warn: no request lines', async (t) => {
+  const s = await served(t, 'warn');
+  t.equal(await s.get('/trunks/7'), 200);
+  t.same(s.lines(), []);
+});

@@ -6,8 +6,8 @@
 //
 // The signature covers the request line and a digest of the body, so it is checked as the request arrives (before
 // the checks a forwarded request skips), and the body against its digest once parsed.
-import { createHash } from 'node:crypto';
 import { sign, verify } from '../../net/signature.js';
+import { sha256Hex } from '../../crypto/tokens.js';
 
 export const FORWARDED_BY_HEADER = 'x-ringbase-forwarded-by';
 export const FORWARD_SIGNATURE_HEADER = 'x-ringbase-forward-signature';
@@ -23,14 +23,13 @@ export interface ForwardedRequest { method: string; url: string; body: string }
 /** A parsed JSON body as the signed text: the same on both sides, since the receiver parses what the sender wrote. */
 export const bodyText = (body: unknown): string => (body === undefined || body === null ? '' : JSON.stringify(body));
 
-const digestOf = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** What the signature covers besides the time: webhook signatures' scheme (net/signature.ts) over these fields. */
 const signed = (from: string, method: string, url: string, bodyDigest: string): string => `${from}\n${method}\n${url}\n${bodyDigest}`;
 
 export function forwardHeaders(key: Buffer, from: string, r: ForwardedRequest, nowMs: number): Record<string, string> {
   const at = Math.floor(nowMs / 1000);
-  const bodyDigest = digestOf(r.body);
+  const bodyDigest = sha256Hex(r.body);
   return {
     [FORWARDED_BY_HEADER]: from,
     [FORWARD_BODY_HEADER]: bodyDigest,
@@ -54,4 +53,4 @@ export function checkForward(key: Buffer, headers: Headers, method: string, url:
 }
 
 /** Whether a parsed body is the one whose digest was signed. */
-export const bodyMatches = (bodyDigest: string, body: unknown): boolean => digestOf(bodyText(body)) === bodyDigest;
+export const bodyMatches = (bodyDigest: string, body: unknown): boolean => sha256Hex(bodyText(body)) === bodyDigest;
