@@ -13,7 +13,7 @@ import { frameworkErrors, installErrorHandling, MAX_PATH_SEGMENT_CHARS } from '.
 import { validatorCompiler } from './validation.js';
 import { bearerAuth } from './auth.js';
 import { authThrottleFor } from './shared-auth-throttle.js';
-import { installMetrics, metricsRoute } from './metrics.js';
+import { createMetrics, metricsRoute } from './metrics.js';
 import { installOpenApi } from './openapi.js';
 import { installHealth } from './health.js';
 import { trunkRoutes } from './live/trunks.js';
@@ -40,7 +40,8 @@ import { installPreviewRoot } from './preview/index.js';
 import { selfSignedTls } from './preview/self-signed-tls.js';
 import { TrustedProxies } from './preview/client-address.js';
 import { listenerOptions } from './listener-limits.js';
-import { installRequestLog } from './request-log.js';
+import { requestLog } from './request-log.js';
+import { installRequestEnd } from './request-end.js';
 import { lazyRequestLogger } from './request-logger.js';
 import { DEFAULT_BODY_LIMIT, installRouteLimits } from './route-limits.js';
 import { peerLiveness, startInstance } from '../recovery/index.js';
@@ -120,7 +121,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     frameworkErrors: frameworkErrors(dashboardErrorPage),
   }) as unknown as FastifyInstance;
   installRouteLimits(http);
-  installRequestLog(http, logger);
+  const metrics = createMetrics();
+  installRequestEnd(http, [requestLog(logger), (ended) => metrics.requests.record(ended)]);
   http.setValidatorCompiler(validatorCompiler);
   installErrorHandling(http, dashboardErrorPage);
   // Hooks that run on every request take a callback rather than returning a promise: a promise and its microtasks
@@ -146,7 +148,6 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
   forwarding.install(http);
   await installOpenApi(http);
-  const metrics = installMetrics(http);
   installMediaServerMetrics(metrics.open, engine);
   installCarrierMetrics(metrics.open, engine);
   const drain = new NodeDrain({ instances: store.instances, self: store.instanceId, engine, log: logger.child({ component: 'drain' }) });

@@ -6,17 +6,16 @@ import { checkOperatorToken, type TokenCheckDeps } from './operator-auth.js';
 /** The two registries: `open` holds what anyone may read (process, HTTP, platform-wide totals); `perAccount` names accounts' resources. */
 export interface MetricsRegistries { open: Registry; perAccount: Registry }
 
-/** Prometheus metrics on registries owned by this app instance (no process-global state). */
-export function installMetrics(app: FastifyInstance): MetricsRegistries {
+/**
+ * Prometheus metrics on registries owned by this app instance (no process-global state); `requests` counts the
+ * HTTP series into the open registry as requests end.
+ */
+export function createMetrics(): MetricsRegistries & { requests: HttpRequestFigures } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const figures = new HttpRequestFigures();
-  figures.register(registry);
-  app.addHook('onResponse', (req, reply, done) => {
-    figures.record(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
-    done();
-  });
-  return { open: registry, perAccount: new Registry() };
+  const requests = new HttpRequestFigures();
+  requests.register(registry);
+  return { open: registry, perAccount: new Registry(), requests };
 }
 
 /**

@@ -2,6 +2,7 @@
 // plain objects as requests end and turned into Prometheus series only when /metrics is read. prom-client's
 // labelled Counter and Histogram hash their label objects on every observation, a few microseconds a request.
 import type { Metric, Registry } from 'prom-client';
+import type { EndedRequest } from './request-end.js';
 
 const LATENCY_BOUNDS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
@@ -21,8 +22,10 @@ export class HttpRequestFigures {
   readonly #requests = new Map<string, RequestCount>();
   readonly #latency = new Map<string, Latency>();
 
-  /** Counts one answered request; `route` is the route's pattern ('unmatched' when none matched). */
-  record(method: string, route: string, status: number, seconds: number): void {
+  /** Counts one answered request (under the route 'unmatched' when none matched). */
+  record({ method, route: pattern, status, elapsedMs }: EndedRequest): void {
+    const route = pattern ?? 'unmatched';
+    const seconds = elapsedMs / 1000;
     const key = `${method} ${route}`;
     let latency = this.#latency.get(key);
     if (!latency) this.#latency.set(key, latency = { method, route, buckets: new Array<number>(LATENCY_BOUNDS.length + 1).fill(0), sum: 0, count: 0 });

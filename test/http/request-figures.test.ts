@@ -23,7 +23,7 @@ t.test('the same text as prom-client\'s labelled counter and histogram', async (
   for (const [method, route, status, seconds] of REQUESTS) {
     requests.inc({ method, route, status: String(status) });
     latency.observe({ method, route }, seconds);
-    figures.record(method, route, status, seconds);
+    figures.record({ method, route: route === 'unmatched' ? null : route, status, elapsedMs: seconds * 1000 });
   }
   t.equal(await ours.metrics(), await theirs.metrics());
   t.equal(await Registry.merge([ours, new Registry()]).metrics(), await theirs.metrics(), 'merged with another registry too');

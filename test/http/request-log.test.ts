@@ -4,19 +4,21 @@ import t, { type Test } from 'tap';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/logger.js';
-import { installRequestLog } from '../../src/http/request-log.js';
+import { requestLog } from '../../src/http/request-log.js';
+import { installRequestEnd } from '../../src/http/request-end.js';
 
 async function served(t: Test, level: string): Promise<{ lines: () => Array<Record<string, unknown>>; get(url: string): Promise<number> }> {
   const written: string[] = [];
   const logger = createLogger(level, new Writable({ write(chunk, _enc, done) { written.push(String(chunk)); done(); } }));
   const http = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) }) as unknown as FastifyInstance;
-  installRequestLog(http, logger);
+  installRequestEnd(http, [requestLog(logger)]);
   http.get('/trunks/:id', async () => ({ ok: true }));
   await http.ready();
   t.teardown(() => http.close());
   return {
     lines: () => written.join('').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>),
-    get: async (url) => (await http.inject({ method: 'GET', url })).statusCode,
+    // Lines are written at the end of the event-loop turn the request ended in.
+    get: async (url) => { const { statusCode } = await http.inject({ method: 'GET', url }); await new Promise(setImmediate); return statusCode; },
   };
 }
 
