@@ -35,6 +35,26 @@ onEachBackend(t, 'a query through the database from inside its own transaction i
   t.same(await db.one('SELECT 1 AS one'), { one: 1 }, 'the database still answers afterwards');
 });
 
+onEachBackend(t, 'overlapping transactions: one ending leaves the other refusing; with none open, queries run anywhere', async (t, db) => {
+  let firstEnded!: () => void;
+  const ended = new Promise<void>((r) => { firstEnded = r; });
+  let later: (() => Promise<unknown>) | undefined;
+  const first = db.transaction(async (tx) => {
+    await tx.one('SELECT 1 AS one');
+    // Scheduled inside, run after this transaction ended: by then it no longer counts.
+    later = () => db.one('SELECT 1 AS one');
+  }).then(firstEnded);
+  const second = db.transaction(async () => {
+    await ended;
+    await db.one('SELECT 1 AS one');
+  });
+  await first;
+  await t.rejects(second, /inside a transaction of the same database/, 'the second still refuses after the first ended');
+  t.same(await later!(), { one: 1 }, 'work the first scheduled runs once it ended');
+  await t.rejects(db.transaction(async () => { await db.one('SELECT 1 AS one'); }), /inside a transaction/, 'and the next transaction refuses again');
+  t.same(await db.one('SELECT 1 AS one'), { one: 1 });
+});
+
 onEachBackend(t, 'a query from elsewhere during a transaction never sees its uncommitted writes', async (t, db) => {
   let written!: () => void;
   // Chained outside the transaction, so the query runs in the caller's context, as another request's would.
