@@ -8,43 +8,12 @@ import type { CallSession } from '../calls/session.js';
 import type { Clock, TimerHandle } from '../clock.js';
 import type { HoldAudio, HoldOptions, HoldPlayback, HoldSource, HoldSourceResult } from '../calls/hold-audio.js';
 import { newSid } from '../crypto/tokens.js';
-import { makePrivate } from '../private-files.js';
 import type { SqlDb, SqlQueries } from '../store/sql.js';
 import type { Signals } from '../store/signals.js';
 import type { Conference, ConferenceRepo, Participant, ParticipantChanges } from './repo.js';
+import { startRoomRecording, stopRoomRecording, type RoomRecording } from './room-recording.js';
 import { queueConferenceCallback, type CallbackQueue, type ConferenceEvent } from './callbacks.js';
-
-export interface JoinOptions {
-  muted: boolean;
-  startConferenceOnEnter: boolean;
-  endConferenceOnExit: boolean;
-  /** Audio played in a loop to this participant until the conference starts. */
-  waitUrl?: string;
-  /** Call sid of a participant this one coaches (heard only by them). */
-  coach?: string;
-  /** Twilio's beep: a tone to the room when this participant enters and/or leaves (default both). */
-  beep?: Beep;
-  /** Aborted when a redirect replaces the participant's document: it leaves the room, its call goes on. */
-  signal?: AbortSignal;
-}
-
-export type Beep = 'true' | 'false' | 'onEnter' | 'onExit';
-
-export interface MarkupJoin extends JoinOptions {
-  friendlyName: string;
-  maxParticipants: number;
-  record: boolean;
-  statusCallback?: { url: string; method: 'GET' | 'POST'; events: string[] };
-}
-
-export type JoinOutcome = { status: 'completed' | 'full' | 'failed' | 'ended'; conferenceSid: string };
-
-/** Twilio's reasons, as the conference-end callback and the resource give them. */
-export type EndReason = 'conference-ended-via-api' | 'participant-with-end-conference-on-exit-left' | 'last-participant-left'
-  /** Ringbase's own: the control plane running the room died and crash reconciliation closed it. */
-  | 'platform-restart'
-  /** Ringbase's own: nobody was connecting to or in the conference for its wait window after it was created. */
-  | 'no-participant-within-wait';
+import type { EndReason, JoinOptions, JoinOutcome, MarkupJoin } from './joins.js';
 
 /**
  * How long a conference may exist with no participant connecting or in it before it ends by itself. Every way in
@@ -62,7 +31,6 @@ interface LiveMember {
 
 /** How long ending a conference waits for its members' leaves to be stored. */
 const LEAVES_STORED_MS = 5_000;
-interface RoomRecording { sid: string; file: string; startedAt: number }
 interface LiveRoom { members: Map<string, LiveMember>; ringing: Map<string, AbortController>; recording: RoomRecording | null }
 
 /** A conference's wait and hold documents are posted its sid besides the call's fields. */
@@ -361,18 +329,7 @@ export class ConferenceService {
     const room = this.#rooms.get(conferenceSid);
     const live = room?.members.get(by.sid);
     if (!room || !live) return;
-    const sid = newSid('RE');
-    const file = by.recordingFile(sid);
-    try {
-      await live.member.recordRoom(file);
-    } catch (err) {
-      by.timeline('conference-recording-failed', { conference_sid: conferenceSid, reason: (err as Error).message });
-      return;
-    }
-    await this.services.store.recordings.create({
-      sid, accountId: by.accountId, callSid: by.sid, conferenceSid, source: 'conference', tracks: 'both', channels: 1, file, callbackUrl: null,
-    });
-    room.recording = { sid, file, startedAt: this.services.clock.now() };
+    room.recording = await startRoomRecording(live.member, by, conferenceSid, this.services);
   }
 
   /** Finishes the room's recording: through a member still in the room, else the room ended and closed the file. */
@@ -380,10 +337,7 @@ export class ConferenceService {
     const rec = room.recording;
     if (!rec) return;
     room.recording = null;
-    const anyone = [...room.members.values()][0];
-    if (anyone) await anyone.member.stopRoomRecording(rec.file).catch(() => undefined);
-    makePrivate(rec.file);
-    await this.services.store.recordings.complete(rec.sid, this.services.clock.now() - rec.startedAt);
+    await stopRoomRecording(rec, [...room.members.values()][0]?.member, this.services);
   }
 
   async #afterLeave(conferenceSid: string, callSid: string): Promise<void> {

@@ -7,9 +7,19 @@ import type { RingTone } from '../markup/ring-tones.js';
 import type { MediaCache } from '../media/media-cache.js';
 import type { PromptCache } from '../media/prompt-cache.js';
 import type { LocalMedia } from '../media/local-media.js';
+import type {
+  SayOptions, Prompt, CollectOptions, CollectResult, RecordOptions, RecordResult, RecordingTracks, CallRecordingOptions, CallRecording,
+} from './port-media.js';
+import type { AudioTrack, AudioTapMode, AudioFrame, AudioTapEvents, AudioTap, AudioTapOptions } from './port-audio-tap.js';
 
-// The port speaks of local media (defined beside the caches that make it) to every engine and its callers.
+// The port speaks of local media (defined beside the caches that make it), of what a leg plays, collects and
+// records, and of audio taps (in files of their own) to every engine and its callers.
 export type { LocalMedia };
+export type {
+  SayOptions, Prompt, CollectOptions, CollectResult, RecordOptions, RecordResult, RecordingTracks, CallRecordingOptions, CallRecording,
+  AudioTrack, AudioTapMode, AudioFrame, AudioTapEvents, AudioTap, AudioTapOptions,
+};
+export { AUDIO_FRAME_MS, AUDIO_FRAME_BYTES } from './port-audio-tap.js';
 
 export interface TrunkCredentials {
   endpointName: string;
@@ -59,76 +69,6 @@ export interface HangupInfo {
   /** Who ended it, when known. */
   by: 'local' | 'remote';
   sipStatus?: number;
-}
-
-export interface SayOptions {
-  voice: string;
-  language: string;
-  /** The words already rendered by the account's speech endpoint: played as they are, the text kept for transcripts. */
-  audio?: LocalMedia;
-}
-
-
-/** A media prompt inside a digit collection. */
-export type Prompt =
-  | ({ kind: 'say'; text: string } & SayOptions)
-  | { kind: 'play'; media: LocalMedia }
-  | { kind: 'pause'; seconds: number };
-
-export interface CollectOptions {
-  prompts: Prompt[];
-  /** Stop after this many digits; undefined = until finishOnKey or timeout. */
-  numDigits?: number;
-  /** Inter-digit and first-digit timeout. */
-  timeoutMs: number;
-  /** Any one of these keys ends the input ('' disables it); the key is not part of the returned digits. */
-  finishOnKey: string;
-}
-
-/** A hang-up during collection returns the digits so far with reason 'timeout'; check the leg's isEnded. */
-export interface CollectResult {
-  digits: string;
-  /** `interrupted`: stopMedia() ended the collection (the keys so far are kept). */
-  reason: 'num-digits' | 'finish-key' | 'timeout' | 'interrupted';
-}
-
-export interface RecordOptions {
-  /** Absolute path of the WAV file to write. */
-  file: string;
-  /** 0 or less: no limit. */
-  maxLengthMs: number;
-  /** Stop after this much silence; 0 or less: no limit. */
-  silenceTimeoutMs: number;
-  /** Keys that end the recording ('' = none). */
-  finishOnKey: string;
-  beep: boolean;
-}
-
-export interface RecordResult {
-  file: string;
-  durationMs: number;
-  /** `interrupted`: stopMedia() ended the recording; the file holds what was recorded until then. */
-  reason: 'max-length' | 'silence' | 'finish-key' | 'hangup' | 'interrupted';
-  finishKey?: string;
-}
-
-export type RecordingTracks = 'inbound' | 'outbound' | 'both';
-
-export interface CallRecordingOptions {
-  file: string;
-  tracks: RecordingTracks;
-  /** With tracks 'both': each side on its own channel (2 channels) instead of mixed (1 channel). */
-  dualChannel: boolean;
-}
-
-/** A recording of a whole call, controllable while the call lasts. */
-export interface CallRecording {
-  readonly file: string;
-  readonly channels: 1 | 2;
-  pause(): Promise<void>;
-  resume(): Promise<void>;
-  /** Finishes the file; resolves with the recorded duration (paused time excluded). Idempotent. */
-  stop(): Promise<{ durationMs: number }>;
 }
 
 export interface ConferenceJoinOptions {
@@ -181,65 +121,6 @@ export interface ConferenceMember {
   leave(): Promise<void>;
   /** Hangs up every leg in the room (conference ended). */
   endRoom(): Promise<void>;
-}
-
-/** Which of the call's audio an AudioTap carries, from the platform's point of view. */
-export type AudioTrack = 'inbound' | 'outbound';
-
-/**
- * 'bidirectional': the tap hears the caller and what it sends is played to the caller (instead of other media).
- * 'fork': the tap only listens; the call goes on as if it were not there.
- */
-export type AudioTapMode = 'bidirectional' | 'fork';
-
-/** 20 ms of 8 kHz µ-law (160 bytes): the one frame size taps speak, whatever the engine carries inside. */
-export const AUDIO_FRAME_MS = 20;
-export const AUDIO_FRAME_BYTES = 160;
-
-export interface AudioFrame {
-  track: AudioTrack;
-  /** 160 bytes of µ-law (G.711 PCMU). */
-  payload: Buffer;
-}
-
-export interface AudioTapEvents {
-  /** One 20 ms frame of the call's audio, in order per track. */
-  frame: (frame: AudioFrame) => void;
-  /** Every frame queued before mark(name) has been played (or dropped by clear(): Twilio answers those too). */
-  mark: (name: string) => void;
-}
-
-/** A live connection to a call's audio (a media stream); engine-neutral: 20 ms µ-law frames both ways. */
-export interface AudioTap {
-  readonly mode: AudioTapMode;
-  /**
-   * A fork whose engine can only give the call's mix (both directions in one stream, delivered as 'inbound'):
-   * FreeSWITCH eavesdrop. Otherwise each track comes separately.
-   */
-  readonly mixed: boolean;
-  on<E extends keyof AudioTapEvents>(event: E, listener: AudioTapEvents[E]): void;
-  off<E extends keyof AudioTapEvents>(event: E, listener: AudioTapEvents[E]): void;
-  /** Queues µ-law audio (any length; cut into 20 ms frames) to play to the caller at 20 ms a frame. Bidirectional only. */
-  send(payload: Buffer): void;
-  /** Drops every queued frame at once (barge-in); pending marks fire. */
-  clear(): void;
-  /** Queues a mark: the 'mark' event fires once everything queued before it has been played. */
-  mark(name: string): void;
-  /** Frames queued and not yet played. */
-  readonly queuedFrames: number;
-  /** Stops the audio both ways and frees what the engine holds. Idempotent. */
-  close(): Promise<void>;
-  /** Resolves once, when the tap is closed (close(), or the leg ended). */
-  readonly closed: Promise<void>;
-}
-
-export interface AudioTapOptions {
-  mode: AudioTapMode;
-  /**
-   * A fork that hears only the far end (the inbound track), never what the platform plays to it: a recognizer or a
-   * detector listening while prompts play. Not mixed, whatever the engine.
-   */
-  callerOnly?: boolean;
 }
 
 export interface LegEvents {

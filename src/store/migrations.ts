@@ -3,6 +3,8 @@ import { SHARED_LIMITS_SCHEMA } from './migrations-shared-limits.js';
 import { RECORDING_TRANSCRIPTION, SPEECH_SETTINGS, VOICE_SETTINGS } from './migrations-speech.js';
 import { CALL_DAYS } from './migrations-rollups.js';
 import { CARRIER_GATEWAYS } from './migrations-carriers.js';
+import { PREVIEW_SCHEMA } from './migrations-preview.js';
+import { CONFERENCES_SCHEMA } from './migrations-conferences.js';
 
 // Numbered by position: migrations[n] brings the schema from user_version n to n+1. Append only.
 export const migrations: string[] = [
@@ -139,79 +141,7 @@ export const migrations: string[] = [
   );
   CREATE INDEX user_sessions_user ON user_sessions(user_id);
   `,
-  // Preview API: organisation settings, webhook subscriptions, the delivery outbox and injected leads.
-  `
-  CREATE TABLE org_settings (
-    account_id INTEGER PRIMARY KEY REFERENCES accounts(id),
-    webhook_hosts TEXT NOT NULL DEFAULT '[]',
-    injection_ips TEXT NOT NULL DEFAULT '[]',
-    injection_token_hash TEXT,
-    injection_token_rotated_at TEXT,
-    updated_at TEXT NOT NULL
-  );
-  CREATE TABLE webhook_subscriptions (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    sid TEXT NOT NULL UNIQUE,
-    account_id INTEGER NOT NULL REFERENCES accounts(id),
-    event_type TEXT NOT NULL,
-    target_url TEXT NOT NULL,
-    headers TEXT NOT NULL DEFAULT '{}',
-    delivery_mode TEXT NOT NULL CHECK (delivery_mode IN ('sync','async')),
-    timeout_ms INTEGER NOT NULL,
-    max_retries INTEGER NOT NULL,
-    secret_enc TEXT NOT NULL,
-    payload_template TEXT,
-    status TEXT NOT NULL CHECK (status IN ('active','paused')),
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    UNIQUE (account_id, event_type)
-  );
-  CREATE TABLE events (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    sid TEXT NOT NULL UNIQUE,
-    account_id INTEGER NOT NULL REFERENCES accounts(id),
-    event_type TEXT NOT NULL,
-    call_sid TEXT,
-    occurred_at TEXT NOT NULL,
-    data TEXT NOT NULL
-  );
-  CREATE TABLE webhook_deliveries (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    sid TEXT NOT NULL UNIQUE,
-    event_id INTEGER NOT NULL REFERENCES events(id),
-    subscription_id INTEGER NOT NULL REFERENCES webhook_subscriptions(id) ON DELETE CASCADE,
-    status TEXT NOT NULL CHECK (status IN ('pending','delivered','exhausted')),
-    attempt_count INTEGER NOT NULL DEFAULT 0,
-    next_attempt_at INTEGER NOT NULL,
-    claimed_until INTEGER,
-    created_at TEXT NOT NULL,
-    completed_at TEXT
-  );
-  CREATE INDEX webhook_deliveries_due ON webhook_deliveries(status, next_attempt_at);
-  CREATE INDEX webhook_deliveries_subscription ON webhook_deliveries(subscription_id, id);
-  CREATE TABLE webhook_delivery_attempts (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    delivery_id INTEGER NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
-    attempt INTEGER NOT NULL,
-    started_at TEXT NOT NULL,
-    status_code INTEGER,
-    latency_ms INTEGER NOT NULL,
-    error TEXT
-  );
-  CREATE INDEX webhook_delivery_attempts_delivery ON webhook_delivery_attempts(delivery_id, attempt);
-  CREATE TABLE leads (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    sid TEXT NOT NULL UNIQUE,
-    account_id INTEGER NOT NULL REFERENCES accounts(id),
-    phone TEXT NOT NULL,
-    campaign TEXT NOT NULL,
-    attributes TEXT NOT NULL,
-    status TEXT NOT NULL,
-    source_ip TEXT,
-    created_at TEXT NOT NULL
-  );
-  CREATE INDEX leads_account ON leads(account_id, id);
-  `,
+  PREVIEW_SCHEMA,
   `
   CREATE TABLE carriers (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -238,49 +168,7 @@ export const migrations: string[] = [
   );
   CREATE INDEX sip_registrations_expiry ON sip_registrations(expires_at);
   `,
-  // Conferences (preview API, <Dial><Conference>) and their participants. A friendly name addresses the account's
-  // conference of that name that has not completed: at most one such row per name (the partial unique index).
-  `
-  CREATE TABLE conferences (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    sid TEXT NOT NULL UNIQUE,
-    account_id INTEGER NOT NULL REFERENCES accounts(id),
-    friendly_name TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('init','in-progress','completed')),
-    record INTEGER NOT NULL DEFAULT 0,
-    max_participants INTEGER NOT NULL,
-    status_callback TEXT,
-    status_callback_method TEXT NOT NULL DEFAULT 'POST',
-    status_callback_events TEXT NOT NULL DEFAULT '',
-    sequence INTEGER NOT NULL DEFAULT 0,
-    end_reason TEXT,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    started_at TEXT,
-    ended_at TEXT
-  );
-  CREATE UNIQUE INDEX conferences_open_name ON conferences(account_id, friendly_name) WHERE status <> 'completed';
-  CREATE INDEX conferences_account ON conferences(account_id, id);
-  CREATE TABLE conference_participants (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    conference_sid TEXT NOT NULL REFERENCES conferences(sid),
-    call_sid TEXT NOT NULL,
-    account_id INTEGER NOT NULL REFERENCES accounts(id),
-    status TEXT NOT NULL CHECK (status IN ('connecting','in-progress','completed')),
-    muted INTEGER NOT NULL DEFAULT 0,
-    hold INTEGER NOT NULL DEFAULT 0,
-    hold_url TEXT,
-    coaching INTEGER NOT NULL DEFAULT 0,
-    call_sid_to_coach TEXT,
-    start_conference_on_enter INTEGER NOT NULL DEFAULT 1,
-    end_conference_on_exit INTEGER NOT NULL DEFAULT 0,
-    status_callback TEXT,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    UNIQUE (conference_sid, call_sid)
-  );
-  CREATE INDEX conference_participants_call ON conference_participants(call_sid);
-  `,
+  CONFERENCES_SCHEMA,
   // Crash reconciliation: each control-plane process beats here; calls and recordings name the process that
   // runs them, so a process starting up (or a peer sharing the database) can finish what a dead one left open.
   `

@@ -8,7 +8,7 @@ import type { CallsPerSecondCap } from '../../calls/cps-limiter.js';
 import type { Account } from '../../store/accounts.js';
 import type { Conference, Participant, ParticipantChanges } from '../../conferences/repo.js';
 import type { HoldSource } from '../../calls/hold-audio.js';
-import type { Beep } from '../../conferences/service.js';
+import type { Beep } from '../../conferences/joins.js';
 import { placeCall } from '../../calls/outbound.js';
 import { machineDetectionProblem, machineDetectionSettings } from '../machine-detection-input.js';
 import { newSid } from '../../crypto/tokens.js';
