@@ -67,7 +67,9 @@ if (bins) {
     const whole = await gatherOver(t, d, s, `<Gather input="speech" timeout="3" action="ACTION" actionOnEmptyResult="true"><Say>${long}</Say></Gather>`, silence(30_000));
     const cut = await gatherOver(t, d, s, `<Gather input="speech" hints="sales, support, billing" timeout="3" action="ACTION"><Say>${long}</Say></Gather>`,
       concat(silence(1_500), speak('billing', VOICE), silence(8_000)));
-    t.match(cut.heard, { speech_result: 'billing' }, 'speech over the prompt is heard');
+    // What the Gather heard and gave the recognizer, in the message: a miss says whether speech was heard at all.
+    const listened = cut.timeline.filter((e) => e.kind.startsWith('speech')).map((e) => `${e.kind} ${JSON.stringify(e.detail)}`).join('; ');
+    t.match(cut.heard, { speech_result: 'billing' }, `speech over the prompt is heard (${listened || 'no speech entry on the timeline'})`);
     const [full, barged] = [audibleSeconds(whole.farEndHeard), audibleSeconds(cut.farEndHeard)];
     t.ok(barged < full / 2, `barge-in stopped the prompt: the far end heard ${barged.toFixed(1)} s of it against ${full.toFixed(1)} s whole`);
   });
