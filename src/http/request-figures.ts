@@ -5,6 +5,7 @@ import type { Metric, Registry } from 'prom-client';
 import type { EndedRequest } from './request-end.js';
 
 const LATENCY_BOUNDS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+const LATENCY = 'ringbase_http_request_duration_seconds';
 
 interface Value { value: number; labels: Record<string, string | number>; metricName?: string }
 /** What prom-client's Registry reads from a metric it holds: the same shape its own metrics give. */
@@ -44,15 +45,15 @@ export class HttpRequestFigures {
   register(registry: Registry): void {
     registry.registerMetric(collected('ringbase_http_requests_total', 'HTTP requests by route and status', 'counter', () =>
       [...this.#requests.values()].map(({ method, route, status, count }) => ({ value: count, labels: { method, route, status } }))) as unknown as Metric);
-    registry.registerMetric(collected('ringbase_http_request_duration_seconds', 'HTTP request latency by route', 'histogram', () =>
+    registry.registerMetric(collected(LATENCY, 'HTTP request latency by route', 'histogram', () =>
       [...this.#latency.values()].flatMap(({ method, route, buckets, sum, count }): Value[] => {
         let cumulative = 0;
-        const bucketValues = LATENCY_BOUNDS.map((le, i) => ({ value: cumulative += buckets[i]!, labels: { le, method, route }, metricName: 'ringbase_http_request_duration_seconds_bucket' }));
+        const bucketValues = LATENCY_BOUNDS.map((le, i) => ({ value: cumulative += buckets[i]!, labels: { le, method, route }, metricName: `${LATENCY}_bucket` }));
         return [
           ...bucketValues,
-          { value: count, labels: { le: '+Inf', method, route }, metricName: 'ringbase_http_request_duration_seconds_bucket' },
-          { value: sum, labels: { method, route }, metricName: 'ringbase_http_request_duration_seconds_sum' },
-          { value: count, labels: { method, route }, metricName: 'ringbase_http_request_duration_seconds_count' },
+          { value: count, labels: { le: '+Inf', method, route }, metricName: `${LATENCY}_bucket` },
+          { value: sum, labels: { method, route }, metricName: `${LATENCY}_sum` },
+          { value: count, labels: { method, route }, metricName: `${LATENCY}_count` },
         ];
       })) as unknown as Metric);
   }

@@ -21,7 +21,7 @@ class LazyChildLogger implements FastifyBaseLogger {
   }
 
   // pino's log methods read the logger from `this`.
-  #call(level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent', args: unknown[]): void {
+  #call(level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace', args: unknown[]): void {
     const logger = this.#logger();
     (logger[level] as (...a: unknown[]) => void).apply(logger, args);
   }
@@ -34,7 +34,8 @@ class LazyChildLogger implements FastifyBaseLogger {
   info(...args: unknown[]): void { this.#call('info', args); }
   debug(...args: unknown[]): void { this.#call('debug', args); }
   trace(...args: unknown[]): void { this.#call('trace', args); }
-  silent(...args: unknown[]): void { this.#call('silent', args); }
+  // pino's `silent` writes nothing: no child is made for it.
+  silent(): void { /* nothing to write */ }
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger { return this.#logger().child(bindings, options); }
 }
 

@@ -9,19 +9,19 @@ interface Scope { db: object; open: boolean }
 const scope = new AsyncLocalStorage<Scope>();
 /**
  * Transactions open in this process. Once none is, the storage is disabled: while enabled, Node runs a hook on every
- * promise the process makes (about 4 % of a simple API request), and with nothing open there is nothing to track.
- * `run` enables it again for the next one.
+ * promise the process makes, and those hooks and their records were most of a simple API request's garbage; with
+ * nothing open there is nothing to track. `run` enables it again for the next one.
  */
-let open = 0;
+let openTransactions = 0;
 
 export async function inScope<T>(db: object, fn: () => Promise<T>): Promise<T> {
   const current: Scope = { db, open: true };
-  open++;
+  openTransactions++;
   try {
     return await scope.run(current, fn);
   } finally {
     current.open = false;
-    if (--open === 0) scope.disable();
+    if (--openTransactions === 0) scope.disable();
   }
 }
 
